@@ -1,0 +1,193 @@
+package r1cs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Circuit is anything that can write its constraints into a constraint
+// system.
+type Circuit interface {
+	Synthesize(cs *CS) error
+}
+
+// Needs says what a Backend consumes.
+type Needs uint8
+
+const (
+	// NeedValues: the backend wants variable values (Alloc/AllocInput).
+	NeedValues Needs = 1 << iota
+	// NeedRows: the backend wants the linear combinations of every row.
+	NeedRows
+	// NeedNames: the backend wants the namespace path of rows (test systems).
+	NeedNames
+)
+
+// Backend consumes what a circuit emits. Rows are passed only when the
+// backend asked for NeedRows. Value pointers and LCs are only valid during
+// the call; LCs are canonical (distinct variables, non-zero coefficients).
+type Backend interface {
+	Needs() Needs
+	AllocInput(value *fr.Element)
+	Alloc(value *fr.Element)
+	Enforce(cs *CS, a, b, c *LC)
+}
+
+type namespace struct {
+	name string
+	idx  int // -1: no index
+}
+
+// CS is what circuits write against. It counts variables and rows, keeps the
+// namespace stack, builds linear combinations in reusable scratch space and
+// hands them to its Backend.
+type CS struct {
+	backend  Backend
+	values   bool
+	rows     bool
+	names    bool
+	inputs   int
+	aux      int
+	nrows    int
+	ns       []namespace
+	scratch  [3]LC
+	canon    canonicalizer
+	tmp      fr.Element
+}
+
+// New returns a constraint system feeding backend, with input 0 (ONE)
+// already allocated.
+func New(backend Backend) *CS {
+	n := backend.Needs()
+	cs := &CS{
+		backend: backend,
+		values:  n&NeedValues != 0,
+		rows:    n&NeedRows != 0,
+		names:   n&NeedNames != 0,
+	}
+	one := fr.One()
+	cs.AllocInput(one)
+	return cs
+}
+
+// WantsValues reports whether the backend consumes values. Gadgets may skip
+// expensive witness computations when it does not (counting, key generation).
+func (cs *CS) WantsValues() bool { return cs.values }
+
+// Alloc allocates an auxiliary variable with the given value.
+func (cs *CS) Alloc(value fr.Element) Variable {
+	if cs.aux >= MaxVariables {
+		panic("r1cs: too many auxiliary variables")
+	}
+	v := AuxVar(cs.aux)
+	cs.aux++
+	// Pass a field, not &value: a pointer to a parameter handed to an
+	// interface method would move the parameter to the heap on every call.
+	cs.tmp = value
+	cs.backend.Alloc(&cs.tmp)
+	return v
+}
+
+// AllocInput allocates a public input with the given value.
+func (cs *CS) AllocInput(value fr.Element) Variable {
+	if cs.inputs >= MaxVariables {
+		panic("r1cs: too many inputs")
+	}
+	v := InputVar(cs.inputs)
+	cs.inputs++
+	cs.tmp = value
+	cs.backend.AllocInput(&cs.tmp)
+	return v
+}
+
+// Enforce adds the row (A)·(B) = (C); build fills A, B and C, which start
+// empty. build is not called when the backend does not consume rows.
+func (cs *CS) Enforce(build func(a, b, c *LC)) {
+	cs.nrows++
+	if !cs.rows {
+		return
+	}
+	a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
+	a.Reset()
+	b.Reset()
+	c.Reset()
+	build(a, b, c)
+	cs.canon.canon(a)
+	cs.canon.canon(b)
+	cs.canon.canon(c)
+	cs.backend.Enforce(cs, a, b, c)
+}
+
+// Push enters a namespace. Names only matter to test systems, which report
+// the path of a failing row.
+func (cs *CS) Push(name string) { cs.ns = append(cs.ns, namespace{name, -1}) }
+
+// PushIdx enters the namespace name[i].
+func (cs *CS) PushIdx(name string, i int) { cs.ns = append(cs.ns, namespace{name, i}) }
+
+// Pop leaves the innermost namespace.
+func (cs *CS) Pop() {
+	if len(cs.ns) == 0 {
+		panic("r1cs: Pop without Push")
+	}
+	cs.ns = cs.ns[:len(cs.ns)-1]
+}
+
+// Path is the current namespace path, e.g. "challenge[3]/labeling[1]/sha256".
+func (cs *CS) Path() string {
+	var b strings.Builder
+	for i, n := range cs.ns {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(n.name)
+		if n.idx >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(n.idx))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+// NumInputs is the number of inputs allocated so far, ONE included.
+func (cs *CS) NumInputs() int { return cs.inputs }
+
+// NumAux is the number of auxiliary variables allocated so far.
+func (cs *CS) NumAux() int { return cs.aux }
+
+// NumConstraints is the number of rows enforced so far.
+func (cs *CS) NumConstraints() int { return cs.nrows }
+
+// Shape returns the current counts.
+func (cs *CS) Shape() Shape {
+	return Shape{Constraints: cs.nrows, Inputs: cs.inputs, Aux: cs.aux}
+}
+
+// AppendInputRows adds input_i·0 = 0 for every input, ONE included. Groth16
+// proving and key generation do this after synthesis so that the IC query is
+// fully dense (bellperson native.rs, generator.rs).
+func (cs *CS) AppendInputRows() {
+	for i := 0; i < cs.inputs; i++ {
+		v := InputVar(i)
+		cs.Enforce(func(a, _, _ *LC) { a.Add(v) })
+	}
+}
+
+// Shape is the size of a synthesised circuit.
+type Shape struct {
+	Constraints int // rows
+	Inputs      int // including ONE
+	Aux         int
+}
+
+// Synthesize runs c against a fresh CS over backend and returns the CS.
+func Synthesize(c Circuit, backend Backend) (*CS, error) {
+	cs := New(backend)
+	if err := c.Synthesize(cs); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}

@@ -1,0 +1,292 @@
+package r1cs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+func elem(v int64) fr.Element {
+	var e fr.Element
+	e.SetInt64(v)
+	return e
+}
+
+// xorCircuit: bits x, y allocated with boolean checks, then z = x xor y as
+// bellpepper's AllocatedBit::xor writes it: (2x)·(y) = (x + y − z); then an
+// input w = z exposed with (w)·(ONE) = (z) like AllocatedNum::inputize.
+type xorCircuit struct{ x, y bool }
+
+func boolElem(b bool) fr.Element {
+	if b {
+		return fr.One()
+	}
+	return fr.Element{}
+}
+
+func (c xorCircuit) Synthesize(cs *CS) error {
+	x := cs.Alloc(boolElem(c.x))
+	cs.Enforce(func(a, b, cc *LC) { a.AddOne().Sub(x); b.Add(x) })
+	y := cs.Alloc(boolElem(c.y))
+	cs.Enforce(func(a, b, cc *LC) { a.AddOne().Sub(y); b.Add(y) })
+	z := cs.Alloc(boolElem(c.x != c.y))
+	cs.Enforce(func(a, b, cc *LC) {
+		a.Add(x).Add(x)
+		b.Add(y)
+		cc.Add(x).Add(y).Sub(z)
+	})
+	w := cs.AllocInput(boolElem(c.x != c.y))
+	cs.Enforce(func(a, b, cc *LC) { a.Add(w); b.Add(One); cc.Add(z) })
+	return nil
+}
+
+func TestProvingAssignmentHandDerived(t *testing.T) {
+	pa := NewProvingAssignment(Shape{})
+	cs, err := Synthesize(xorCircuit{x: true, y: false}, pa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.AppendInputRows()
+	if got, want := pa.Shape(), (Shape{Constraints: 6, Inputs: 2, Aux: 3}); got != want {
+		t.Fatalf("shape %+v, want %+v", got, want)
+	}
+	// x=1, y=0, z=1, w=1.
+	wantA := []int64{0, 1, 2, 1, 1, 1} // ONE−x, ONE−y, 2x, w, then input rows ONE, w
+	wantB := []int64{1, 0, 0, 1, 0, 0}
+	wantC := []int64{0, 0, 0, 1, 0, 0} // x+y−z = 0; z = 1
+	for i := range wantA {
+		for name, pair := range map[string][2]fr.Element{
+			"a": {pa.A[i], elem(wantA[i])}, "b": {pa.B[i], elem(wantB[i])}, "c": {pa.C[i], elem(wantC[i])},
+		} {
+			if !pair[0].Equal(&pair[1]) {
+				t.Errorf("row %d %s = %s, want %s", i, name, pair[0].String(), pair[1].String())
+			}
+		}
+	}
+	// A touches x, y (boolean rows), x (xor). z only in C: not A-dense.
+	checkBits(t, "a_aux", &pa.AAuxDensity, []bool{true, true, false})
+	// B touches x, y and ONE (inputize row) — w never appears in B.
+	checkBits(t, "b_aux", &pa.BAuxDensity, []bool{true, true, false})
+	checkBits(t, "b_input", &pa.BInputDensity, []bool{true, false})
+}
+
+func checkBits(t *testing.T, name string, s *Bitset, want []bool) {
+	t.Helper()
+	if s.Len() != len(want) {
+		t.Fatalf("%s: len %d, want %d", name, s.Len(), len(want))
+	}
+	for i, w := range want {
+		if s.Get(i) != w {
+			t.Errorf("%s[%d] = %v, want %v", name, i, s.Get(i), w)
+		}
+	}
+}
+
+// A variable whose coefficients cancel inside one LC must not be marked
+// dense, as in bellperson's eval_with_trackers after bellpepper merged it.
+func TestDensityIgnoresCancelledTerms(t *testing.T) {
+	for _, n := range []int{2, 40} { // pairwise and hashed merge paths
+		pa := NewProvingAssignment(Shape{})
+		cs := New(pa)
+		u := cs.Alloc(elem(3))
+		vs := make([]Variable, n)
+		for i := range vs {
+			vs[i] = cs.Alloc(elem(int64(i)))
+		}
+		cs.Enforce(func(a, b, c *LC) {
+			a.Add(u)
+			for _, v := range vs {
+				a.Add(v)
+			}
+			a.Sub(u)
+			b.Add(u).Sub(u)
+			c.Add(vs[0])
+		})
+		if pa.AAuxDensity.Get(0) || pa.BAuxDensity.Get(0) {
+			t.Errorf("n=%d: cancelled variable marked dense", n)
+		}
+		if !pa.AAuxDensity.Get(1) {
+			t.Errorf("n=%d: live variable not marked", n)
+		}
+		want := elem(int64(n * (n - 1) / 2))
+		if !pa.A[0].Equal(&want) {
+			t.Errorf("n=%d: a = %s, want %s", n, pa.A[0].String(), want.String())
+		}
+	}
+}
+
+func TestCanonicalMerge(t *testing.T) {
+	var z canonicalizer
+	for _, n := range []int{3, 30} {
+		var lc LC
+		two := elem(2)
+		for i := 0; i < n; i++ {
+			lc.AddScaled(&two, AuxVar(i))
+		}
+		lc.Add(AuxVar(1)).Sub(AuxVar(2)).Sub(AuxVar(2)).AddOne().Sub(One)
+		z.canon(&lc)
+		if got := len(lc.Terms()); got != n-1 {
+			t.Fatalf("n=%d: %d terms after merge, want %d", n, got, n-1)
+		}
+		three := elem(3)
+		if lc.Terms()[1].Var != AuxVar(1) || !lc.Terms()[1].Coeff.Equal(&three) {
+			t.Errorf("n=%d: merged term %v", n, lc.Terms()[1])
+		}
+		if !lc.OneCoeff().IsZero() {
+			t.Errorf("ONE coefficient not cancelled")
+		}
+		for _, tm := range lc.Terms() {
+			if tm.Var == AuxVar(2) {
+				t.Errorf("n=%d: zero term kept", n)
+			}
+		}
+	}
+}
+
+func TestTestSystemNamesFailingRow(t *testing.T) {
+	ts := NewTestSystem()
+	cs := New(ts)
+	cs.Push("outer")
+	cs.PushIdx("gadget", 7)
+	x := cs.Alloc(elem(2)) // not a bit
+	cs.Enforce(func(a, b, c *LC) { a.AddOne().Sub(x); b.Add(x) })
+	cs.Pop()
+	cs.Pop()
+	if ts.IsSatisfied() {
+		t.Fatal("non-boolean value accepted")
+	}
+	if msg := ts.WhichIsUnsatisfied(); !strings.Contains(msg, "outer/gadget[7]") || !strings.Contains(msg, "row 0") {
+		t.Errorf("failure message %q lacks the path or row", msg)
+	}
+
+	ok := NewTestSystem()
+	if _, err := Synthesize(xorCircuit{x: true, y: true}, ok); err != nil {
+		t.Fatal(err)
+	}
+	if !ok.IsSatisfied() {
+		t.Fatal(ok.WhichIsUnsatisfied())
+	}
+}
+
+func TestCounterMatchesProving(t *testing.T) {
+	pa := NewProvingAssignment(Shape{})
+	cs1, _ := Synthesize(xorCircuit{}, pa)
+	cs2, _ := Synthesize(xorCircuit{}, Counter{})
+	w := NewWitnessAssignment(Shape{})
+	cs3, _ := Synthesize(xorCircuit{}, w)
+	if cs1.Shape() != cs2.Shape() || cs1.Shape() != cs3.Shape() || pa.Shape() != cs1.Shape() {
+		t.Fatalf("shapes differ: proving %+v counter %+v witness %+v", cs1.Shape(), cs2.Shape(), cs3.Shape())
+	}
+	if len(w.Aux) != 3 || len(w.Input) != 2 {
+		t.Fatalf("witness sizes %d/%d", len(w.Input), len(w.Aux))
+	}
+}
+
+// The QAP fold must equal Σ_j coeff·L_j computed from the recorded rows.
+func TestQAPAssemblyMatchesRows(t *testing.T) {
+	ts := NewTestSystem()
+	ts.KeepRows = true
+	cs, _ := Synthesize(xorCircuit{x: true}, ts)
+	cs.AppendInputRows()
+	lag := make([]fr.Element, len(ts.Rows))
+	for i := range lag {
+		lag[i].SetUint64(uint64(1000 + 17*i))
+	}
+	q := NewQAPAssembly(lag, Shape{})
+	qcs, _ := Synthesize(xorCircuit{x: true}, q)
+	qcs.AppendInputRows()
+	if q.Err() != nil {
+		t.Fatal(q.Err())
+	}
+	want := map[Variable][3]fr.Element{}
+	for j, r := range ts.Rows {
+		for k, terms := range [][]Term{r.A, r.B, r.C} {
+			for _, tm := range terms {
+				e := want[tm.Var]
+				var tmp fr.Element
+				tmp.Mul(&tm.Coeff, &lag[j])
+				e[k].Add(&e[k], &tmp)
+				want[tm.Var] = e
+			}
+		}
+	}
+	get := func(v Variable, k int) fr.Element {
+		polys := [3][2][]fr.Element{{q.UIn, q.UAux}, {q.VIn, q.VAux}, {q.WIn, q.WAux}}
+		if v.IsAux() {
+			return polys[k][1][v.Index()]
+		}
+		return polys[k][0][v.Index()]
+	}
+	for v, e := range want {
+		for k := 0; k < 3; k++ {
+			if g := get(v, k); !g.Equal(&e[k]) {
+				t.Errorf("%v poly %d = %s, want %s", v, k, g.String(), e[k].String())
+			}
+		}
+	}
+	q2 := NewQAPAssembly(lag[:3], Shape{})
+	Synthesize(xorCircuit{}, q2)
+	if q2.Err() == nil {
+		t.Error("overflowing the Lagrange table was not reported")
+	}
+}
+
+func TestRecorderDigestSensitivity(t *testing.T) {
+	digest := func(c Circuit) Digest {
+		r := NewRecorder()
+		if _, err := Synthesize(c, r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Digest()
+	}
+	d1 := digest(xorCircuit{x: true})
+	d2 := digest(xorCircuit{x: true})
+	d3 := digest(xorCircuit{y: true})
+	if d1.R1CS != d2.R1CS || d1.AuxHash != d2.AuxHash {
+		t.Fatal("digest not deterministic")
+	}
+	if d1.R1CS != d3.R1CS {
+		t.Error("structure digest depends on the witness")
+	}
+	if d1.AuxHash == d3.AuxHash {
+		t.Error("aux digest ignores the witness")
+	}
+	if d1.Constraints != 4 || d1.Inputs != 2 || d1.Aux != 3 || len(d1.Chunks) != 1 {
+		t.Errorf("counts %+v", d1)
+	}
+	// Swapping A and B of one row must change the digest.
+	swapped := digest(circuitFunc(func(cs *CS) error {
+		x := cs.Alloc(fr.One())
+		cs.Enforce(func(a, b, c *LC) { b.AddOne().Sub(x); a.Add(x) })
+		return nil
+	}))
+	plain := digest(circuitFunc(func(cs *CS) error {
+		x := cs.Alloc(fr.One())
+		cs.Enforce(func(a, b, c *LC) { a.AddOne().Sub(x); b.Add(x) })
+		return nil
+	}))
+	if swapped.R1CS == plain.R1CS {
+		t.Error("A/B swap not visible in the digest")
+	}
+}
+
+type circuitFunc func(cs *CS) error
+
+func (f circuitFunc) Synthesize(cs *CS) error { return f(cs) }
+
+// Steady-state synthesis into a ProvingAssignment must not allocate per
+// row once its vectors have capacity.
+func TestProvingAllocations(t *testing.T) {
+	pa := NewProvingAssignment(Shape{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16})
+	cs := New(pa)
+	x := cs.Alloc(fr.One())
+	allocs := testing.AllocsPerRun(1000, func() {
+		y := cs.Alloc(fr.One())
+		cs.Enforce(func(a, b, c *LC) { a.AddOne().Sub(y); b.Add(y) })
+		cs.Enforce(func(a, b, c *LC) { a.Add(x).Add(x); b.Add(y); c.Add(x).Add(y).Sub(y) })
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per alloc+2 rows, want 0", allocs)
+	}
+}

@@ -1,0 +1,202 @@
+package r1cs
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Variable names an input or auxiliary variable. Inputs and aux variables are
+// numbered separately, each from zero; the top bit says which kind it is.
+type Variable uint32
+
+const auxFlag Variable = 1 << 31
+
+// MaxVariables is the largest number of variables of one kind.
+const MaxVariables = int(auxFlag)
+
+// One is input 0, the constant 1.
+const One Variable = 0
+
+// InputVar returns input variable i.
+func InputVar(i int) Variable { return Variable(i) }
+
+// AuxVar returns auxiliary variable i.
+func AuxVar(i int) Variable { return Variable(i) | auxFlag }
+
+// IsAux reports whether v is an auxiliary variable.
+func (v Variable) IsAux() bool { return v&auxFlag != 0 }
+
+// Index is v's position among the variables of its kind.
+func (v Variable) Index() int { return int(v &^ auxFlag) }
+
+func (v Variable) String() string {
+	if v.IsAux() {
+		return fmt.Sprintf("aux%d", v.Index())
+	}
+	return fmt.Sprintf("in%d", v.Index())
+}
+
+// Term is one coefficient·variable product of a linear combination.
+type Term struct {
+	Var   Variable
+	Coeff fr.Element
+}
+
+// LC is a linear combination under construction. The coefficient of ONE is
+// kept apart from the other terms because gadgets add constants to almost
+// every combination (constant Booleans, Not bits); folding them into one
+// accumulator keeps the term list short and free of repeats.
+//
+// The zero value is an empty combination. An LC handed to an Enforce closure
+// is scratch space owned by the constraint system: do not keep it.
+type LC struct {
+	terms []Term
+	one   fr.Element // coefficient of ONE
+}
+
+var (
+	coeffOne      = fr.One()
+	coeffMinusOne fr.Element
+)
+
+func init() {
+	coeffMinusOne.Neg(&coeffOne)
+}
+
+// Reset empties lc, keeping its storage.
+func (lc *LC) Reset() {
+	lc.terms = lc.terms[:0]
+	lc.one.SetZero()
+}
+
+// Terms returns the non-ONE terms. After canonicalisation (inside a Backend)
+// they hold distinct variables and non-zero coefficients, in insertion order.
+func (lc *LC) Terms() []Term { return lc.terms }
+
+// OneCoeff returns the coefficient of ONE (zero when absent).
+func (lc *LC) OneCoeff() *fr.Element { return &lc.one }
+
+// Len is the number of terms including ONE when its coefficient is non-zero.
+func (lc *LC) Len() int {
+	if lc.one.IsZero() {
+		return len(lc.terms)
+	}
+	return len(lc.terms) + 1
+}
+
+// Add adds 1·v.
+func (lc *LC) Add(v Variable) *LC {
+	if v == One {
+		lc.one.Add(&lc.one, &coeffOne)
+		return lc
+	}
+	lc.terms = append(lc.terms, Term{Var: v, Coeff: coeffOne})
+	return lc
+}
+
+// Sub adds −1·v.
+func (lc *LC) Sub(v Variable) *LC {
+	if v == One {
+		lc.one.Sub(&lc.one, &coeffOne)
+		return lc
+	}
+	lc.terms = append(lc.terms, Term{Var: v, Coeff: coeffMinusOne})
+	return lc
+}
+
+// AddScaled adds c·v.
+func (lc *LC) AddScaled(c *fr.Element, v Variable) *LC {
+	if v == One {
+		lc.one.Add(&lc.one, c)
+		return lc
+	}
+	lc.terms = append(lc.terms, Term{Var: v, Coeff: *c})
+	return lc
+}
+
+// SubScaled adds −c·v.
+func (lc *LC) SubScaled(c *fr.Element, v Variable) *LC {
+	if v == One {
+		lc.one.Sub(&lc.one, c)
+		return lc
+	}
+	t := Term{Var: v}
+	t.Coeff.Neg(c)
+	lc.terms = append(lc.terms, t)
+	return lc
+}
+
+// AddOne adds 1·ONE.
+func (lc *LC) AddOne() *LC {
+	lc.one.Add(&lc.one, &coeffOne)
+	return lc
+}
+
+// AddConst adds c·ONE.
+func (lc *LC) AddConst(c *fr.Element) *LC {
+	lc.one.Add(&lc.one, c)
+	return lc
+}
+
+// SubConst adds −c·ONE.
+func (lc *LC) SubConst(c *fr.Element) *LC {
+	lc.one.Sub(&lc.one, c)
+	return lc
+}
+
+// AddLC adds every term of o.
+func (lc *LC) AddLC(o *LC) *LC {
+	lc.one.Add(&lc.one, &o.one)
+	lc.terms = append(lc.terms, o.terms...)
+	return lc
+}
+
+// SubLC subtracts every term of o.
+func (lc *LC) SubLC(o *LC) *LC {
+	lc.one.Sub(&lc.one, &o.one)
+	for i := range o.terms {
+		t := Term{Var: o.terms[i].Var}
+		t.Coeff.Neg(&o.terms[i].Coeff)
+		lc.terms = append(lc.terms, t)
+	}
+	return lc
+}
+
+// AddScaledLC adds c times every term of o.
+func (lc *LC) AddScaledLC(c *fr.Element, o *LC) *LC {
+	var tmp fr.Element
+	tmp.Mul(&o.one, c)
+	lc.one.Add(&lc.one, &tmp)
+	for i := range o.terms {
+		t := Term{Var: o.terms[i].Var}
+		t.Coeff.Mul(&o.terms[i].Coeff, c)
+		lc.terms = append(lc.terms, t)
+	}
+	return lc
+}
+
+// Set makes lc a copy of o, reusing lc's storage.
+func (lc *LC) Set(o *LC) *LC {
+	lc.one = o.one
+	lc.terms = append(lc.terms[:0], o.terms...)
+	return lc
+}
+
+// Eval evaluates lc at the given assignments (ONE must be input 0).
+func (lc *LC) Eval(inputs, aux []fr.Element) fr.Element {
+	acc := lc.one
+	var tmp fr.Element
+	for i := range lc.terms {
+		t := &lc.terms[i]
+		var val *fr.Element
+		if t.Var.IsAux() {
+			val = &aux[t.Var.Index()]
+		} else {
+			val = &inputs[t.Var.Index()]
+		}
+		tmp.Mul(val, &t.Coeff)
+		acc.Add(&acc, &tmp)
+	}
+	return acc
+}
