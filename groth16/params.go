@@ -1,0 +1,267 @@
+package groth16
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"golang.org/x/sys/unix"
+)
+
+// Params are bellperson's Groth16 parameters (the proving key).
+//
+//	H   G1, m−1 points: τ^i·t(τ)/δ
+//	L   G1, one per aux variable: (β·u_i + α·v_i + w_i)/δ
+//	A   G1, one per input, then one per A-dense aux variable: u_i
+//	BG1 G1, one per B-dense input, then per B-dense aux variable: v_i
+//	BG2 G2, same as BG1
+type Params struct {
+	VK  *VerifyingKey
+	H   []bls.G1Affine
+	L   []bls.G1Affine
+	A   []bls.G1Affine
+	BG1 []bls.G1Affine
+	BG2 []bls.G2Affine
+}
+
+// NumInputs is the number of inputs the circuit has, ONE included.
+func (p *Params) NumInputs() int { return len(p.VK.IC) }
+
+// EncodedSize is the size of the .params encoding.
+func (p *Params) EncodedSize() int64 {
+	return p.VK.EncodedSize() + 5*4 +
+		int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1))*G1Uncompressed +
+		int64(len(p.BG2))*G2Uncompressed
+}
+
+// MemorySize is the heap the decoded points occupy.
+func (p *Params) MemorySize() int64 {
+	const g1, g2 = 96, 192 // affine, Montgomery form
+	return int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1)+len(p.VK.IC))*g1 + int64(len(p.BG2))*g2
+}
+
+// WriteTo writes p in bellperson's .params layout.
+func (p *Params) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var n int64
+	k, err := bw.Write(p.VK.Bytes())
+	n += int64(k)
+	if err != nil {
+		return n, err
+	}
+	writeG1 := func(v []bls.G1Affine) error {
+		var l [4]byte
+		binary.BigEndian.PutUint32(l[:], uint32(len(v)))
+		k, err := bw.Write(l[:])
+		n += int64(k)
+		if err != nil {
+			return err
+		}
+		for i := range v {
+			b := v[i].RawBytes()
+			k, err := bw.Write(b[:])
+			n += int64(k)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, v := range [][]bls.G1Affine{p.H, p.L, p.A, p.BG1} {
+		if err := writeG1(v); err != nil {
+			return n, err
+		}
+	}
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(p.BG2)))
+	k, err = bw.Write(l[:])
+	n += int64(k)
+	if err != nil {
+		return n, err
+	}
+	for i := range p.BG2 {
+		b := p.BG2[i].RawBytes()
+		k, err := bw.Write(b[:])
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
+}
+
+// WriteParamsFile writes p to path atomically (temp file, then rename), so a
+// crash never leaves a truncated file under the final name.
+func WriteParamsFile(path string, p *Params) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	if _, err := p.WriteTo(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("groth16: writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("groth16: writing %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// LoadOptions control parameter decoding.
+type LoadOptions struct {
+	// SubgroupChecks verifies every point is in the prime-order subgroup.
+	// Costly (about as much as the rest of decoding); leave it off for
+	// official files whose digests were checked, as rust-fil-proofs does.
+	SubgroupChecks bool
+	// Workers decoding in parallel; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// ErrParamsFormat: the data is not a well-formed .params file.
+var ErrParamsFormat = errors.New("malformed groth16 parameters")
+
+// DecodeParams decodes a whole .params image. Points are decoded in parallel
+// straight into their final slices.
+func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
+	vk, off, err := DecodeVerifyingKey(b)
+	if err != nil {
+		return nil, err
+	}
+	p := &Params{VK: vk}
+	type span struct {
+		name  string
+		g1    *[]bls.G1Affine
+		g2    *[]bls.G2Affine
+		start int64
+		n     int
+	}
+	spans := []span{{name: "h", g1: &p.H}, {name: "l", g1: &p.L}, {name: "a", g1: &p.A}, {name: "b_g1", g1: &p.BG1}, {name: "b_g2", g2: &p.BG2}}
+	pos := int64(off)
+	for i := range spans {
+		s := &spans[i]
+		if int64(len(b))-pos < 4 {
+			return nil, fmt.Errorf("groth16: %w: length of %s at byte %d: %w", ErrParamsFormat, s.name, pos, ErrTruncated)
+		}
+		s.n = int(binary.BigEndian.Uint32(b[pos:]))
+		pos += 4
+		size := int64(G1Uncompressed)
+		if s.g2 != nil {
+			size = G2Uncompressed
+		}
+		need := int64(s.n) * size
+		if int64(len(b))-pos < need {
+			return nil, fmt.Errorf("groth16: %w: %s holds %d points (%d bytes) from byte %d but the file ends at %d: %w",
+				ErrParamsFormat, s.name, s.n, need, pos, len(b), ErrTruncated)
+		}
+		s.start = pos
+		pos += need
+		if s.g1 != nil {
+			*s.g1 = make([]bls.G1Affine, s.n)
+		} else {
+			*s.g2 = make([]bls.G2Affine, s.n)
+		}
+	}
+	if pos != int64(len(b)) {
+		return nil, fmt.Errorf("groth16: %w: %d trailing bytes after b_g2", ErrParamsFormat, int64(len(b))-pos)
+	}
+
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	const chunk = 1 << 14
+	type job struct {
+		s      *span
+		lo, hi int
+	}
+	jobs := make(chan job)
+	var (
+		mu       sync.Mutex
+		firstErr *PointError
+		wg       sync.WaitGroup
+	)
+	fail := func(e *PointError) {
+		mu.Lock()
+		// Report the earliest failure so that errors are deterministic.
+		if firstErr == nil || e.Offset < firstErr.Offset {
+			firstErr = e
+		}
+		mu.Unlock()
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if j.s.g1 != nil {
+					pts := *j.s.g1
+					for i := j.lo; i < j.hi; i++ {
+						o := j.s.start + int64(i)*G1Uncompressed
+						if err := decodeG1Uncompressed(&pts[i], b[o:o+G1Uncompressed], opt.SubgroupChecks); err != nil {
+							fail(&PointError{Vector: j.s.name, Index: i, Offset: o, Err: err})
+							break
+						}
+					}
+				} else {
+					pts := *j.s.g2
+					for i := j.lo; i < j.hi; i++ {
+						o := j.s.start + int64(i)*G2Uncompressed
+						if err := decodeG2Uncompressed(&pts[i], b[o:o+G2Uncompressed], opt.SubgroupChecks); err != nil {
+							fail(&PointError{Vector: j.s.name, Index: i, Offset: o, Err: err})
+							break
+						}
+					}
+				}
+			}
+		}()
+	}
+	for i := range spans {
+		for lo := 0; lo < spans[i].n; lo += chunk {
+			jobs <- job{&spans[i], lo, min(lo+chunk, spans[i].n)}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, firstErr)
+	}
+	return p, nil
+}
+
+// LoadParamsFile memory-maps a .params file and decodes it; the mapping is
+// released before returning, so the file's bytes are held only once (as
+// decoded points).
+func LoadParamsFile(path string, opt LoadOptions) (*Params, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("groth16: %w", err)
+	}
+	if st.Size() == 0 {
+		return nil, fmt.Errorf("groth16: %s: %w: empty file", path, ErrParamsFormat)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: mmap %s: %w", path, err)
+	}
+	defer unix.Munmap(data)
+	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
+	p, err := DecodeParams(data, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}

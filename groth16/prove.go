@@ -1,0 +1,289 @@
+package groth16
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"runtime"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// Randomness is the blinding (r, s) of one proof. Production proofs draw it
+// fresh for every proof (RandomRandomness); fixed values exist only so that
+// tests can compare proofs byte for byte with bellperson's create_proof_batch.
+type Randomness struct{ R, S fr.Element }
+
+// RandomRandomness draws n independent (r, s) pairs from crypto/rand.
+func RandomRandomness(n int) ([]Randomness, error) {
+	out := make([]Randomness, n)
+	for i := range out {
+		if _, err := out[i].R.SetRandom(); err != nil {
+			return nil, fmt.Errorf("groth16: drawing r: %w", err)
+		}
+		if _, err := out[i].S.SetRandom(); err != nil {
+			return nil, fmt.Errorf("groth16: drawing s: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// ErrShape: a synthesised circuit does not fit the parameters.
+var ErrShape = errors.New("groth16: circuit does not match the parameters")
+
+// ProveOptions tune proving.
+type ProveOptions struct {
+	Workers int // 0 means GOMAXPROCS
+}
+
+func (o ProveOptions) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// StageTimes says where a proof's time went.
+type StageTimes struct {
+	FFT    time.Duration // H computation
+	MSMG1  time.Duration // h, l, a, b_g1
+	MSMG2  time.Duration // b_g2
+	Finish time.Duration // b_g2 plus assembly
+}
+
+// Pending is a batch whose heavy G1 work is done; Finish completes it.
+type Pending struct {
+	params *Params
+	parts  []*pendingProof
+	opt    ProveOptions
+	Times  StageTimes
+}
+
+type pendingProof struct {
+	pa                           *r1cs.ProvingAssignment
+	rnd                          Randomness
+	h, l, aIn, aAux, b1In, b1Aux bls.G1Jac
+}
+
+// checkShape verifies that pa fits p exactly, as bellperson's
+// ParameterSource would (a wrong split of the a or b queries would silently
+// shift every aux base and produce a proof that does not verify).
+func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
+	nIn, nAux := len(pa.Input), len(pa.Aux)
+	m, err := DomainSize(len(pa.A))
+	if err != nil {
+		return err
+	}
+	aDense := pa.AAuxDensity.Count()
+	bIn, bAux := pa.BInputDensity.Count(), pa.BAuxDensity.Count()
+	switch {
+	case len(p.VK.IC) != nIn:
+		return fmt.Errorf("%w: %d inputs, verifying key has %d IC points", ErrShape, nIn, len(p.VK.IC))
+	case len(p.L) != nAux:
+		return fmt.Errorf("%w: %d aux variables, l query has %d points", ErrShape, nAux, len(p.L))
+	case len(p.H) != m-1:
+		return fmt.Errorf("%w: %d rows need %d h points, params have %d", ErrShape, len(pa.A), m-1, len(p.H))
+	case len(p.A) != nIn+aDense:
+		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, len(p.A))
+	case len(p.BG1) != bIn+bAux || len(p.BG2) != bIn+bAux:
+		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, len(p.BG1), len(p.BG2))
+	case len(pa.B) != len(pa.A) || len(pa.C) != len(pa.A):
+		return fmt.Errorf("%w: a/b/c evaluation vectors differ in length", ErrShape)
+	}
+	return nil
+}
+
+// Start runs the device-bound half of proving a batch of same-shape
+// circuits: H through FFTs and the G1 multi-exponentiations. parts must have
+// had their input rows appended (r1cs.CS.AppendInputRows). The a, b and c
+// vectors of each assignment are consumed (their storage holds H).
+func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd []Randomness, opt ProveOptions) (*Pending, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("groth16: nothing to prove")
+	}
+	if len(rnd) != len(parts) {
+		return nil, fmt.Errorf("groth16: %d circuits but %d randomness pairs", len(parts), len(rnd))
+	}
+	if p.VK.DeltaG1.IsInfinity() || p.VK.DeltaG2.IsInfinity() {
+		// bellperson refuses too: an identity δ is a subversion attempt.
+		return nil, errors.New("groth16: δ is the identity in the parameters")
+	}
+	for i, pa := range parts {
+		if err := checkShape(p, pa); err != nil {
+			return nil, fmt.Errorf("circuit %d: %w", i, err)
+		}
+	}
+	workers := opt.workers()
+	pend := &Pending{params: p, opt: opt}
+	for i, pa := range parts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pp := &pendingProof{pa: pa, rnd: rnd[i]}
+		t0 := time.Now()
+		h := computeH(pa, workers)
+		t1 := time.Now()
+		pend.Times.FFT += t1.Sub(t0)
+		nIn := len(pa.Input)
+		bIn := pa.BInputDensity.Count()
+		var err error
+		steps := []func() error{
+			func() (e error) { pp.h, e = msmG1(p.H, h, nil, workers); return },
+			func() (e error) { pp.l, e = msmG1(p.L, pa.Aux, nil, workers); return },
+			func() (e error) { pp.aIn, e = msmG1(p.A[:nIn], pa.Input, nil, workers); return },
+			func() (e error) { pp.aAux, e = msmG1(p.A[nIn:], pa.Aux, &pa.AAuxDensity, workers); return },
+			func() (e error) { pp.b1In, e = msmG1(p.BG1[:bIn], pa.Input, &pa.BInputDensity, workers); return },
+			func() (e error) { pp.b1Aux, e = msmG1(p.BG1[bIn:], pa.Aux, &pa.BAuxDensity, workers); return },
+		}
+		for _, step := range steps {
+			if err = ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err = step(); err != nil {
+				return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
+			}
+		}
+		pend.Times.MSMG1 += time.Since(t1)
+		pend.parts = append(pend.parts, pp)
+	}
+	return pend, nil
+}
+
+// computeH returns the m−1 coefficients of H = (A·B − C)/Z exactly as
+// bellperson's execute_fft: interpolate a, b, c over the domain, evaluate on
+// the coset g·ω^i (g = 7), combine pointwise, divide by Z(g·ω^i) = g^m − 1,
+// interpolate back from the coset. The a vector's storage is reused for the
+// result; a, b and c are released.
+func computeH(pa *r1cs.ProvingAssignment, workers int) []fr.Element {
+	n := len(pa.A)
+	m, _ := DomainSize(n) // checked by checkShape
+	grow := func(v []fr.Element) []fr.Element {
+		if cap(v) >= m {
+			v = v[:m]
+			clear(v[n:])
+			return v
+		}
+		w := make([]fr.Element, m)
+		copy(w, v)
+		return w
+	}
+	a, b, c := grow(pa.A), grow(pa.B), grow(pa.C)
+	pa.A, pa.B, pa.C = nil, nil, nil
+
+	domain := fft.NewDomain(uint64(m))
+	nt := fft.WithNbTasks(workers)
+	for _, v := range [][]fr.Element{a, b, c} {
+		domain.FFTInverse(v, fft.DIF, nt)
+		domain.FFT(v, fft.DIT, fft.OnCoset(), nt)
+	}
+	var den fr.Element
+	den.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
+	one := fr.One()
+	den.Sub(&den, &one).Inverse(&den)
+	parallelRange(m, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
+		}
+	})
+	domain.FFTInverse(a, fft.DIF, fft.OnCoset(), nt)
+	fft.BitReverse(a)
+	return a[:m-1]
+}
+
+// Finish runs the b_g2 multi-exponentiation and assembles the proofs.
+func (pend *Pending) Finish(ctx context.Context) ([]Proof, error) {
+	p := pend.params
+	vk := p.VK
+	workers := pend.opt.workers()
+	t0 := time.Now()
+	proofs := make([]Proof, len(pend.parts))
+	for i, pp := range pend.parts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pa := pp.pa
+		bIn := pa.BInputDensity.Count()
+		t1 := time.Now()
+		b2In, err := msmG2(p.BG2[:bIn], pa.Input, &pa.BInputDensity, workers)
+		if err != nil {
+			return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
+		}
+		b2Aux, err := msmG2(p.BG2[bIn:], pa.Aux, &pa.BAuxDensity, workers)
+		if err != nil {
+			return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
+		}
+		pend.Times.MSMG2 += time.Since(t1)
+		proofs[i] = assemble(vk, pp, &b2In, &b2Aux)
+	}
+	pend.Times.Finish += time.Since(t0)
+	return proofs, nil
+}
+
+// assemble follows bellperson native.rs:
+//
+//	A = α₁ + a_in + a_aux + r·δ₁
+//	B = β₂ + b2_in + b2_aux + s·δ₂
+//	C = s·(a_in + a_aux) + r·(b1_in + b1_aux) + r·s·δ₁ + s·α₁ + r·β₁ + H + L
+func assemble(vk *VerifyingKey, pp *pendingProof, b2In, b2Aux *bls.G2Jac) Proof {
+	r := pp.rnd.R.BigInt(new(big.Int))
+	s := pp.rnd.S.BigInt(new(big.Int))
+	var rs fr.Element
+	rs.Mul(&pp.rnd.R, &pp.rnd.S)
+
+	mulG1 := func(p *bls.G1Affine, k *big.Int) bls.G1Jac {
+		var j bls.G1Jac
+		j.FromAffine(p)
+		j.ScalarMultiplication(&j, k)
+		return j
+	}
+
+	aAnswer := pp.aIn
+	aAnswer.AddAssign(&pp.aAux)
+
+	gA := mulG1(&vk.DeltaG1, r)
+	gA.AddMixed(&vk.AlphaG1)
+	gA.AddAssign(&aAnswer)
+
+	var gB bls.G2Jac
+	gB.FromAffine(&vk.DeltaG2)
+	gB.ScalarMultiplication(&gB, s)
+	gB.AddMixed(&vk.BetaG2)
+	gB.AddAssign(b2In)
+	gB.AddAssign(b2Aux)
+
+	gC := aAnswer
+	gC.ScalarMultiplication(&gC, s)
+	b1 := pp.b1In
+	b1.AddAssign(&pp.b1Aux)
+	b1.ScalarMultiplication(&b1, r)
+	gC.AddAssign(&b1)
+	t := mulG1(&vk.DeltaG1, rs.BigInt(new(big.Int)))
+	gC.AddAssign(&t)
+	t = mulG1(&vk.AlphaG1, s)
+	gC.AddAssign(&t)
+	t = mulG1(&vk.BetaG1, r)
+	gC.AddAssign(&t)
+	gC.AddAssign(&pp.h)
+	gC.AddAssign(&pp.l)
+
+	var out Proof
+	out.A.FromJacobian(&gA)
+	out.B.FromJacobian(&gB)
+	out.C.FromJacobian(&gC)
+	return out
+}
+
+// Prove is Start followed by Finish.
+func Prove(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd []Randomness, opt ProveOptions) ([]Proof, error) {
+	pend, err := Start(ctx, p, parts, rnd, opt)
+	if err != nil {
+		return nil, err
+	}
+	return pend.Finish(ctx)
+}
