@@ -11,9 +11,9 @@ import (
 // do (an operand at infinity, equal x coordinates) are done one by one with
 // the complete formula; they are rare except at the very start.
 type g1Batch struct {
-	acc  []*bls.G1Affine
-	q    []bls.G1Affine // ±q, copied so negation needs no second pass
-	den    []fp.Element // x_q − x_acc
+	acc    []*bls.G1Affine
+	q      []bls.G1Affine // ±q, copied so negation needs no second pass
+	den    []fp.Element   // x_q − x_acc
 	prefix []fp.Element
 	slow   []int
 }
@@ -87,8 +87,8 @@ func (b *g1Batch) flush() {
 
 // g2Batch is g1Batch over G2.
 type g2Batch struct {
-	acc  []*bls.G2Affine
-	q    []bls.G2Affine
+	acc    []*bls.G2Affine
+	q      []bls.G2Affine
 	den    []bls.E2
 	prefix []bls.E2
 	slow   []int

@@ -170,4 +170,3 @@ func classify(err error) error {
 	}
 	return fmt.Errorf("%w: %v", ErrInvalidEncoding, err)
 }
-

@@ -7,7 +7,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 )
 
-
 // nonSubgroupG1 finds a point on E(Fp) that is not in the r-torsion.
 func nonSubgroupG1(t *testing.T) bls.G1Affine {
 	t.Helper()

@@ -44,17 +44,17 @@ type namespace struct {
 // namespace stack, builds linear combinations in reusable scratch space and
 // hands them to its Backend.
 type CS struct {
-	backend  Backend
-	values   bool
-	rows     bool
-	names    bool
-	inputs   int
-	aux      int
-	nrows    int
-	ns       []namespace
-	scratch  [3]LC
-	canon    canonicalizer
-	tmp      fr.Element
+	backend Backend
+	values  bool
+	rows    bool
+	names   bool
+	inputs  int
+	aux     int
+	nrows   int
+	ns      []namespace
+	scratch [3]LC
+	canon   canonicalizer
+	tmp     fr.Element
 }
 
 // New returns a constraint system feeding backend, with input 0 (ONE)
