@@ -1,0 +1,421 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Errors callers may need to tell apart. Decode errors (TOML syntax, a value
+// of the wrong TOML type, an unparsable size or duration) come from the TOML
+// decoder and name the line and the key.
+var (
+	// ErrUnknownKey: the file has a key the daemon does not know. The Rust
+	// cuzk silently ignores such keys; a typo there means a silent default,
+	// so here it is an error.
+	ErrUnknownKey = errors.New("unknown config key")
+	// ErrInvalidValue: a key has a value outside what it accepts.
+	ErrInvalidValue = errors.New("invalid config value")
+)
+
+// ParamCacheEnv is the environment variable rust-fil-proofs reads for the
+// parameter directory.
+const ParamCacheEnv = "FIL_PROOFS_PARAMETER_CACHE"
+
+// Defaults that other values are checked against.
+const (
+	DefaultListen     = "unix:///run/curio/cuzk.sock"
+	DefaultParamCache = "/data/zk/params"
+)
+
+// Config is the daemon configuration, read from TOML. Sections and keys
+// follow the Rust cuzk (extern/cuzk/cuzk-core/src/config.rs in Curio) so an
+// operator's existing cuzk.toml keeps working; [prover] and [engine] are
+// additions of this implementation. Start from Default and override, or use
+// Load/Parse, which start from Default.
+type Config struct {
+	Daemon    Daemon    `toml:"daemon"`
+	SRS       SRS       `toml:"srs"`
+	Memory    Memory    `toml:"memory"`
+	GPUs      GPUs      `toml:"gpus"`
+	Scheduler Scheduler `toml:"scheduler"`
+	Synthesis Synthesis `toml:"synthesis"`
+	Pipeline  Pipeline  `toml:"pipeline"`
+	Prover    Prover    `toml:"prover"`
+	Engine    Engine    `toml:"engine"`
+	Logging   Logging   `toml:"logging"`
+
+	// Set by Parse and ApplyEnv; see Warnings.
+	warnings      []string
+	paramCacheSet bool // srs.param_cache was written in the file
+}
+
+// Daemon is the [daemon] section: where the daemon listens.
+type Daemon struct {
+	// Listen is the gRPC address: "unix:///path/to.sock" or "host:port".
+	Listen string `toml:"listen"`
+	// StatusListen is the HTTP address for /status, /metrics and pprof, in
+	// the same forms as Listen; empty disables it.
+	StatusListen string `toml:"status_listen"`
+}
+
+// SRS is the [srs] section: where the Groth16 parameters are.
+type SRS struct {
+	// ParamCache is the directory holding the .params and .vk files. See
+	// Config.ApplyEnv for how FIL_PROOFS_PARAMETER_CACHE interacts with it.
+	ParamCache string `toml:"param_cache"`
+}
+
+// Memory is the [memory] section: one budget shared by parameters,
+// pre-compiled circuits and the working set of partitions in flight.
+type Memory struct {
+	// TotalBudget is "auto" (MemTotal - SafetyMargin) or a fixed size.
+	TotalBudget Budget `toml:"total_budget"`
+	// SafetyMargin is held back for the OS and other processes when
+	// TotalBudget is "auto"; it is not used with a fixed budget.
+	SafetyMargin ByteSize `toml:"safety_margin"`
+	// EvictionMinIdle is how long parameters must sit unused before they
+	// may be evicted under memory pressure.
+	EvictionMinIdle Duration `toml:"eviction_min_idle"`
+}
+
+// GPUs is the [gpus] section. It is accepted so a Rust cuzk configuration
+// parses, but this build has no GPU backend and ignores all of it; setting
+// any key adds a warning.
+type GPUs struct {
+	Devices             []uint32 `toml:"devices"`
+	GPUThreads          uint32   `toml:"gpu_threads"`
+	GPUWorkersPerDevice uint32   `toml:"gpu_workers_per_device"`
+}
+
+// Scheduler is the [scheduler] section.
+type Scheduler struct {
+	// MaxBatchSize is how many same-circuit PoRep/SnapDeals proofs may be
+	// proved together; 0 and 1 both mean no batching. PoSt is never batched.
+	MaxBatchSize uint32 `toml:"max_batch_size"`
+	// MaxBatchWaitMS is how long, in milliseconds, a partial batch waits
+	// for more proofs before it is flushed; 0 flushes at once.
+	MaxBatchWaitMS int64 `toml:"max_batch_wait_ms"`
+	// SortByType asked the Rust scheduler to group NORMAL jobs by circuit.
+	// Neither the Rust engine nor this one reads it (see Warnings).
+	SortByType bool `toml:"sort_by_type"`
+}
+
+// MaxBatchWait returns MaxBatchWaitMS as a time.Duration.
+func (s Scheduler) MaxBatchWait() time.Duration {
+	return time.Duration(s.MaxBatchWaitMS) * time.Millisecond
+}
+
+// Synthesis is the [synthesis] section.
+type Synthesis struct {
+	// Threads is the CPU budget of the synthesis stage; 0 means all CPUs.
+	Threads uint32 `toml:"threads"`
+}
+
+// Pipeline is the [pipeline] section: overlap of synthesis and proving.
+type Pipeline struct {
+	// Enabled overlaps synthesis of the next partitions with proving of the
+	// current one; false runs each proof start to finish.
+	Enabled bool `toml:"enabled"`
+	// SynthesisLookahead is the minimum number of synthesised partitions
+	// that may wait for the prover (the bounded queue between the stages);
+	// 0 is treated as 1.
+	SynthesisLookahead uint32 `toml:"synthesis_lookahead"`
+	// SynthesisConcurrency is how many proofs may be in synthesis at once;
+	// 0 is treated as 1.
+	SynthesisConcurrency uint32 `toml:"synthesis_concurrency"`
+	// MaxParallelSynthesis caps partition syntheses running at once on top
+	// of the memory budget; 0 means the default of 18.
+	MaxParallelSynthesis uint32 `toml:"max_parallel_synthesis"`
+	// SlotSize and MaxGPUQueueDepth tune the Rust engine's GPU dispatcher.
+	// This engine ignores them (see Warnings).
+	SlotSize         uint32 `toml:"slot_size"`
+	MaxGPUQueueDepth uint32 `toml:"max_gpu_queue_depth"`
+}
+
+// Prover is the [prover] section (not in the Rust cuzk): the CPU Groth16
+// prover that stands where the Rust engine has its GPU workers.
+type Prover struct {
+	// Threads is the CPU budget of the prover stage (FFTs and MSMs);
+	// 0 means all CPUs.
+	Threads uint32 `toml:"threads"`
+}
+
+// Engine is the [engine] section (not in the Rust cuzk): job handling.
+type Engine struct {
+	// SelfCheck verifies every partition proof with the verifying key
+	// before the job completes, so a wrong proof fails the job instead of
+	// reaching the chain.
+	SelfCheck bool `toml:"self_check"`
+	// CompletedJobTTL is how long a finished job's result stays available
+	// to AwaitProof and to retries with the same request id.
+	CompletedJobTTL Duration `toml:"completed_job_ttl"`
+	// CompletedJobMax caps how many finished results are kept; the oldest
+	// go first.
+	CompletedJobMax uint32 `toml:"completed_job_max"`
+}
+
+// Logging is the [logging] section.
+type Logging struct {
+	// Level is trace, debug, info, warn or error.
+	Level string `toml:"level"`
+	// Format is "text" (or "") for human-readable lines, "json" for JSON.
+	Format string `toml:"format"`
+}
+
+// SlogLevel returns Level as a slog.Level; trace is below debug.
+func (l Logging) SlogLevel() (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(l.Level)) {
+	case "trace":
+		return slog.LevelDebug - 4, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, invalid("logging.level", l.Level, "want trace, debug, info, warn or error (per-module filter directives are not supported)")
+}
+
+// Default returns the configuration used for every key a file leaves out.
+// The values are the Rust cuzk defaults, plus this engine's own sections.
+func Default() Config {
+	return Config{
+		Daemon: Daemon{Listen: DefaultListen},
+		SRS:    SRS{ParamCache: DefaultParamCache},
+		Memory: Memory{
+			TotalBudget:     AutoBudget,
+			SafetyMargin:    5 * GiB,
+			EvictionMinIdle: Duration{5 * time.Minute},
+		},
+		GPUs:      GPUs{GPUWorkersPerDevice: 2},
+		Scheduler: Scheduler{MaxBatchSize: 1, MaxBatchWaitMS: 10000, SortByType: true},
+		Pipeline: Pipeline{
+			Enabled:              true,
+			SynthesisLookahead:   1,
+			SynthesisConcurrency: 1,
+			MaxParallelSynthesis: 18,
+		},
+		Engine: Engine{
+			SelfCheck:       true,
+			CompletedJobTTL: Duration{time.Hour},
+			CompletedJobMax: 4096,
+		},
+		Logging: Logging{Level: "info", Format: "text"},
+	}
+}
+
+// Load reads and parses the TOML file at path; see Parse. A missing file is
+// an error matching fs.ErrNotExist, so the caller decides whether defaults
+// will do.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes TOML over Default and validates the result. Unknown keys,
+// values of the wrong type and bad values are errors naming the key; keys
+// that are accepted but have no effect are reported by Warnings. Parse does
+// not read the environment: call ApplyEnv for that.
+func Parse(data []byte) (*Config, error) {
+	cfg := Default()
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := cfg.checkKeys(md); err != nil {
+		return nil, err
+	}
+	cfg.paramCacheSet = md.IsDefined("srs", "param_cache")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// checkKeys rejects unknown keys and turns inert and deprecated keys into
+// warnings.
+func (c *Config) checkKeys(md toml.MetaData) error {
+	undecoded := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		undecoded[k.String()] = true
+	}
+	var errs []error
+	reported := map[string]bool{}
+	for _, k := range md.Keys() {
+		name := k.String()
+		// Report an unknown table once, not once per key inside it.
+		if slices.ContainsFunc(prefixes(k), func(p string) bool { return reported[p] }) {
+			continue
+		}
+		if dep, ok := deprecatedKeys[name]; ok {
+			if got := md.Type(k...); got != dep.tomlType {
+				errs = append(errs, fmt.Errorf("%w: %s has TOML type %s, want %s", ErrInvalidValue, name, got, dep.tomlType))
+				continue
+			}
+			c.warnings = append(c.warnings, fmt.Sprintf("%s is deprecated and ignored: %s", name, dep.why))
+			continue
+		}
+		// The TOML decoder also matches keys case-insensitively; the Rust
+		// daemon does not, so only exact spellings count as known.
+		if undecoded[name] || !knownKeys[name] {
+			errs = append(errs, fmt.Errorf("%w %q", ErrUnknownKey, name))
+			reported[name] = true
+			continue
+		}
+		if why, ok := inertKeys[name]; ok {
+			c.warnings = append(c.warnings, fmt.Sprintf("%s is set but has no effect: %s", name, why))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// prefixes returns the names of the tables enclosing k.
+func prefixes(k toml.Key) []string {
+	out := make([]string, 0, len(k)-1)
+	for i := 1; i < len(k); i++ {
+		out = append(out, k[:i].String())
+	}
+	return out
+}
+
+// Warnings lists keys that were accepted but do nothing here (the [gpus]
+// section, GPU dispatch tuning, keys the Rust cuzk deprecated) and an
+// ignored FIL_PROOFS_PARAMETER_CACHE. The daemon logs each one at start-up.
+func (c *Config) Warnings() []string { return slices.Clone(c.warnings) }
+
+// ApplyEnv applies FIL_PROOFS_PARAMETER_CACHE, looked up with lookup
+// (os.LookupEnv in the daemon). The Rust cuzk daemon never reads the
+// variable: srs.param_cache (default /data/zk/params) always wins, and the
+// daemon sets the variable from it for rust-fil-proofs. So here a
+// param_cache written in the file, or changed from the default by the
+// caller, still wins and a differing variable only adds a warning; when the
+// file leaves param_cache out, a non-empty variable replaces the default,
+// which is what operators who export it for lotus and curio expect.
+func (c *Config) ApplyEnv(lookup func(key string) (string, bool)) {
+	v, ok := lookup(ParamCacheEnv)
+	if !ok || v == "" {
+		return
+	}
+	if c.paramCacheSet || c.SRS.ParamCache != DefaultParamCache {
+		if v != c.SRS.ParamCache {
+			c.warnings = append(c.warnings, fmt.Sprintf("%s=%q is ignored: srs.param_cache = %q is set in the configuration", ParamCacheEnv, v, c.SRS.ParamCache))
+		}
+		return
+	}
+	c.SRS.ParamCache = v
+}
+
+// Validate checks every value for range and form and returns all problems
+// at once, each wrapping ErrInvalidValue and naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(checkAddr("daemon.listen", c.Daemon.Listen, false))
+	add(checkAddr("daemon.status_listen", c.Daemon.StatusListen, true))
+	if strings.TrimSpace(c.SRS.ParamCache) == "" {
+		add(invalid("srs.param_cache", c.SRS.ParamCache, "must name a directory"))
+	}
+	if !c.Memory.TotalBudget.Auto && c.Memory.TotalBudget.Size == 0 {
+		add(invalid("memory.total_budget", c.Memory.TotalBudget, "must be \"auto\" or a size above zero"))
+	}
+	if c.Memory.EvictionMinIdle.Duration < 0 {
+		add(invalid("memory.eviction_min_idle", c.Memory.EvictionMinIdle, "must not be negative"))
+	}
+	if c.Scheduler.MaxBatchWaitMS < 0 {
+		add(invalid("scheduler.max_batch_wait_ms", c.Scheduler.MaxBatchWaitMS, "must not be negative"))
+	}
+	if c.Engine.CompletedJobTTL.Duration <= 0 {
+		add(invalid("engine.completed_job_ttl", c.Engine.CompletedJobTTL, "must be above zero"))
+	}
+	if c.Engine.CompletedJobMax == 0 {
+		add(invalid("engine.completed_job_max", c.Engine.CompletedJobMax, "must be at least 1"))
+	}
+	if _, err := c.Logging.SlogLevel(); err != nil {
+		add(err)
+	}
+	switch c.Logging.Format {
+	case "", "text", "json":
+	default:
+		add(invalid("logging.format", c.Logging.Format, `want "text" (or unset) or "json"`))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// ResolveTotalBudget returns the budget in bytes. For "auto" that is
+// memTotal() minus SafetyMargin. Where the Rust cuzk falls back to 256 GiB
+// when /proc/meminfo cannot be read, and to a zero budget when the margin
+// exceeds the memory, both are errors here.
+func (m Memory) ResolveTotalBudget(memTotal MemTotalFunc) (ByteSize, error) {
+	if !m.TotalBudget.Auto {
+		return m.TotalBudget.Size, nil
+	}
+	total, err := memTotal()
+	if err != nil {
+		return 0, fmt.Errorf("memory.total_budget = \"auto\": %w", err)
+	}
+	if uint64(m.SafetyMargin) >= total {
+		return 0, fmt.Errorf("%w: memory.total_budget = \"auto\": memory.safety_margin = %s leaves nothing of MemTotal %s",
+			ErrInvalidValue, m.SafetyMargin, ByteSize(total))
+	}
+	return ByteSize(total) - m.SafetyMargin, nil
+}
+
+// checkAddr accepts "unix:///abs/path" or "host:port".
+func checkAddr(key, addr string, allowEmpty bool) error {
+	if addr == "" {
+		if allowEmpty {
+			return nil
+		}
+		return invalid(key, addr, `want "unix:///path/to.sock" or "host:port"`)
+	}
+	if path, ok := strings.CutPrefix(addr, "unix://"); ok {
+		if !strings.HasPrefix(path, "/") {
+			return invalid(key, addr, `a unix socket needs an absolute path: "unix:///path/to.sock"`)
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return invalid(key, addr, `want "unix:///path/to.sock" or "host:port"`)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		return invalid(key, addr, "port must be a number from 0 to 65535")
+	}
+	return nil
+}
+
+func invalid(key string, value any, why string) error {
+	if s, ok := value.(string); ok {
+		return fmt.Errorf("%w: %s = %q: %s", ErrInvalidValue, key, s, why)
+	}
+	return fmt.Errorf("%w: %s = %v: %s", ErrInvalidValue, key, value, why)
+}
