@@ -1,0 +1,100 @@
+// Command cuzk is the cuzk proving engine: the daemon, the bench tool and
+// the utilities around them (sealing test sectors, generating test
+// parameters, proving and verifying from files).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand. run returns the process exit code.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"verify-groth16": {"verify Groth16 proofs against a .vk and public inputs", runVerifyGroth16},
+	}
+}
+
+// Exit codes shared by the verify commands (scripts depend on them).
+const (
+	exitOK      = 0
+	exitInvalid = 1 // the proof does not verify
+	exitUsage   = 2 // malformed input or usage
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	if name == "bench" && len(args) > 1 {
+		name = "bench " + args[1]
+		args = args[1:]
+	}
+	cmd, ok := cmds[name]
+	if !ok {
+		fmt.Fprintf(stderr, "cuzk: unknown command %q\n\n", args[0])
+		usage(stderr, cmds)
+		return exitUsage
+	}
+	return cmd.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: cuzk <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-16s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nrun 'cuzk <command> -h' for a command's flags")
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args and maps -h and errors to exit codes.
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected arguments: %v\n", fs.Name(), fs.Args())
+		return exitUsage, false
+	}
+	return 0, true
+}
