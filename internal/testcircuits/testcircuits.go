@@ -52,8 +52,32 @@ type Mixed struct {
 	Seed        uint64
 }
 
-// Synthesize implements r1cs.Circuit.
-func (m Mixed) Synthesize(cs *r1cs.CS) error {
+// OpKind is one step of a Mixed circuit.
+type OpKind uint8
+
+const (
+	// OpInput: public input x, aux copy y, row (y)·(ONE) = (x).
+	OpInput OpKind = iota
+	// OpBit: fresh bit b, row (ONE − b)·(b) = 0.
+	OpBit
+	// OpXor: fresh bit v with its boolean row, then x = p xor v for the
+	// previous bit p: (2p)·(v) = (p + v − x). Two rows.
+	OpXor
+	// OpMul: fresh x, y, z = x·y: (x)·(y) = (z). The previous product is
+	// added to and subtracted from A (net zero: it must not become A-dense).
+	OpMul
+)
+
+// Op is one step with its witness values.
+type Op struct {
+	Kind OpKind
+	Bit  bool       // OpBit, OpXor: the fresh bit
+	X, Y fr.Element // OpInput: X; OpMul: X, Y
+}
+
+// Plan returns the steps Synthesize performs, in order. Peer benchmarks
+// build the same circuit in other frameworks from it.
+func (m Mixed) Plan() []Op {
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], m.Seed)
 	rng := rand.New(rand.NewChaCha8(seed))
@@ -62,22 +86,39 @@ func (m Mixed) Synthesize(cs *r1cs.CS) error {
 		share = 0.8
 	}
 	randElem := func() fr.Element {
-		var e fr.Element
+		var e, t fr.Element
 		e.SetUint64(rng.Uint64())
 		e.Mul(&e, &e) // spread over the field
-		var t fr.Element
 		t.SetUint64(rng.Uint64())
 		return *e.Add(&e, &t)
 	}
+	var ops []Op
 	rows := 0
-	// Public inputs, each tied to an aux copy: (y)·(ONE) = (x).
 	for i := 0; i < m.Inputs && rows < m.Constraints; i++ {
-		v := randElem()
-		x := cs.AllocInput(v)
-		y := cs.Alloc(v)
-		cs.Enforce(func(a, b, c *r1cs.LC) { a.Add(y); b.Add(r1cs.One); c.Add(x) })
+		ops = append(ops, Op{Kind: OpInput, X: randElem()})
 		rows++
 	}
+	haveBit := false
+	for rows < m.Constraints {
+		if rng.Float64() < share {
+			if !haveBit || rng.IntN(2) == 0 || rows+1 >= m.Constraints {
+				ops = append(ops, Op{Kind: OpBit, Bit: rng.IntN(2) == 1})
+				haveBit = true
+				rows++
+				continue
+			}
+			ops = append(ops, Op{Kind: OpXor, Bit: rng.IntN(2) == 1})
+			rows += 2
+			continue
+		}
+		ops = append(ops, Op{Kind: OpMul, X: randElem(), Y: randElem()})
+		rows++
+	}
+	return ops
+}
+
+// Synthesize implements r1cs.Circuit.
+func (m Mixed) Synthesize(cs *r1cs.CS) error {
 	one := fr.One()
 	var zero fr.Element
 	bit := func(b bool) fr.Element {
@@ -86,55 +127,43 @@ func (m Mixed) Synthesize(cs *r1cs.CS) error {
 		}
 		return zero
 	}
-	type bitVar struct {
-		v   r1cs.Variable
-		val bool
-	}
-	var prev bitVar
-	haveBit := false
-	// The previous product is added and subtracted in the next row's A:
-	// its net coefficient is zero there, which must not make it A-dense.
-	prevField, havePrev := r1cs.Variable(0), false
-	for rows < m.Constraints {
-		if rng.Float64() < share {
-			if !haveBit || rng.IntN(2) == 0 || rows+1 >= m.Constraints {
-				// Fresh bit with its boolean check.
-				val := rng.IntN(2) == 1
-				v := cs.Alloc(bit(val))
-				cs.Enforce(func(a, b, c *r1cs.LC) { a.AddOne().Sub(v); b.Add(v) })
-				prev, haveBit = bitVar{v, val}, true
-				rows++
-				continue
-			}
-			// xor with the previous bit: (2a)·(b) = (a + b − c), as bellpepper.
-			val := rng.IntN(2) == 1
-			v := cs.Alloc(bit(val))
+	var prevBit r1cs.Variable
+	var prevVal bool
+	prevProd, haveProd := r1cs.Variable(0), false
+	for _, op := range m.Plan() {
+		switch op.Kind {
+		case OpInput:
+			x := cs.AllocInput(op.X)
+			y := cs.Alloc(op.X)
+			cs.Enforce(func(a, b, c *r1cs.LC) { a.Add(y); b.Add(r1cs.One); c.Add(x) })
+		case OpBit:
+			v := cs.Alloc(bit(op.Bit))
 			cs.Enforce(func(a, b, c *r1cs.LC) { a.AddOne().Sub(v); b.Add(v) })
-			x := cs.Alloc(bit(val != prev.val))
-			p := prev.v
+			prevBit, prevVal = v, op.Bit
+		case OpXor:
+			v := cs.Alloc(bit(op.Bit))
+			cs.Enforce(func(a, b, c *r1cs.LC) { a.AddOne().Sub(v); b.Add(v) })
+			x := cs.Alloc(bit(op.Bit != prevVal))
+			p := prevBit
 			cs.Enforce(func(a, b, c *r1cs.LC) { a.Add(p).Add(p); b.Add(v); c.Add(p).Add(v).Sub(x) })
-			prev = bitVar{x, val != prev.val}
-			rows += 2
-			continue
+			prevBit, prevVal = x, op.Bit != prevVal
+		case OpMul:
+			var zv fr.Element
+			zv.Mul(&op.X, &op.Y)
+			x := cs.Alloc(op.X)
+			y := cs.Alloc(op.Y)
+			z := cs.Alloc(zv)
+			pf, hp := prevProd, haveProd
+			cs.Enforce(func(a, b, c *r1cs.LC) {
+				a.Add(x)
+				if hp {
+					a.Add(pf).Sub(pf)
+				}
+				b.Add(y)
+				c.Add(z)
+			})
+			prevProd, haveProd = z, true
 		}
-		// Multiplication of two fresh random values.
-		xv, yv := randElem(), randElem()
-		var zv fr.Element
-		zv.Mul(&xv, &yv)
-		x := cs.Alloc(xv)
-		y := cs.Alloc(yv)
-		z := cs.Alloc(zv)
-		pf, hp := prevField, havePrev
-		cs.Enforce(func(a, b, c *r1cs.LC) {
-			a.Add(x)
-			if hp {
-				a.Add(pf).Sub(pf)
-			}
-			b.Add(y)
-			c.Add(z)
-		})
-		prevField, havePrev = z, true
-		rows++
 	}
 	return nil
 }
