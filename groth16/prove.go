@@ -80,8 +80,8 @@ func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
 	if err != nil {
 		return err
 	}
-	aDense := pa.AAuxDensity.Count()
-	bIn, bAux := pa.BInputDensity.Count(), pa.BAuxDensity.Count()
+	aDense := pa.Density.AAux.Count()
+	bIn, bAux := pa.Density.BInput.Count(), pa.Density.BAux.Count()
 	switch {
 	case len(p.VK.IC) != nIn:
 		return fmt.Errorf("%w: %d inputs, verifying key has %d IC points", ErrShape, nIn, len(p.VK.IC))
@@ -93,8 +93,9 @@ func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
 		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, len(p.A))
 	case len(p.BG1) != bIn+bAux || len(p.BG2) != bIn+bAux:
 		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, len(p.BG1), len(p.BG2))
-	case len(pa.B) != len(pa.A) || len(pa.C) != len(pa.A):
-		return fmt.Errorf("%w: a/b/c evaluation vectors differ in length", ErrShape)
+	}
+	if err := pa.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
 	}
 	return nil
 }
@@ -131,15 +132,15 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		t1 := time.Now()
 		pend.Times.FFT += t1.Sub(t0)
 		nIn := len(pa.Input)
-		bIn := pa.BInputDensity.Count()
+		bIn := pa.Density.BInput.Count()
 		var err error
 		steps := []func() error{
 			func() (e error) { pp.h, e = msmG1(p.H, h, nil, workers); return },
 			func() (e error) { pp.l, e = msmG1(p.L, pa.Aux, nil, workers); return },
 			func() (e error) { pp.aIn, e = msmG1(p.A[:nIn], pa.Input, nil, workers); return },
-			func() (e error) { pp.aAux, e = msmG1(p.A[nIn:], pa.Aux, &pa.AAuxDensity, workers); return },
-			func() (e error) { pp.b1In, e = msmG1(p.BG1[:bIn], pa.Input, &pa.BInputDensity, workers); return },
-			func() (e error) { pp.b1Aux, e = msmG1(p.BG1[bIn:], pa.Aux, &pa.BAuxDensity, workers); return },
+			func() (e error) { pp.aAux, e = msmG1(p.A[nIn:], pa.Aux, &pa.Density.AAux, workers); return },
+			func() (e error) { pp.b1In, e = msmG1(p.BG1[:bIn], pa.Input, &pa.Density.BInput, workers); return },
+			func() (e error) { pp.b1Aux, e = msmG1(p.BG1[bIn:], pa.Aux, &pa.Density.BAux, workers); return },
 		}
 		for _, step := range steps {
 			if err = ctx.Err(); err != nil {
@@ -208,13 +209,13 @@ func (pend *Pending) Finish(ctx context.Context) ([]Proof, error) {
 			return nil, err
 		}
 		pa := pp.pa
-		bIn := pa.BInputDensity.Count()
+		bIn := pa.Density.BInput.Count()
 		t1 := time.Now()
-		b2In, err := msmG2(p.BG2[:bIn], pa.Input, &pa.BInputDensity, workers)
+		b2In, err := msmG2(p.BG2[:bIn], pa.Input, &pa.Density.BInput, workers)
 		if err != nil {
 			return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
 		}
-		b2Aux, err := msmG2(p.BG2[bIn:], pa.Aux, &pa.BAuxDensity, workers)
+		b2Aux, err := msmG2(p.BG2[bIn:], pa.Aux, &pa.Density.BAux, workers)
 		if err != nil {
 			return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
 		}

@@ -1,7 +1,9 @@
 package r1cs
 
-// canonicalizer merges repeated variables of a linear combination and drops
-// terms whose net coefficient is zero, keeping first-occurrence order.
+// canonicalizer merges repeated variables of a linear combination, keeping
+// first-occurrence order. Terms whose net coefficient is zero stay (as in
+// bellpepper); every consumer skips zero coefficients anyway, which is
+// cheaper than a second pass to drop them.
 //
 // Short combinations (the great majority: Boolean checks, xor, pick) are
 // checked pairwise. Long ones (packing, MultiEq flushes with hundreds of
@@ -20,19 +22,27 @@ const pairwiseLimit = 12
 func (z *canonicalizer) canon(lc *LC) {
 	t := lc.terms
 	n := len(t)
-	if n > pairwiseLimit {
+	switch {
+	case n < 2:
+		return
+	case n == 2:
+		if t[0].Var == t[1].Var {
+			t[0].Coeff.Add(&t[0].Coeff, &t[1].Coeff)
+			lc.terms = t[:1]
+		}
+		return
+	case n > pairwiseLimit:
 		lc.terms = z.mergeHashed(t)
 		return
 	}
 	for i := 1; i < n; i++ {
 		for j := 0; j < i; j++ {
 			if t[i].Var == t[j].Var {
-				lc.terms = dropZeros(mergePairwise(t))
+				lc.terms = mergePairwise(t)
 				return
 			}
 		}
 	}
-	lc.terms = dropZeros(t)
 }
 
 func mergePairwise(t []Term) []Term {
@@ -49,22 +59,6 @@ outer:
 		w++
 	}
 	return t[:w]
-}
-
-func dropZeros(t []Term) []Term {
-	for i := range t {
-		if t[i].Coeff.IsZero() {
-			w := i
-			for r := i + 1; r < len(t); r++ {
-				if !t[r].Coeff.IsZero() {
-					t[w] = t[r]
-					w++
-				}
-			}
-			return t[:w]
-		}
-	}
-	return t
 }
 
 func (z *canonicalizer) mergeHashed(t []Term) []Term {
@@ -96,7 +90,7 @@ func (z *canonicalizer) mergeHashed(t []Term) []Term {
 			h = (h + 1) & mask
 		}
 	}
-	return dropZeros(t[:w])
+	return t[:w]
 }
 
 // reserve makes the table at least four times larger than n entries.

@@ -23,6 +23,10 @@ const (
 	NeedRows
 	// NeedNames: the backend wants the namespace path of rows (test systems).
 	NeedNames
+	// NeedRowValues: the backend wants only each row's three evaluations,
+	// which the CS computes while the circuit adds terms (the backend must
+	// be a templated *ProvingAssignment).
+	NeedRowValues
 )
 
 // Backend consumes what a circuit emits. Rows are passed only when the
@@ -48,13 +52,16 @@ type CS struct {
 	values  bool
 	rows    bool
 	names   bool
-	inputs  int
-	aux     int
-	nrows   int
-	ns      []namespace
-	scratch [3]LC
-	canon   canonicalizer
-	tmp     fr.Element
+	// evalRows is set for NeedRowValues: rows are evaluated as they are
+	// built, straight into this assignment.
+	evalRows *ProvingAssignment
+	inputs   int
+	aux      int
+	nrows    int
+	ns       []namespace
+	scratch  [3]LC
+	canon    canonicalizer
+	tmp      fr.Element
 }
 
 // New returns a constraint system feeding backend, with input 0 (ONE)
@@ -66,6 +73,16 @@ func New(backend Backend) *CS {
 		values:  n&NeedValues != 0,
 		rows:    n&NeedRows != 0,
 		names:   n&NeedNames != 0,
+	}
+	if n&NeedRowValues != 0 {
+		pa, ok := backend.(*ProvingAssignment)
+		if !ok {
+			panic("r1cs: NeedRowValues is only supported for *ProvingAssignment")
+		}
+		cs.evalRows = pa
+		for i := range cs.scratch {
+			cs.scratch[i].ev = pa
+		}
 	}
 	one := fr.One()
 	cs.AllocInput(one)
@@ -106,6 +123,15 @@ func (cs *CS) AllocInput(value fr.Element) Variable {
 // empty. build is not called when the backend does not consume rows.
 func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	cs.nrows++
+	if cs.evalRows != nil {
+		a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
+		a.one.SetZero()
+		b.one.SetZero()
+		c.one.SetZero()
+		build(a, b, c)
+		cs.evalRows.EnforceValues(&a.one, &b.one, &c.one)
+		return
+	}
 	if !cs.rows {
 		return
 	}

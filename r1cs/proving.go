@@ -1,76 +1,158 @@
 package r1cs
 
 import (
+	"fmt"
+
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
+// Densities are the three density bitmaps of bellperson's prover: which
+// aux variables have a non-zero coefficient in some A row, and which inputs
+// and aux variables in some B row. They depend only on the circuit's
+// structure, never on the witness, so one exact synthesis can supply them to
+// every later proof of the same circuit.
+type Densities struct {
+	AAux   Bitset
+	BInput Bitset
+	BAux   Bitset
+}
+
 // ProvingAssignment records what the Groth16 prover needs from synthesis,
 // exactly as bellperson's ProvingAssignment does: the evaluations of A, B and
-// C at the witness for every row, the input and aux assignments, and three
-// density bitmaps. A variable is marked dense in a query only when its merged
+// C at the witness for every row, the input and aux assignments, and the
+// density bitmaps. A variable is marked dense only when its merged
 // coefficient in some row's LC is non-zero (bellperson lc.rs
 // eval_with_trackers). Inputs are not tracked for A: the input rows make
 // them dense there anyway.
+//
+// It runs in one of two modes:
+//   - exact (NewProvingAssignment): every row's LCs are built, merged and
+//     evaluated, and the densities are computed;
+//   - templated (NewTemplatedAssignment): the densities come from an earlier
+//     exact synthesis of the same circuit, and rows are evaluated while the
+//     circuit adds terms, without building or merging LCs — several times
+//     cheaper per row. The result is identical for a circuit whose structure
+//     does not depend on its witness (true of every Filecoin circuit); Check
+//     catches a circuit whose counts diverge, and the engine's proof
+//     self-check catches anything else.
 //
 // Memory: 3×32 bytes per row, 32 bytes per variable, 3 bits per variable.
 type ProvingAssignment struct {
 	A, B, C []fr.Element
 	Input   []fr.Element
 	Aux     []fr.Element
+	Density *Densities
 
-	AAuxDensity   Bitset
-	BInputDensity Bitset
-	BAuxDensity   Bitset
+	templated bool
 }
 
-// NewProvingAssignment returns an empty assignment with capacity for shape
-// (zero values are fine; a right-sized hint avoids regrowing huge slices).
+// NewProvingAssignment returns an empty exact assignment with capacity for
+// hint (zero values are fine; a right-sized hint avoids regrowing huge
+// slices — give the domain size as Constraints so the prover can pad a, b,
+// c in place).
 func NewProvingAssignment(hint Shape) *ProvingAssignment {
+	pa := newAssignment(hint)
+	pa.Density = &Densities{
+		AAux:   NewBitset(hint.Aux),
+		BInput: NewBitset(hint.Inputs),
+		BAux:   NewBitset(hint.Aux),
+	}
+	return pa
+}
+
+// NewTemplatedAssignment returns an assignment that reuses d, the densities
+// of an exact synthesis of the same circuit (d is shared, never written).
+func NewTemplatedAssignment(hint Shape, d *Densities) *ProvingAssignment {
+	pa := newAssignment(hint)
+	pa.Density = d
+	pa.templated = true
+	return pa
+}
+
+func newAssignment(hint Shape) *ProvingAssignment {
 	return &ProvingAssignment{
-		A:             make([]fr.Element, 0, hint.Constraints),
-		B:             make([]fr.Element, 0, hint.Constraints),
-		C:             make([]fr.Element, 0, hint.Constraints),
-		Input:         make([]fr.Element, 0, hint.Inputs),
-		Aux:           make([]fr.Element, 0, hint.Aux),
-		AAuxDensity:   NewBitset(hint.Aux),
-		BInputDensity: NewBitset(hint.Inputs),
-		BAuxDensity:   NewBitset(hint.Aux),
+		A:     make([]fr.Element, 0, hint.Constraints),
+		B:     make([]fr.Element, 0, hint.Constraints),
+		C:     make([]fr.Element, 0, hint.Constraints),
+		Input: make([]fr.Element, 0, hint.Inputs),
+		Aux:   make([]fr.Element, 0, hint.Aux),
 	}
 }
 
 // Needs implements Backend.
-func (pa *ProvingAssignment) Needs() Needs { return NeedValues | NeedRows }
+func (pa *ProvingAssignment) Needs() Needs {
+	if pa.templated {
+		return NeedValues | NeedRowValues
+	}
+	return NeedValues | NeedRows
+}
 
 // AllocInput implements Backend.
 func (pa *ProvingAssignment) AllocInput(v *fr.Element) {
 	pa.Input = append(pa.Input, *v)
-	pa.BInputDensity.Append()
+	if !pa.templated {
+		pa.Density.BInput.Append()
+	}
 }
 
 // Alloc implements Backend.
 func (pa *ProvingAssignment) Alloc(v *fr.Element) {
 	pa.Aux = append(pa.Aux, *v)
-	pa.AAuxDensity.Append()
-	pa.BAuxDensity.Append()
+	if !pa.templated {
+		pa.Density.AAux.Append()
+		pa.Density.BAux.Append()
+	}
+}
+
+// value returns the current value of v.
+func (pa *ProvingAssignment) value(v Variable) *fr.Element {
+	if v.IsAux() {
+		return &pa.Aux[v.Index()]
+	}
+	return &pa.Input[v.Index()]
+}
+
+// EnforceValues implements RowValueBackend: the row's evaluations, already
+// computed while the circuit built it.
+func (pa *ProvingAssignment) EnforceValues(a, b, c *fr.Element) {
+	pa.A = append(pa.A, *a)
+	pa.B = append(pa.B, *b)
+	pa.C = append(pa.C, *c)
 }
 
 // Enforce implements Backend.
 func (pa *ProvingAssignment) Enforce(_ *CS, a, b, c *LC) {
-	pa.A = append(pa.A, pa.eval(a, nil, &pa.AAuxDensity))
-	pa.B = append(pa.B, pa.eval(b, &pa.BInputDensity, &pa.BAuxDensity))
-	pa.C = append(pa.C, pa.eval(c, nil, nil))
+	n := len(pa.A)
+	pa.A = grow(pa.A)
+	pa.B = grow(pa.B)
+	pa.C = grow(pa.C)
+	d := pa.Density
+	pa.eval(&pa.A[n], a, nil, &d.AAux)
+	pa.eval(&pa.B[n], b, &d.BInput, &d.BAux)
+	pa.eval(&pa.C[n], c, nil, nil)
 }
 
-// eval evaluates a canonical LC and marks the variables it touches. Witness
-// values of SHA-heavy circuits are overwhelmingly 0 or 1, so those skip the
-// multiplication.
-func (pa *ProvingAssignment) eval(lc *LC, in, aux *Bitset) fr.Element {
-	acc := lc.one
+// grow extends v by one element (left for the caller to set).
+func grow(v []fr.Element) []fr.Element {
+	if len(v) < cap(v) {
+		return v[:len(v)+1]
+	}
+	return append(v, fr.Element{})
+}
+
+// eval sets *dst to lc at the witness and marks the variables it touches.
+// Witness values of SHA-heavy circuits are overwhelmingly 0 or 1, so those
+// skip the multiplication.
+func (pa *ProvingAssignment) eval(dst *fr.Element, lc *LC, in, aux *Bitset) {
+	*dst = lc.one
 	if in != nil && !lc.one.IsZero() {
 		in.Set(0)
 	}
 	for i := range lc.terms {
 		t := &lc.terms[i]
+		if t.Coeff.IsZero() {
+			continue // cancelled: neither value nor density
+		}
 		var val *fr.Element
 		if idx := t.Var.Index(); t.Var.IsAux() {
 			val = &pa.Aux[idx]
@@ -83,17 +165,36 @@ func (pa *ProvingAssignment) eval(lc *LC, in, aux *Bitset) fr.Element {
 				in.Set(idx)
 			}
 		}
-		switch {
-		case val.IsZero():
-		case val.IsOne():
-			acc.Add(&acc, &t.Coeff)
-		default:
-			var tmp fr.Element
-			tmp.Mul(val, &t.Coeff)
-			acc.Add(&acc, &tmp)
-		}
+		accumulate(dst, &t.Coeff, val)
 	}
-	return acc
+}
+
+// accumulate adds coeff·val to dst, skipping the multiplication for the
+// values 0 and 1 that dominate Boolean-heavy witnesses.
+func accumulate(dst, coeff, val *fr.Element) {
+	switch {
+	case val.IsZero():
+	case val.IsOne():
+		dst.Add(dst, coeff)
+	default:
+		var tmp fr.Element
+		tmp.Mul(val, coeff)
+		dst.Add(dst, &tmp)
+	}
+}
+
+// Check verifies that a finished assignment is consistent with its
+// densities (a templated assignment whose circuit grew or shrank).
+func (pa *ProvingAssignment) Check() error {
+	d := pa.Density
+	if d.AAux.Len() != len(pa.Aux) || d.BAux.Len() != len(pa.Aux) || d.BInput.Len() != len(pa.Input) {
+		return fmt.Errorf("r1cs: assignment has %d inputs and %d aux variables but its densities cover %d and %d",
+			len(pa.Input), len(pa.Aux), d.BInput.Len(), d.AAux.Len())
+	}
+	if len(pa.B) != len(pa.A) || len(pa.C) != len(pa.A) {
+		return fmt.Errorf("r1cs: a, b, c have %d, %d, %d rows", len(pa.A), len(pa.B), len(pa.C))
+	}
+	return nil
 }
 
 // Shape returns the recorded counts.
@@ -101,10 +202,14 @@ func (pa *ProvingAssignment) Shape() Shape {
 	return Shape{Constraints: len(pa.A), Inputs: len(pa.Input), Aux: len(pa.Aux)}
 }
 
-// Bytes is the heap footprint of the recorded vectors (capacity, not length).
+// Bytes is the heap footprint of the recorded vectors (capacity, not
+// length), densities included unless they are a shared template.
 func (pa *ProvingAssignment) Bytes() int64 {
 	n := int64(cap(pa.A)+cap(pa.B)+cap(pa.C)+cap(pa.Input)+cap(pa.Aux)) * fr.Bytes
-	n += int64(cap(pa.AAuxDensity.words)+cap(pa.BInputDensity.words)+cap(pa.BAuxDensity.words)) * 8
+	if !pa.templated {
+		d := pa.Density
+		n += int64(cap(d.AAux.words)+cap(d.BInput.words)+cap(d.BAux.words)) * 8
+	}
 	return n
 }
 

@@ -87,6 +87,9 @@ func (q *QAPAssembly) fold(lc *LC, l *fr.Element, in, aux []fr.Element, inD, aux
 	}
 	for i := range lc.terms {
 		t := &lc.terms[i]
+		if t.Coeff.IsZero() {
+			continue // cancelled out: must not be marked dense
+		}
 		tmp.Mul(&t.Coeff, l)
 		idx := t.Var.Index()
 		if t.Var.IsAux() {

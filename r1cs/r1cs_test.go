@@ -65,10 +65,10 @@ func TestProvingAssignmentHandDerived(t *testing.T) {
 		}
 	}
 	// A touches x, y (boolean rows), x (xor). z only in C: not A-dense.
-	checkBits(t, "a_aux", &pa.AAuxDensity, []bool{true, true, false})
+	checkBits(t, "a_aux", &pa.Density.AAux, []bool{true, true, false})
 	// B touches x, y and ONE (inputize row) — w never appears in B.
-	checkBits(t, "b_aux", &pa.BAuxDensity, []bool{true, true, false})
-	checkBits(t, "b_input", &pa.BInputDensity, []bool{true, false})
+	checkBits(t, "b_aux", &pa.Density.BAux, []bool{true, true, false})
+	checkBits(t, "b_input", &pa.Density.BInput, []bool{true, false})
 }
 
 func checkBits(t *testing.T, name string, s *Bitset, want []bool) {
@@ -103,10 +103,10 @@ func TestDensityIgnoresCancelledTerms(t *testing.T) {
 			b.Add(u).Sub(u)
 			c.Add(vs[0])
 		})
-		if pa.AAuxDensity.Get(0) || pa.BAuxDensity.Get(0) {
+		if pa.Density.AAux.Get(0) || pa.Density.BAux.Get(0) {
 			t.Errorf("n=%d: cancelled variable marked dense", n)
 		}
-		if !pa.AAuxDensity.Get(1) {
+		if !pa.Density.AAux.Get(1) {
 			t.Errorf("n=%d: live variable not marked", n)
 		}
 		want := elem(int64(n * (n - 1) / 2))
@@ -126,8 +126,11 @@ func TestCanonicalMerge(t *testing.T) {
 		}
 		lc.Add(AuxVar(1)).Sub(AuxVar(2)).Sub(AuxVar(2)).AddOne().Sub(One)
 		z.canon(&lc)
-		if got := len(lc.Terms()); got != n-1 {
-			t.Fatalf("n=%d: %d terms after merge, want %d", n, got, n-1)
+		if got := len(lc.Terms()); got != n {
+			t.Fatalf("n=%d: %d distinct terms after merge, want %d", n, got, n)
+		}
+		if got := len(CanonicalTerms(&lc, nil)); got != n-1 {
+			t.Fatalf("n=%d: %d non-zero terms, want %d", n, got, n-1)
 		}
 		three := elem(3)
 		if lc.Terms()[1].Var != AuxVar(1) || !lc.Terms()[1].Coeff.Equal(&three) {
@@ -137,8 +140,8 @@ func TestCanonicalMerge(t *testing.T) {
 			t.Errorf("ONE coefficient not cancelled")
 		}
 		for _, tm := range lc.Terms() {
-			if tm.Var == AuxVar(2) {
-				t.Errorf("n=%d: zero term kept", n)
+			if tm.Var == AuxVar(2) && !tm.Coeff.IsZero() {
+				t.Errorf("n=%d: cancelled term has coefficient %s", n, tm.Coeff.String())
 			}
 		}
 	}
@@ -279,6 +282,75 @@ func (f circuitFunc) Synthesize(cs *CS) error { return f(cs) }
 // row once its vectors have capacity.
 func TestProvingAllocations(t *testing.T) {
 	pa := NewProvingAssignment(Shape{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16})
+	cs := New(pa)
+	x := cs.Alloc(fr.One())
+	allocs := testing.AllocsPerRun(1000, func() {
+		y := cs.Alloc(fr.One())
+		cs.Enforce(func(a, b, c *LC) { a.AddOne().Sub(y); b.Add(y) })
+		cs.Enforce(func(a, b, c *LC) { a.Add(x).Add(x); b.Add(y); c.Add(x).Add(y).Sub(y) })
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per alloc+2 rows, want 0", allocs)
+	}
+}
+
+// A templated assignment (densities from an exact run, rows evaluated while
+// they are built) must produce exactly the exact assignment's vectors.
+func TestTemplatedMatchesExact(t *testing.T) {
+	circuits := []Circuit{
+		xorCircuit{x: true, y: true},
+		circuitFunc(func(cs *CS) error { // LCs added as whole LCs, scaled, subtracted
+			x := cs.Alloc(elem(5))
+			y := cs.Alloc(elem(7))
+			var num LC
+			three := elem(3)
+			num.AddScaled(&three, x).Add(y).AddOne()
+			z := cs.Alloc(elem(3*5 + 7 + 1 - 2))
+			cs.Enforce(func(a, b, c *LC) {
+				a.AddLC(&num).SubLC(&num).AddScaledLC(&three, &num)
+				b.Add(One)
+				c.Set(&num).Sub(z).AddConst(&three).SubScaled(&three, One).Add(z)
+			})
+			cs.Enforce(func(a, b, c *LC) { a.Add(x).Sub(x); b.Add(y); c.Add(z).Sub(z) })
+			return nil
+		}),
+	}
+	for i, c := range circuits {
+		exact := NewProvingAssignment(Shape{})
+		cs, _ := Synthesize(c, exact)
+		cs.AppendInputRows()
+		tmpl := NewTemplatedAssignment(Shape{}, exact.Density)
+		cs2, _ := Synthesize(c, tmpl)
+		cs2.AppendInputRows()
+		if err := tmpl.Check(); err != nil {
+			t.Fatal(err)
+		}
+		for name, pair := range map[string][2][]fr.Element{"a": {exact.A, tmpl.A}, "b": {exact.B, tmpl.B}, "c": {exact.C, tmpl.C}, "aux": {exact.Aux, tmpl.Aux}, "in": {exact.Input, tmpl.Input}} {
+			if len(pair[0]) != len(pair[1]) {
+				t.Fatalf("circuit %d: %s lengths %d vs %d", i, name, len(pair[0]), len(pair[1]))
+			}
+			for j := range pair[0] {
+				if !pair[0][j].Equal(&pair[1][j]) {
+					t.Errorf("circuit %d: %s[%d] = %s templated, %s exact", i, name, j, pair[1][j].String(), pair[0][j].String())
+				}
+			}
+		}
+	}
+	// A circuit that outgrows its template is caught.
+	exact := NewProvingAssignment(Shape{})
+	Synthesize(xorCircuit{}, exact)
+	tmpl := NewTemplatedAssignment(Shape{}, exact.Density)
+	cs, _ := Synthesize(xorCircuit{}, tmpl)
+	cs.Alloc(elem(1))
+	if tmpl.Check() == nil {
+		t.Error("extra variable not detected")
+	}
+}
+
+func TestTemplatedAllocations(t *testing.T) {
+	exact := NewProvingAssignment(Shape{})
+	Synthesize(xorCircuit{}, exact)
+	pa := NewTemplatedAssignment(Shape{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16}, exact.Density)
 	cs := New(pa)
 	x := cs.Alloc(fr.One())
 	allocs := testing.AllocsPerRun(1000, func() {
