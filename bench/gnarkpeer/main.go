@@ -21,6 +21,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -112,6 +113,7 @@ func main() {
 	logN := flag.Int("log", 18, "circuit size: 2^log rows including input rows")
 	runs := flag.Int("runs", 3, "proofs per prover (alternating)")
 	inputs := flag.Int("inputs", 8, "public inputs")
+	only := flag.String("only", "", "run only this prover (cuzk or gnark), e.g. to read its peak RSS")
 	flag.Parse()
 	logger.Disable()
 
@@ -152,13 +154,21 @@ func main() {
 	var gnarkT, cuzkProve, cuzkTotal []time.Duration
 	ctx := context.Background()
 	rnd := []groth16.Randomness{{}}
+	rssBefore := peakRSS()
 	for i := 0; i < *runs; i++ {
 		runtime.GC()
 		t := time.Now()
-		if _, err := gnarkgroth16.Prove(ccs, pk, wit); err != nil {
-			fail(err)
+		if *only != "cuzk" {
+			if _, err := gnarkgroth16.Prove(ccs, pk, wit); err != nil {
+				fail(err)
+			}
 		}
 		gnarkT = append(gnarkT, time.Since(t))
+		if *only == "gnark" {
+			cuzkProve = append(cuzkProve, 0)
+			cuzkTotal = append(cuzkTotal, 0)
+			continue
+		}
 
 		runtime.GC()
 		t = time.Now()
@@ -176,10 +186,29 @@ func main() {
 		fmt.Printf("run %d: gnark %v, cuzk prove %v (with synthesis %v)\n", i, gnarkT[i].Round(time.Millisecond),
 			cuzkProve[i].Round(time.Millisecond), cuzkTotal[i].Round(time.Millisecond))
 	}
+	if *only != "" {
+		fmt.Printf("peak RSS before proving %d MiB, after %d MiB (%s only)\n", rssBefore>>20, peakRSS()>>20, *only)
+	}
 	g, p, tot := median(gnarkT), median(cuzkProve), median(cuzkTotal)
 	fmt.Printf("\n2^%d median: gnark Prove %v | cuzk prove %v (ratio %.2f) | cuzk synthesis+prove %v (ratio %.2f)\n",
 		*logN, g.Round(time.Millisecond), p.Round(time.Millisecond), float64(p)/float64(g),
 		tot.Round(time.Millisecond), float64(tot)/float64(g))
+}
+
+// peakRSS reads VmHWM, the process's peak resident set, in bytes.
+func peakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb uint64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func toxic() groth16.ToxicWaste {

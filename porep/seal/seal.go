@@ -1,0 +1,381 @@
+package seal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/porep"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/graph"
+)
+
+// Errors returned for bad inputs.
+var (
+	// ErrSectorSize: the proof's sector size is larger than this package
+	// seals in memory (512 MiB).
+	ErrSectorSize = errors.New("seal: sector size too large to seal in memory")
+	// ErrDataLength: the data is neither the unpadded nor the padded size
+	// of the sector.
+	ErrDataLength = errors.New("seal: data length does not match the sector size")
+	// ErrDataNotPadded: padded data has a node whose two top bits are set.
+	ErrDataNotPadded = errors.New("seal: padded data is not fr32-padded")
+	// ErrZeroSeed: commit was asked for an all-zero seed, which C2 refuses.
+	ErrZeroSeed = errors.New("seal: all-zero seed")
+)
+
+// MaxSectorSize is the largest sector sealed in memory.
+const MaxSectorSize = filecoin.SectorSize512MiB
+
+// Input describes one sector to seal.
+type Input struct {
+	Proof filecoin.RegisteredSealProof
+	// Data is the sector content: either sector size × 127/128 raw bytes
+	// (one full-size piece, fr32-padded here as add_piece does) or sector
+	// size bytes already padded.
+	Data     []byte
+	ProverID [32]byte
+	Sector   uint64
+	Ticket   [32]byte
+}
+
+// Replica is a pre-committed sector: its labels and trees, kept for
+// Commit. It is immutable and safe for concurrent use.
+type Replica struct {
+	proof     filecoin.RegisteredSealProof
+	cfg       porep.Config
+	shape     merkle.Shape
+	g         *graph.Graph
+	replicaID [32]byte
+	ticket    [32]byte
+	labels    [][][32]byte // labels[l][n]: layer l+1
+	treeD     *merkle.Sha254Tree
+	treeC     *merkle.PoseidonTree
+	treeR     *merkle.PoseidonTree
+	commD     [32]byte
+	commC     [32]byte
+	commRLast [32]byte
+	commR     [32]byte
+}
+
+// Seal runs PreCommit and Commit.
+func Seal(ctx context.Context, in Input, seed [32]byte, workers int) (*c1.Output, *Replica, error) {
+	r, err := PreCommit(ctx, in, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := r.Commit(ctx, seed, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, r, nil
+}
+
+// PadData returns the padded sector content of in.Data for a sector of
+// size bytes: fr32-padded raw data, or the data itself when it is already
+// padded (every node below 2^254).
+func PadData(data []byte, size filecoin.SectorSize) ([]byte, error) {
+	switch uint64(len(data)) {
+	case uint64(size) / fr32.PaddedChunkSize * fr32.UnpaddedChunkSize:
+		padded := make([]byte, size)
+		if err := fr32.Pad(padded, data); err != nil {
+			return nil, fmt.Errorf("seal: %w", err)
+		}
+		return padded, nil
+	case uint64(size):
+		for i := 31; i < len(data); i += 32 {
+			if data[i]&0xc0 != 0 {
+				return nil, fmt.Errorf("%w: node %d", ErrDataNotPadded, i/32)
+			}
+		}
+		return data, nil
+	}
+	return nil, fmt.Errorf("%w: %d bytes for a %v sector (want %d raw or %d padded)", ErrDataLength,
+		len(data), size, uint64(size)/fr32.PaddedChunkSize*fr32.UnpaddedChunkSize, uint64(size))
+}
+
+// CommD is the root of the binary SHA-254 tree over padded data (a power of
+// two of at least two 32-byte nodes): the comm_d of a sector holding it.
+func CommD(padded []byte, workers int) ([32]byte, error) {
+	leaves, err := merkle.Sha254Leaves(padded)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	t, err := merkle.BuildSha254(leaves, workers)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return t.Root(), nil
+}
+
+// PreCommit computes everything seal_pre_commit_phase1 and phase2 compute:
+// tree_d, replica_id, the labels, tree_c, tree_r_last and the commitments.
+// workers < 1 means 1.
+func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
+	cfg, err := porep.ConfigFor(in.Proof)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SectorSize > MaxSectorSize {
+		return nil, fmt.Errorf("%w: %v", ErrSectorSize, cfg.SectorSize)
+	}
+	workers = max(workers, 1)
+	padded, err := PadData(in.Data, cfg.SectorSize)
+	if err != nil {
+		return nil, err
+	}
+	t := cfg.Shape().Tree()
+	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}}
+	if r.g, err = cfg.Graph(); err != nil {
+		return nil, err
+	}
+
+	leaves, err := merkle.Sha254Leaves(padded)
+	if err != nil {
+		return nil, err
+	}
+	if r.treeD, err = merkle.BuildSha254(leaves, workers); err != nil {
+		return nil, fmt.Errorf("seal: tree_d: %w", err)
+	}
+	r.commD = r.treeD.Root()
+	r.replicaID = porep.ReplicaID(in.ProverID, in.Sector, in.Ticket, r.commD, cfg.PoRepID)
+
+	layers := cfg.Shape().Layers()
+	if r.labels, err = Labels(ctx, r.g, r.replicaID, layers, workers); err != nil {
+		return nil, err
+	}
+
+	nodes := int(cfg.Nodes())
+	columns := make([]fr.Element, nodes)
+	replica := make([]fr.Element, nodes)
+	err = parallel(ctx, nodes, workers, func(lo, hi int) error {
+		rows := make([]fr.Element, layers)
+		for n := lo; n < hi; n++ {
+			for l := range rows {
+				rows[l] = mustElement(&r.labels[l][n])
+			}
+			columns[n] = porep.ColumnHash(rows)
+			data, err := fr32.ToElement(leaves[n])
+			if err != nil {
+				return fmt.Errorf("seal: data node %d: %w", n, err)
+			}
+			replica[n] = porep.Encode(rows[layers-1], data)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.treeC, err = merkle.BuildPoseidon(r.shape, columns, workers); err != nil {
+		return nil, fmt.Errorf("seal: tree_c: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	if r.treeR, err = merkle.BuildPoseidon(r.shape, replica, workers); err != nil {
+		return nil, fmt.Errorf("seal: tree_r_last: %w", err)
+	}
+	commC, commRLast := r.treeC.Root(), r.treeR.Root()
+	commR := porep.CommR(commC, commRLast)
+	r.commC, r.commRLast, r.commR = fr32.FromElement(&commC), fr32.FromElement(&commRLast), fr32.FromElement(&commR)
+	return r, nil
+}
+
+// parallel runs fn over [0, n) in contiguous chunks on up to workers
+// goroutines, checking ctx between chunks, and returns the first error.
+func parallel(ctx context.Context, n, workers int, fn func(lo, hi int) error) error {
+	const chunk = 1 << 10
+	chunks := (n + chunk - 1) / chunk
+	workers = max(1, min(workers, chunks))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for c := w; c < chunks; c += workers {
+				if err := ctx.Err(); err != nil {
+					errs[w] = fmt.Errorf("seal: %w", err)
+					return
+				}
+				if err := fn(c*chunk, min((c+1)*chunk, n)); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// mustElement converts a label, which is always below 2^254.
+func mustElement(b *[32]byte) fr.Element {
+	e, err := fr32.ToElement(*b)
+	if err != nil {
+		panic("seal: label above 2^254")
+	}
+	return e
+}
+
+// Proof is the registered seal proof the replica was sealed for.
+func (r *Replica) Proof() filecoin.RegisteredSealProof { return r.proof }
+
+// ReplicaID is the sector's replica_id.
+func (r *Replica) ReplicaID() [32]byte { return r.replicaID }
+
+// CommD is the data commitment (tree_d root).
+func (r *Replica) CommD() [32]byte { return r.commD }
+
+// CommC is the tree_c root.
+func (r *Replica) CommC() [32]byte { return r.commC }
+
+// CommRLast is the tree_r_last root.
+func (r *Replica) CommRLast() [32]byte { return r.commRLast }
+
+// CommR is H(comm_c, comm_r_last), the sealed sector commitment.
+func (r *Replica) CommR() [32]byte { return r.commR }
+
+// Label is the label of node in layer (1-based).
+func (r *Replica) Label(layer int, node uint64) [32]byte { return r.labels[layer-1][node] }
+
+// Commit builds the commit phase 1 output for seed: for every partition,
+// the vanilla proof of each of its challenges (prove_layers_generate).
+func (r *Replica) Commit(ctx context.Context, seed [32]byte, workers int) (*c1.Output, error) {
+	if seed == [32]byte{} {
+		return nil, ErrZeroSeed
+	}
+	o := &c1.Output{
+		RegisteredProof: r.proof,
+		VanillaProofs:   make([][]c1.Proof, r.cfg.Partitions()),
+		CommR:           r.commR,
+		CommD:           r.commD,
+		ReplicaID:       r.replicaID,
+		Seed:            seed,
+		Ticket:          r.ticket,
+	}
+	for k := range o.VanillaProofs {
+		challenges, err := r.cfg.Challenges(r.replicaID, r.commR, seed, k)
+		if err != nil {
+			return nil, err
+		}
+		proofs := make([]c1.Proof, len(challenges))
+		err = parallel(ctx, len(challenges), workers, func(lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				if err := r.proveChallenge(&proofs[i], challenges[i]); err != nil {
+					return fmt.Errorf("seal: partition %d challenge %d (node %d): %w", k, i, challenges[i], err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		o.VanillaProofs[k] = proofs
+	}
+	return o, nil
+}
+
+func (r *Replica) proveChallenge(p *c1.Proof, c uint64) error {
+	dp, err := r.treeD.Prove(int(c))
+	if err != nil {
+		return err
+	}
+	p.CommDProofs = c1.MerkleProof{Variant: c1.Single, Root: dp.Root, Leaf: dp.Leaf, Base: make([]c1.PathElement, len(dp.Path))}
+	for i, e := range dp.Path {
+		p.CommDProofs.Base[i] = c1.PathElement{Hashes: e.Hashes, Index: uint64(e.Index)}
+	}
+	rp, err := r.treeR.Prove(int(c))
+	if err != nil {
+		return err
+	}
+	p.CommRLastProof = r.treeProof(rp)
+
+	var parents [graph.Degree]uint32
+	r.g.Parents(uint32(c), parents[:])
+	rc := &p.ReplicaColumnProofs
+	if rc.CX, err = r.columnProof(uint32(c)); err != nil {
+		return err
+	}
+	rc.DRGParents = make([]c1.ColumnProof, graph.BaseDegree)
+	rc.ExpParents = make([]c1.ColumnProof, graph.ExpansionDegree)
+	for j, q := range parents {
+		cp, err := r.columnProof(q)
+		if err != nil {
+			return err
+		}
+		if j < graph.BaseDegree {
+			rc.DRGParents[j] = cp
+		} else {
+			rc.ExpParents[j-graph.BaseDegree] = cp
+		}
+	}
+
+	layers := len(r.labels)
+	p.LabelingProofs = make([]c1.LabelingProof, layers)
+	for l := range layers {
+		// Layer 1 uses the DRG parents only; later layers add the expander
+		// parents from the layer below; either way cycled to 37.
+		n := graph.BaseDegree
+		if l > 0 {
+			n = graph.Degree
+		}
+		ps := make([][32]byte, filecoin.TotalParents)
+		for i := range ps {
+			j := i % n
+			if j < graph.BaseDegree {
+				ps[i] = r.labels[l][parents[j]]
+			} else {
+				ps[i] = r.labels[l-1][parents[j]]
+			}
+		}
+		p.LabelingProofs[l] = c1.LabelingProof{Parents: ps, LayerIndex: uint32(l + 1), Node: c}
+	}
+	last := &p.LabelingProofs[layers-1]
+	p.EncodingProof = c1.EncodingProof{Parents: append([][32]byte(nil), last.Parents...), LayerIndex: last.LayerIndex, Node: c}
+	return nil
+}
+
+func (r *Replica) columnProof(node uint32) (c1.ColumnProof, error) {
+	rows := make([][32]byte, len(r.labels))
+	for l := range rows {
+		rows[l] = r.labels[l][node]
+	}
+	ip, err := r.treeC.Prove(int(node))
+	if err != nil {
+		return c1.ColumnProof{}, err
+	}
+	return c1.ColumnProof{Column: c1.Column{Index: node, Rows: rows}, InclusionProof: r.treeProof(ip)}, nil
+}
+
+// treeProof converts a tree_c / tree_r_last proof into the JSON variant of
+// the replica's tree shape.
+func (r *Replica) treeProof(p *merkle.PoseidonProof) c1.MerkleProof {
+	conv := func(es []merkle.PathElement[fr.Element]) []c1.PathElement {
+		if es == nil {
+			return nil
+		}
+		out := make([]c1.PathElement, len(es))
+		for i, e := range es {
+			hs := make([][32]byte, len(e.Hashes))
+			for j := range e.Hashes {
+				hs[j] = fr32.FromElement(&e.Hashes[j])
+			}
+			out[i] = c1.PathElement{Hashes: hs, Index: uint64(e.Index)}
+		}
+		return out
+	}
+	base, sub, top := p.Split(r.shape)
+	m := c1.MerkleProof{Root: fr32.FromElement(&p.Root), Leaf: fr32.FromElement(&p.Leaf), Base: conv(base), Sub: conv(sub), Top: conv(top)}
+	switch {
+	case r.shape.Top != 0:
+		m.Variant = c1.Top
+	case r.shape.Sub != 0:
+		m.Variant = c1.Sub
+	}
+	return m
+}
