@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
@@ -30,12 +29,6 @@ func hex32(t testing.TB, s string) [32]byte {
 	return [32]byte(b)
 }
 
-func fill(b byte) (out [32]byte) {
-	for i := range out {
-		out[i] = b
-	}
-	return
-}
 
 // TestSDRLabelVectors pins test_stacked_porep_generate_labels: 11 layers
 // over 64 and 128 nodes, replica_id = 32 × 0x09, the last label of the last
@@ -108,14 +101,7 @@ func TestCommDEmpty(t *testing.T) {
 
 // rustRefInput is the fixed input of tools/rustref seal.
 func rustRefInput(p filecoin.RegisteredSealProof) (Input, [32]byte) {
-	n := int(p.SectorSize()) / 128 * 127
-	return Input{
-		Proof:    p,
-		Data:     golden.NewStream("cuzk-seal-data-v1").Bytes(n),
-		ProverID: filecoin.ProverID(1000),
-		Sector:   1,
-		Ticket:   fill(1),
-	}, fill(2)
+	return DefaultInput(p), DefaultSeed
 }
 
 // compareRustRef seals with the harness's inputs and requires c1.json to

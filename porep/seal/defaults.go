@@ -1,0 +1,46 @@
+package seal
+
+import (
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/detstream"
+)
+
+// Default test-sector values, shared with the Rust reference harness
+// (tools/rustref seal), so that a sector sealed here and one sealed by
+// rust-fil-proofs give byte-identical C1 outputs.
+const (
+	DefaultMinerID   = 1000
+	DefaultSector    = 1
+	DefaultDataLabel = "cuzk-seal-data-v1"
+)
+
+// DefaultTicket and DefaultSeed are 32 bytes of 0x01 and 0x02.
+var (
+	DefaultTicket = fill(1)
+	DefaultSeed   = fill(2)
+)
+
+func fill(b byte) (out [32]byte) {
+	for i := range out {
+		out[i] = b
+	}
+	return out
+}
+
+// DefaultData is the deterministic piece data of a test sector: the first
+// sector size × 127/128 bytes of detstream(DefaultDataLabel).
+func DefaultData(p filecoin.RegisteredSealProof) []byte {
+	n := int(p.SectorSize()) / 128 * 127
+	return detstream.New(DefaultDataLabel).Bytes(n)
+}
+
+// DefaultInput is the test sector the tools seal when given no values.
+func DefaultInput(p filecoin.RegisteredSealProof) Input {
+	return Input{
+		Proof:    p,
+		Data:     DefaultData(p),
+		ProverID: filecoin.ProverID(DefaultMinerID),
+		Sector:   DefaultSector,
+		Ticket:   DefaultTicket,
+	}
+}
