@@ -29,7 +29,6 @@ func hex32(t testing.TB, s string) [32]byte {
 	return [32]byte(b)
 }
 
-
 // TestSDRLabelVectors pins test_stacked_porep_generate_labels: 11 layers
 // over 64 and 128 nodes, replica_id = 32 × 0x09, the last label of the last
 // layer.

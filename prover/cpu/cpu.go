@@ -31,4 +31,4 @@ func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Pr
 type pending struct{ p *groth16.Pending }
 
 func (p pending) Finish(ctx context.Context) ([]groth16.Proof, error) { return p.p.Finish(ctx) }
-func (p pending) Times() groth16.StageTimes                          { return p.p.Times }
+func (p pending) Times() groth16.StageTimes                           { return p.p.Times }
