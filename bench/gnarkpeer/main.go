@@ -20,6 +20,7 @@ import (
 	"math/big"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	crfr "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkgroth16 "github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/logger"
@@ -114,6 +117,7 @@ func main() {
 	runs := flag.Int("runs", 3, "proofs per prover (alternating)")
 	inputs := flag.Int("inputs", 8, "public inputs")
 	only := flag.String("only", "", "run only this prover (cuzk or gnark), e.g. to read its peak RSS")
+	paramsFile := flag.String("params", "", "cuzk parameters `file`: loaded if present, else generated, written there, and the run stops (so a second run measures proving memory without setup's)")
 	flag.Parse()
 	logger.Disable()
 
@@ -121,24 +125,46 @@ func main() {
 	plan := mixed.Plan()
 
 	// gnark: compile, dummy setup (same prover work as a real key), witness.
-	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, newPeer(plan, false))
-	if err != nil {
-		fail(err)
-	}
-	pk, err := gnarkgroth16.DummySetup(ccs)
-	if err != nil {
-		fail(err)
-	}
-	wit, err := frontend.NewWitness(newPeer(plan, true), ecc.BLS12_381.ScalarField())
-	if err != nil {
-		fail(err)
+	var (
+		ccs constraint.ConstraintSystem
+		pk  gnarkgroth16.ProvingKey
+		wit witness.Witness
+		err error
+	)
+	if *only != "cuzk" {
+		if ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, newPeer(plan, false)); err != nil {
+			fail(err)
+		}
+		if pk, err = gnarkgroth16.DummySetup(ccs); err != nil {
+			fail(err)
+		}
+		if wit, err = frontend.NewWitness(newPeer(plan, true), ecc.BLS12_381.ScalarField()); err != nil {
+			fail(err)
+		}
 	}
 
 	// cuzk: test parameters and a synthesis per proof.
 	t0 := time.Now()
-	params, err := groth16.Setup(mixed, toxic(), groth16.SetupOptions{})
-	if err != nil {
-		fail(err)
+	var params *groth16.Params
+	if *paramsFile != "" {
+		if _, err := os.Stat(*paramsFile); err == nil {
+			params, err = groth16.LoadParamsFile(*paramsFile, groth16.LoadOptions{})
+			if err != nil {
+				fail(err)
+			}
+		}
+	}
+	if params == nil {
+		if params, err = groth16.Setup(mixed, toxic(), groth16.SetupOptions{}); err != nil {
+			fail(err)
+		}
+		if *paramsFile != "" {
+			if err := groth16.WriteParamsFile(*paramsFile, params); err != nil {
+				fail(err)
+			}
+			fmt.Printf("wrote %s; run again to prove\n", *paramsFile)
+			return
+		}
 	}
 	setupTime := time.Since(t0)
 	probe := cr1cs.NewProvingAssignment(cr1cs.Shape{})
@@ -146,9 +172,11 @@ func main() {
 	pcs.AppendInputRows()
 
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("gnark: %d constraints, %d public + %d secret + %d internal variables\n",
-		ccs.GetNbConstraints(), ccs.GetNbPublicVariables(), ccs.GetNbSecretVariables(), ccs.GetNbInternalVariables())
-	fmt.Printf("cuzk:  %d rows (with input rows), %d inputs, %d aux; setup %v\n",
+	if ccs != nil {
+		fmt.Printf("gnark: %d constraints, %d public + %d secret + %d internal variables\n",
+			ccs.GetNbConstraints(), ccs.GetNbPublicVariables(), ccs.GetNbSecretVariables(), ccs.GetNbInternalVariables())
+	}
+	fmt.Printf("cuzk:  %d rows (with input rows), %d inputs, %d aux; setup or load %v\n",
 		len(probe.A), len(probe.Input), len(probe.Aux), setupTime.Round(time.Millisecond))
 
 	var gnarkT, cuzkProve, cuzkTotal []time.Duration
@@ -171,6 +199,8 @@ func main() {
 		}
 
 		runtime.GC()
+		heapBase := heapInUse()
+		stopSampler := sampleHeap()
 		t = time.Now()
 		pa := cr1cs.NewProvingAssignment(cr1cs.Shape{Constraints: 1 << *logN, Inputs: len(probe.Input), Aux: len(probe.Aux)})
 		cs, _ := cr1cs.Synthesize(mixed, pa)
@@ -183,6 +213,9 @@ func main() {
 		}
 		cuzkProve = append(cuzkProve, time.Since(tp))
 		cuzkTotal = append(cuzkTotal, time.Since(t))
+		peak := stopSampler()
+		fmt.Printf("cuzk heap: %d MiB before synthesis (parameters), peak %d MiB while synthesising and proving: +%d MiB = %.0f bytes per row\n",
+			heapBase>>20, peak>>20, (peak-heapBase)>>20, float64(peak-heapBase)/float64(int(1)<<*logN))
 		fmt.Printf("run %d: gnark %v, cuzk prove %v (with synthesis %v)\n", i, gnarkT[i].Round(time.Millisecond),
 			cuzkProve[i].Round(time.Millisecond), cuzkTotal[i].Round(time.Millisecond))
 	}
@@ -193,6 +226,34 @@ func main() {
 	fmt.Printf("\n2^%d median: gnark Prove %v | cuzk prove %v (ratio %.2f) | cuzk synthesis+prove %v (ratio %.2f)\n",
 		*logN, g.Round(time.Millisecond), p.Round(time.Millisecond), float64(p)/float64(g),
 		tot.Round(time.Millisecond), float64(tot)/float64(g))
+}
+
+func heapInUse() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// sampleHeap records the largest live heap seen every 5 ms until the
+// returned function is called, which returns it.
+func sampleHeap() func() uint64 {
+	done := make(chan struct{})
+	res := make(chan uint64)
+	go func() {
+		peak := heapInUse()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				res <- max(peak, heapInUse())
+				return
+			case <-tick.C:
+				peak = max(peak, heapInUse())
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-res }
 }
 
 // peakRSS reads VmHWM, the process's peak resident set, in bytes.
