@@ -118,9 +118,11 @@ func WriteParamsFile(path string, p *Params) error {
 
 // LoadOptions control parameter decoding.
 type LoadOptions struct {
-	// SubgroupChecks verifies every point is in the prime-order subgroup.
-	// Costly (about as much as the rest of decoding); leave it off for
-	// official files whose digests were checked, as rust-fil-proofs does.
+	// SubgroupChecks verifies every point is in the prime-order subgroup
+	// (batched, probabilistic). It costs several times the rest of
+	// decoding: leave it off for official files whose digests were checked
+	// (rust-fil-proofs loads them unchecked too) and for parameters this
+	// machine generated; turn it on for files of unknown provenance.
 	SubgroupChecks bool
 	// Workers decoding in parallel; 0 means GOMAXPROCS.
 	Workers int
@@ -128,6 +130,15 @@ type LoadOptions struct {
 
 // ErrParamsFormat: the data is not a well-formed .params file.
 var ErrParamsFormat = errors.New("malformed groth16 parameters")
+
+// span is one point vector of a .params image.
+type span struct {
+	name  string
+	g1    *[]bls.G1Affine
+	g2    *[]bls.G2Affine
+	start int64
+	n     int
+}
 
 // DecodeParams decodes a whole .params image. Points are decoded in parallel
 // straight into their final slices.
@@ -137,13 +148,6 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		return nil, err
 	}
 	p := &Params{VK: vk}
-	type span struct {
-		name  string
-		g1    *[]bls.G1Affine
-		g2    *[]bls.G2Affine
-		start int64
-		n     int
-	}
 	spans := []span{{name: "h", g1: &p.H}, {name: "l", g1: &p.L}, {name: "a", g1: &p.A}, {name: "b_g1", g1: &p.BG1}, {name: "b_g2", g2: &p.BG2}}
 	pos := int64(off)
 	for i := range spans {
@@ -202,24 +206,8 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				if j.s.g1 != nil {
-					pts := *j.s.g1
-					for i := j.lo; i < j.hi; i++ {
-						o := j.s.start + int64(i)*G1Uncompressed
-						if err := decodeG1Uncompressed(&pts[i], b[o:o+G1Uncompressed], opt.SubgroupChecks); err != nil {
-							fail(&PointError{Vector: j.s.name, Index: i, Offset: o, Err: err})
-							break
-						}
-					}
-				} else {
-					pts := *j.s.g2
-					for i := j.lo; i < j.hi; i++ {
-						o := j.s.start + int64(i)*G2Uncompressed
-						if err := decodeG2Uncompressed(&pts[i], b[o:o+G2Uncompressed], opt.SubgroupChecks); err != nil {
-							fail(&PointError{Vector: j.s.name, Index: i, Offset: o, Err: err})
-							break
-						}
-					}
+				if e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks); e != nil {
+					fail(e)
 				}
 			}
 		}()
@@ -235,6 +223,45 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, firstErr)
 	}
 	return p, nil
+}
+
+// decodeChunk decodes points [lo, hi) of one vector. Subgroup membership is
+// checked for the whole chunk at once (gnark-crypto's probabilistic batch
+// test, error < 2^-64, several times cheaper than one check per point);
+// only a failing chunk is rechecked point by point to name the culprit.
+func decodeChunk(b []byte, s *span, lo, hi int, subgroup bool) *PointError {
+	if s.g1 != nil {
+		pts := *s.g1
+		for i := lo; i < hi; i++ {
+			o := s.start + int64(i)*G1Uncompressed
+			if err := decodeG1Uncompressed(&pts[i], b[o:o+G1Uncompressed], false); err != nil {
+				return &PointError{Vector: s.name, Index: i, Offset: o, Err: err}
+			}
+		}
+		if subgroup && !bls.IsInSubGroupBatchG1(pts[lo:hi]) {
+			for i := lo; i < hi; i++ {
+				if !pts[i].IsInSubGroup() {
+					return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G1Uncompressed, Err: ErrNotInSubgroup}
+				}
+			}
+		}
+		return nil
+	}
+	pts := *s.g2
+	for i := lo; i < hi; i++ {
+		o := s.start + int64(i)*G2Uncompressed
+		if err := decodeG2Uncompressed(&pts[i], b[o:o+G2Uncompressed], false); err != nil {
+			return &PointError{Vector: s.name, Index: i, Offset: o, Err: err}
+		}
+	}
+	if subgroup && !bls.IsInSubGroupBatchG2(pts[lo:hi]) {
+		for i := lo; i < hi; i++ {
+			if !pts[i].IsInSubGroup() {
+				return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G2Uncompressed, Err: ErrNotInSubgroup}
+			}
+		}
+	}
+	return nil
 }
 
 // LoadParamsFile memory-maps a .params file and decodes it; the mapping is

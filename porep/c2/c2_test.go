@@ -2,14 +2,22 @@ package c2
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -114,5 +122,83 @@ func TestEndToEnd2KiB(t *testing.T) {
 	}
 	if _, _, err := Prove(ctx, params, pvk, parts, ProveOptions{}); !errors.Is(err, ErrSelfCheck) {
 		t.Fatalf("tampered C1 proved: err = %v", err)
+	}
+}
+
+// bellpersonProof is testdata/rustref/proof/2KiB.json: the proof bellperson's
+// create_proof_batch made (tools/rustref prove) for the Rust-sealed 2 KiB C1
+// with our deterministic test parameters and fixed r, s.
+type bellpersonProof struct {
+	ParamsSeed   string `json:"params_seed"`
+	ParamsSHA256 string `json:"params_sha256"`
+	C1           string `json:"c1"`
+	R            string `json:"r"`
+	S            string `json:"s"`
+	ProofHex     string `json:"proof_hex"`
+}
+
+// cuzk and bellperson give byte-identical proofs for the same circuit,
+// parameters, r and s. This also checks that bellperson reads the .params
+// files cuzk writes.
+func TestProofMatchesBellperson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB sector")
+	}
+	raw, err := os.ReadFile(filepath.Join(golden.Dir(), "proof", "2KiB.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g bellpersonProof
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.ParamsSeed != testparams.DefaultSeed {
+		t.Fatalf("golden was made with parameter seed %q, testparams uses %q", g.ParamsSeed, testparams.DefaultSeed)
+	}
+	params := testParams2KiB(t)
+	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, testparams.DefaultDir(os.LookupEnv))
+	pf, err := os.Open(f.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	io.Copy(h, pf)
+	pf.Close()
+	if got := hex.EncodeToString(h.Sum(nil)); got != g.ParamsSHA256 {
+		t.Fatalf("test parameters hash to %s, bellperson proved with %s: setup is no longer deterministic or changed", got, g.ParamsSHA256)
+	}
+	c1raw, err := os.ReadFile(filepath.Join(golden.Dir(), g.C1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c1.Parse(c1raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rnd groth16.Randomness
+	for _, x := range []struct {
+		h string
+		e *fr.Element
+	}{{g.R, &rnd.R}, {g.S, &rnd.S}} {
+		b, err := hex.DecodeString(x.h)
+		if err != nil || len(b) != 32 {
+			t.Fatalf("bad hex %q", x.h)
+		}
+		if *x.e, err = fr.LittleEndian.Element((*[32]byte)(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	parts, err := Plan(ctx, o, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvk, _ := groth16.Prepare(params.VK)
+	proof, _, err := Prove(ctx, params, pvk, parts, ProveOptions{Randomness: []groth16.Randomness{rnd}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(proof); got != g.ProofHex {
+		t.Fatalf("proof differs from bellperson's:\n cuzk       %s\n bellperson %s", got, g.ProofHex)
 	}
 }
