@@ -24,6 +24,13 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"verify-groth16": {"verify Groth16 proofs against a .vk and public inputs", runVerifyGroth16},
+		"daemon":         {"serve proofs over gRPC (cuzk.v1 ProvingEngine)", runDaemon},
+		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
+		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
+		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
+		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
+		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
 	}
 }
 
@@ -50,10 +57,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	// Two-word commands ("params gen", "bench single") first.
 	name := args[0]
-	if name == "bench" && len(args) > 1 {
-		name = "bench " + args[1]
-		args = args[1:]
+	if len(args) > 1 {
+		if _, ok := cmds[args[0]+" "+args[1]]; ok {
+			name = args[0] + " " + args[1]
+			args = args[1:]
+		}
 	}
 	cmd, ok := cmds[name]
 	if !ok {

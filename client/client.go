@@ -1,0 +1,177 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+)
+
+// MaxMessageSize equals the daemon's limit.
+const MaxMessageSize = 256 << 20
+
+// TestProofKind is the wire value of the daemon's built-in test circuits
+// (engine.ProofKindTest), served only by a daemon started with
+// --enable-test-circuits.
+const TestProofKind cuzkv1.ProofKind = 1000
+
+// Errors a *JobError matches with errors.Is.
+var (
+	ErrFailed    = errors.New("proof failed")
+	ErrCancelled = errors.New("proof cancelled")
+	ErrTimeout   = errors.New("await timed out")
+	ErrNotFinal  = errors.New("job not final")
+)
+
+// JobError says why a job produced no proof.
+type JobError struct {
+	JobID   string
+	Status  cuzkv1.AwaitProofResponse_Status
+	Message string
+}
+
+func (e *JobError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("cuzk job %s: %s: %s", e.JobID, e.Status, e.Message)
+	}
+	return fmt.Sprintf("cuzk job %s: %s", e.JobID, e.Status)
+}
+
+// Is matches the sentinel of the status.
+func (e *JobError) Is(target error) bool {
+	switch e.Status {
+	case cuzkv1.AwaitProofResponse_FAILED:
+		return target == ErrFailed
+	case cuzkv1.AwaitProofResponse_CANCELLED:
+		return target == ErrCancelled
+	case cuzkv1.AwaitProofResponse_TIMEOUT:
+		return target == ErrTimeout
+	}
+	return target == ErrNotFinal
+}
+
+// ResultError is nil for a COMPLETED result with a proof and a *JobError
+// otherwise.
+func ResultError(r *cuzkv1.AwaitProofResponse) error {
+	if r.GetStatus() == cuzkv1.AwaitProofResponse_COMPLETED && len(r.GetProof()) > 0 {
+		return nil
+	}
+	msg := r.GetErrorMessage()
+	if r.GetStatus() == cuzkv1.AwaitProofResponse_COMPLETED {
+		msg = "completed without proof bytes"
+	}
+	return &JobError{JobID: r.GetJobId(), Status: r.GetStatus(), Message: msg}
+}
+
+// Client talks to one daemon. It is safe for concurrent use.
+type Client struct {
+	conn *grpc.ClientConn
+	rpc  cuzkv1.ProvingEngineClient
+}
+
+// Target turns a daemon address ("unix:///path.sock" or "host:port") into
+// a gRPC target.
+func Target(addr string) string {
+	if strings.HasPrefix(addr, "unix://") || strings.Contains(addr, ":///") {
+		return addr
+	}
+	return "passthrough:///" + addr
+}
+
+// Dial connects to addr lazily (the first call connects). opts come after
+// the defaults (insecure transport, 256 MiB messages).
+func Dial(addr string, opts ...grpc.DialOption) (*Client, error) {
+	all := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
+	}, opts...)
+	conn, err := grpc.NewClient(Target(addr), all...)
+	if err != nil {
+		return nil, fmt.Errorf("cuzk client: %w", err)
+	}
+	return &Client{conn: conn, rpc: cuzkv1.NewProvingEngineClient(conn)}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Conn is the underlying connection (for health checks, reflection).
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
+// RPC is the generated client.
+func (c *Client) RPC() cuzkv1.ProvingEngineClient { return c.rpc }
+
+// Prove submits req and waits for the result in one call. The response is
+// returned whatever its status; the error is non-nil when no proof came
+// back (an RPC error, or a *JobError).
+func (c *Client) Prove(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
+	resp, err := c.rpc.Prove(ctx, &cuzkv1.ProveRequest{Submit: req})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetResult(), ResultError(resp.GetResult())
+}
+
+// Submit queues req and returns the job id and queue position.
+func (c *Client) Submit(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
+	return c.rpc.SubmitProof(ctx, req)
+}
+
+// Await waits for a job; timeout 0 waits until it is final. Like Prove it
+// returns a *JobError when there is no proof (ErrTimeout when the wait ran
+// out).
+func (c *Client) Await(ctx context.Context, jobID string, timeout time.Duration) (*cuzkv1.AwaitProofResponse, error) {
+	resp, err := c.rpc.AwaitProof(ctx, &cuzkv1.AwaitProofRequest{JobId: jobID, TimeoutMs: uint64(timeout / time.Millisecond)})
+	if err != nil {
+		return nil, err
+	}
+	return resp, ResultError(resp)
+}
+
+// Cancel cancels a job; wasRunning says it had left the queue.
+func (c *Client) Cancel(ctx context.Context, jobID string) (wasRunning bool, err error) {
+	resp, err := c.rpc.CancelProof(ctx, &cuzkv1.CancelProofRequest{JobId: jobID})
+	return resp.GetWasRunning(), err
+}
+
+// Status returns the daemon's status.
+func (c *Client) Status(ctx context.Context) (*cuzkv1.GetStatusResponse, error) {
+	return c.rpc.GetStatus(ctx, &cuzkv1.GetStatusRequest{})
+}
+
+// Metrics returns the daemon's metrics in Prometheus text format.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	resp, err := c.rpc.GetMetrics(ctx, &cuzkv1.GetMetricsRequest{})
+	return resp.GetPrometheusText(), err
+}
+
+// Preload loads a circuit's parameters; already says they were resident.
+func (c *Client) Preload(ctx context.Context, circuitID string) (already bool, loadTime time.Duration, err error) {
+	resp, err := c.rpc.PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: circuitID})
+	return resp.GetAlreadyLoaded(), time.Duration(resp.GetLoadTimeMs()) * time.Millisecond, err
+}
+
+// Evict drops a circuit's parameters from memory.
+func (c *Client) Evict(ctx context.Context, circuitID string) (wasLoaded bool, freedBytes uint64, err error) {
+	resp, err := c.rpc.EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: circuitID})
+	return resp.GetWasLoaded(), resp.GetFreedBytes(), err
+}
+
+// TestRequest builds a request for the daemon's test circuit with 2^logRows
+// rows; options is the JSON options object (engine/testkind.Options), or
+// nil.
+func TestRequest(requestID string, logRows int, options []byte) *cuzkv1.SubmitProofRequest {
+	return &cuzkv1.SubmitProofRequest{
+		RequestId:       requestID,
+		ProofKind:       TestProofKind,
+		RegisteredProof: uint64(logRows),
+		SectorSize:      1 << logRows,
+		VanillaProof:    options,
+	}
+}

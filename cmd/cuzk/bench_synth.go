@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"slices"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/c2"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+)
+
+type synthReport struct {
+	C1              string                 `json:"c1"`
+	CS              bench.CSKind           `json:"cs"`
+	Iterations      []bench.SynthIteration `json:"iterations"`
+	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
+	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
+	GoVersion       string                 `json:"go_version"`
+	GOMAXPROCS      int                    `json:"gomaxprocs"`
+	BellpersonNsRow float64                `json:"bellperson_ns_per_constraint,omitempty"`
+}
+
+func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench synth", stderr)
+	c1Path := fs.String("c1", "", "C1 output `file` (plain or Curio-wrapped); default: a freshly sealed 2 KiB sector")
+	partition := fs.Int("partition", -1, "synthesise only partition K (default all)")
+	iters := fs.Int("i", 3, "iterations")
+	csName := fs.String("cs", "proving", "constraint system: proving, templated, witness or count")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file`")
+	memProfile := fs.String("memprofile", "", "write a heap profile to `file` after the runs")
+	traceFile := fs.String("trace", "", "write an execution trace to `file`")
+	compare := fs.String("compare", "", "A/B: alternate runs of this binary and `OTHER_BINARY` on the same input and print the ratio")
+	rustBench := fs.String("rust-bench", "testdata/rustref/bench.json", "bellperson figures from tools/rustref bench, for the ratio (skipped if absent)")
+	asJSON := fs.Bool("json", false, "print one JSON report instead of text")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench synth: "+format+"\n", a...)
+		return exitUsage
+	}
+	kind, err := bench.ParseCSKind(*csName)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *compare != "" {
+		return compareSynth(ctx, *compare, args, stdout, stderr)
+	}
+	var o *c1.Output
+	if *c1Path != "" {
+		raw, err := os.ReadFile(*c1Path)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if o, _, err = c1.ParseAny(raw); err != nil {
+			return fail("%s: %v", *c1Path, err)
+		}
+	} else {
+		p, _ := sealProofFor(sectorSizeFlag{v: 2048, set: true}, -1)
+		if o, _, err = seal.Seal(ctx, seal.DefaultInput(p), seal.DefaultSeed, 0); err != nil {
+			return fail("sealing the default sector: %v", err)
+		}
+	}
+	parts, err := c2.Plan(ctx, o, c2.PlanOptions{SkipSelfCheck: true})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		trace.Start(f)
+		defer trace.Stop()
+	}
+	rep := synthReport{C1: *c1Path, CS: kind, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %12s %12s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "allocs/constr")
+	}
+	its, err := bench.Synth(ctx, parts, bench.SynthOptions{CS: kind, Iterations: *iters, Partition: *partition}, func(r bench.SynthIteration) {
+		if !*asJSON {
+			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %12.1f %12.6f\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
+				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.AllocsPerRw)
+		}
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *memProfile != "" {
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		pprof.WriteHeapProfile(f)
+		f.Close()
+	}
+	rep.Iterations = its
+	ns := make([]float64, len(its))
+	for i, r := range its {
+		ns[i] = r.NsPerRow
+	}
+	slices.Sort(ns)
+	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
+	rep.PeakRSSBytes = bench.PeakRSS()
+	if b, err := readRustBench(*rustBench); err == nil {
+		rep.BellpersonNsRow = b
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, kind, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
+	if rep.BellpersonNsRow > 0 {
+		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core): %.1f ns/constraint → cuzk/bellperson = %.2f\n",
+			rep.BellpersonNsRow, rep.MedianNsPerRow/rep.BellpersonNsRow)
+	}
+	return exitOK
+}
+
+// readRustBench reads the single-core synthesis ns/constraint that
+// tools/rustref bench recorded.
+func readRustBench(path string) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	var v struct {
+		Runs []struct {
+			Threads         int     `json:"threads"`
+			NsPerConstraint float64 `json:"synthesis_ns_per_constraint"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return 0, err
+	}
+	for _, r := range v.Runs {
+		if r.Threads == 1 && r.NsPerConstraint > 0 {
+			return r.NsPerConstraint, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no single-core synthesis figure", path)
+}
+
+// compareSynth runs this binary and other alternately, one iteration per
+// run, and prints both medians and the ratio with its spread.
+func compareSynth(ctx context.Context, other string, args []string, stdout, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "cuzk bench synth:", err)
+		return exitUsage
+	}
+	var rest []string
+	rounds := 3
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--compare" || a == "-compare":
+			i++
+		case a == "-i" || a == "--i":
+			fmt.Sscan(args[i+1], &rounds)
+			i++
+		case a == "--json" || a == "-json":
+		default:
+			rest = append(rest, a)
+		}
+	}
+	run := func(bin string) (float64, error) {
+		cmd := exec.CommandContext(ctx, bin, append([]string{"bench", "synth", "--json", "-i", "1"}, rest...)...)
+		cmd.Stderr = stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", bin, err)
+		}
+		var rep synthReport
+		if err := json.Unmarshal(out, &rep); err != nil {
+			return 0, fmt.Errorf("%s: %w", bin, err)
+		}
+		return rep.MedianNsPerRow, nil
+	}
+	var a, b, ratios []float64
+	for r := 0; r < rounds; r++ {
+		x, err := run(self)
+		if err != nil {
+			fmt.Fprintln(stderr, "cuzk bench synth:", err)
+			return exitUsage
+		}
+		y, err := run(other)
+		if err != nil {
+			fmt.Fprintln(stderr, "cuzk bench synth:", err)
+			return exitUsage
+		}
+		a, b, ratios = append(a, x), append(b, y), append(ratios, x/y)
+		fmt.Fprintf(stdout, "round %d: this %.1f ns/constraint, other %.1f, ratio %.3f\n", r, x, y, x/y)
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	slices.Sort(ratios)
+	fmt.Fprintf(stdout, "median: this %.1f, other %.1f ns/constraint; ratio this/other %.3f (min %.3f, max %.3f over %d rounds)\n",
+		a[(len(a)-1)/2], b[(len(b)-1)/2], ratios[(len(ratios)-1)/2], ratios[0], ratios[len(ratios)-1], rounds)
+	return exitOK
+}

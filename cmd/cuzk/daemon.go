@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/server"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// TimingEnv, set to 1, logs the per-partition stage lines (engine doc.go)
+// at INFO, so they appear without debug logging.
+const TimingEnv = "CUZK_TIMING"
+
+// runDaemon is `cuzk daemon`: it serves proofs over gRPC until SIGINT or
+// SIGTERM (ctx), then shuts down within --shutdown-timeout.
+func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
+	fs := newFlags("daemon", stderr)
+	cfgPath := fs.String("config", "", "TOML configuration `file` (default: built-in defaults; see config/cuzk.example.toml)")
+	listen := fs.String("listen", "", "gRPC `address`, unix:///path.sock or host:port (overrides daemon.listen)")
+	statusListen := fs.String("status-listen", "", "HTTP `address` for /status, /metrics, /debug/pprof (overrides daemon.status_listen)")
+	logLevel := fs.String("log-level", "", "trace, debug, info, warn or error (overrides logging.level)")
+	paramCache := fs.String("param-cache", "", "parameter `directory` (overrides srs.param_cache and FIL_PROOFS_PARAMETER_CACHE)")
+	enableTest := fs.Bool("enable-test-circuits", false, "serve the built-in test circuits (proof_kind 1000); for tests and benchmarks only")
+	trustParams := fs.Bool("trust-params", false, "decode proving keys without subgroup checks, as rust-fil-proofs does (loads about twice as fast; the self-check still rejects any proof a bad key makes)")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long running jobs may take to finish after SIGINT/SIGTERM before they are aborted")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk daemon: "+format+"\n", a...)
+		return exitUsage
+	}
+
+	cfg := config.Default()
+	if *cfgPath != "" {
+		c, err := config.Load(*cfgPath)
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg = *c
+	}
+	cfg.ApplyEnv(os.LookupEnv)
+	if *listen != "" {
+		cfg.Daemon.Listen = *listen
+	}
+	if *statusListen != "" {
+		cfg.Daemon.StatusListen = *statusListen
+	}
+	if *logLevel != "" {
+		cfg.Logging.Level = *logLevel
+	}
+	if *paramCache != "" {
+		cfg.SRS.ParamCache = *paramCache
+	}
+	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	log, err := newLogger(cfg.Logging, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("config: " + w)
+	}
+
+	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
+	if err != nil {
+		return fail("%v", err)
+	}
+	bud := budget.New(int64(total))
+	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
+	// PoSt and SnapDeals register here when their circuits land.
+	kinds := map[engine.ProofKind]engine.Kind{
+		engine.ProofKindPoRep: &porepkind.Kind{},
+	}
+	if *enableTest {
+		kinds[engine.ProofKindTest] = testkind.New()
+		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
+		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
+	}
+	params := srs.NewManager(srs.Options{
+		Locator:     srs.Chain(locators...),
+		Budget:      bud,
+		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams: *trustParams,
+		Log:         log,
+	})
+	metrics := server.NewMetrics()
+	ecfg := engineConfig(&cfg)
+	eng, err := engine.New(engine.Options{
+		Config:   ecfg,
+		Kinds:    kinds,
+		Backend:  &cpu.Backend{Workers: int(cfg.Prover.Threads)},
+		Params:   params,
+		Budget:   bud,
+		Log:      log,
+		Observer: metrics,
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
+	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(metrics))
+
+	lis, err := server.Listen(cfg.Daemon.Listen)
+	if err != nil {
+		_ = eng.Shutdown(context.Background())
+		return fail("%v", err)
+	}
+	var hlis net.Listener
+	if cfg.Daemon.StatusListen != "" {
+		if hlis, err = server.Listen(cfg.Daemon.StatusListen); err != nil {
+			lis.Close()
+			_ = eng.Shutdown(context.Background())
+			return fail("%v", err)
+		}
+	}
+	kindNames := make([]string, 0, len(kinds))
+	for _, k := range eng.Kinds() {
+		kindNames = append(kindNames, k.String())
+	}
+	log.Info("cuzk daemon started",
+		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusListen, "param_cache", cfg.SRS.ParamCache,
+		"memory_budget", budget.FormatBytes(int64(total)), "kinds", strings.Join(kindNames, ","),
+		"trust_params", *trustParams, "synthesis_workers", ecfg.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
+		"max_batch_size", ecfg.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "gomaxprocs", runtime.GOMAXPROCS(0))
+	if len(kinds) == 0 {
+		log.Warn("no proof kinds are served by this build; every request will be rejected")
+	}
+
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(lis) }()
+	if hlis != nil {
+		go func() { errc <- srv.ServeHTTP(hlis) }()
+	}
+	code := exitOK
+	select {
+	case <-ctx.Done():
+		log.Info("signal received; shutting down", "timeout", *shutdownTimeout)
+	case err := <-errc:
+		log.Error("listener failed; shutting down", "err", err)
+		code = 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Error("shutdown", "err", err)
+		code = 1
+	}
+	log.Info("cuzk daemon stopped")
+	return code
+}
+
+// engineConfig maps the TOML keys onto the engine.
+func engineConfig(c *config.Config) engine.Config {
+	workers := int(c.Synthesis.Threads)
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if mp := int(c.Pipeline.MaxParallelSynthesis); mp > 0 {
+		workers = min(workers, mp)
+	}
+	return engine.Config{
+		SynthesisWorkers:     workers,
+		SynthesisConcurrency: int(c.Pipeline.SynthesisConcurrency),
+		Lookahead:            int(c.Pipeline.SynthesisLookahead),
+		NoPipeline:           !c.Pipeline.Enabled,
+		MaxBatchSize:         int(c.Scheduler.MaxBatchSize),
+		MaxBatchWait:         c.Scheduler.MaxBatchWait(),
+		SkipSelfCheck:        !c.Engine.SelfCheck,
+		CompletedTTL:         c.Engine.CompletedJobTTL.Duration,
+		CompletedMax:         int(c.Engine.CompletedJobMax),
+		LogTiming:            os.Getenv(TimingEnv) == "1",
+	}
+}
+
+func newLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {
+	lvl, err := l.SlogLevel()
+	if err != nil {
+		return nil, err
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if l.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), nil
+}

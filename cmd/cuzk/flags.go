@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+)
+
+// hex32 is a flag holding 32 bytes given as 64 hex characters (Filecoin
+// byte order: the bytes as they are stored, Fr little-endian).
+type hex32 struct {
+	v   [32]byte
+	set bool
+}
+
+func (h *hex32) String() string { return hex.EncodeToString(h.v[:]) }
+
+func (h *hex32) Set(s string) error {
+	b, err := parseHex32(s)
+	if err != nil {
+		return err
+	}
+	h.v, h.set = b, true
+	return nil
+}
+
+func parseHex32(s string) ([32]byte, error) {
+	var out [32]byte
+	s = strings.TrimPrefix(strings.TrimSpace(s), "0x")
+	if len(s) != 64 {
+		return out, fmt.Errorf("want 64 hex characters, got %d", len(s))
+	}
+	if _, err := hex.Decode(out[:], []byte(s)); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// sectorSizeFlag accepts "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" (any
+// supported size) or a byte count.
+type sectorSizeFlag struct {
+	v   filecoin.SectorSize
+	set bool
+}
+
+func (f *sectorSizeFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.v.String()
+}
+
+func (f *sectorSizeFlag) Set(s string) error {
+	for _, sz := range filecoin.SupportedSectorSizes() {
+		if strings.EqualFold(sz.String(), s) {
+			f.v, f.set = sz, true
+			return nil
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err == nil {
+		for _, sz := range filecoin.SupportedSectorSizes() {
+			if uint64(sz) == n {
+				f.v, f.set = sz, true
+				return nil
+			}
+		}
+	}
+	names := make([]string, 0)
+	for _, sz := range filecoin.SupportedSectorSizes() {
+		names = append(names, sz.String())
+	}
+	return fmt.Errorf("unsupported sector size %q (one of %s, or bytes)", s, strings.Join(names, ", "))
+}
+
+// sealProofFor picks the registered seal proof: an explicit id, else the
+// V1_1 proof of the sector size (what Curio seals today).
+func sealProofFor(size sectorSizeFlag, id int64) (filecoin.RegisteredSealProof, error) {
+	if id >= 0 {
+		p, err := filecoin.SealProofFromID(uint64(id))
+		if err != nil {
+			return 0, err
+		}
+		if size.set && p.SectorSize() != size.v {
+			return 0, fmt.Errorf("registered proof %v is for %v sectors, not %v", p, p.SectorSize(), size.v)
+		}
+		return p, nil
+	}
+	if !size.set {
+		return 0, fmt.Errorf("give --sector-size or --registered-proof")
+	}
+	for _, p := range filecoin.SealProofs() {
+		if p.SectorSize() == size.v && p.APIVersion() == filecoin.V1_1_0 && len(p.Features()) == 0 {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no V1_1 seal proof for %v", size.v)
+}
+
+// commDR is commdr.json: everything verify-seal needs about a sector.
+type commDR struct {
+	CommD           string `json:"comm_d"`
+	CommR           string `json:"comm_r"`
+	ProverID        string `json:"prover_id"`
+	Ticket          string `json:"ticket"`
+	Seed            string `json:"seed"`
+	PoRepID         string `json:"porep_id"`
+	Sector          uint64 `json:"sector"`
+	RegisteredProof uint64 `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+}
+
+func readCommDR(path string) (*commDR, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c commDR
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &c, nil
+}

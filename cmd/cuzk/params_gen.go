@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("params gen", stderr)
+	var size sectorSizeFlag
+	fs.Var(&size, "sector-size", "sector size of the PoRep circuit (2KiB, 8MiB, 512MiB)")
+	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
+	dir := fs.String("dir", "", "output `directory` (never the official parameter cache)")
+	force := fs.Bool("force", false, "regenerate test parameters that already exist")
+	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk params gen: "+format+"\n", a...)
+		return exitUsage
+	}
+	if *dir == "" {
+		return fail("--dir is required")
+	}
+	proof, err := sealProofFor(size, *proofID)
+	if err != nil {
+		return fail("%v", err)
+	}
+	start := time.Now()
+	progress := newProgress(stderr, "params gen "+proof.CircuitID().String())
+	files, generated, err := testparams.Ensure(ctx, proof, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !generated {
+		fmt.Fprintf(stdout, "test parameters already present (use --force to regenerate):\n  %s\n  %s\n", files.Params, files.VK)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "generated INSECURE test parameters for %v in %v:\n  %s\n  %s\n  %s\n",
+		proof, time.Since(start).Round(time.Millisecond), files.Params, files.VK, files.Marker)
+	return exitOK
+}
+
+// newProgress returns a progress callback that logs phase changes with
+// the elapsed time: one line per phase, fit for terminals and logs alike.
+func newProgress(w io.Writer, what string) func(phase string, done float64) {
+	start := time.Now()
+	last := ""
+	return func(phase string, done float64) {
+		if phase == last && done < 1 {
+			return
+		}
+		last = phase
+		fmt.Fprintf(w, "[%6.1fs] %s: %s %3.0f%%\n", time.Since(start).Seconds(), what, phase, done*100)
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+func TestSealMatchesRust(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "seal", "--sector-size", "2KiB", "--out", out)
+	if code != exitOK {
+		t.Fatalf("seal: %d %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "comm_r") {
+		t.Errorf("seal output %q", stdout)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "c1.json"))
+	want, err := os.ReadFile("../../testdata/rustref/seal/2KiB/c1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("c1.json differs from rust-fil-proofs' output for the same inputs")
+	}
+	wrapped, _ := os.ReadFile(filepath.Join(out, "c1-wrapped.json"))
+	o, w, err := c1.ParseWrapped(wrapped)
+	if err != nil || w.SectorNum != 1 || w.SectorSize != 2048 {
+		t.Fatalf("wrapper: %v %+v", err, w)
+	}
+	if back, _ := o.MarshalJSON(); !bytes.Equal(back, want) {
+		t.Error("wrapped C1 does not carry the same C1")
+	}
+	var cdr map[string]any
+	raw, _ := os.ReadFile(filepath.Join(out, "commdr.json"))
+	if err := json.Unmarshal(raw, &cdr); err != nil {
+		t.Fatal(err)
+	}
+	var rust map[string]any
+	rraw, _ := os.ReadFile("../../testdata/rustref/seal/2KiB/commdr.json")
+	json.Unmarshal(rraw, &rust)
+	for _, k := range []string{"comm_d", "comm_r", "prover_id", "ticket", "seed", "porep_id", "sector", "registered_proof", "sector_size"} {
+		if cdr[k] == nil {
+			t.Errorf("commdr.json lacks %s", k)
+		} else if cdr[k] != rust[k] {
+			t.Errorf("commdr %s = %v, rust %v", k, cdr[k], rust[k])
+		}
+	}
+
+	for _, bad := range [][]string{
+		{"seal", "--sector-size", "3KiB", "--out", out},
+		{"seal", "--sector-size", "32GiB", "--out", out},
+		{"seal", "--sector-size", "2KiB"},
+		{"seal", "--sector-size", "2KiB", "--registered-proof", "6", "--out", out},
+		{"seal", "--sector-size", "2KiB", "--ticket", "zz", "--out", out},
+	} {
+		if code, _, stderr := runCmd(t, bad...); code != exitUsage || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+}
+
+var polkaArgs = []string{
+	"--vk", "../../testdata/polka-2kib-porep/vk.bin", "--proof", "../../testdata/polka-2kib-porep/proof.bin",
+	"--sector-size", "2KiB",
+	"--comm-r", "70e82695a03f9dbd96e568fef583283266a2048766e2c7abe78dcd9896996d68",
+	"--comm-d", "129c7562bb0c189544f5dccd365feaec2141eab458097a5ca8429c109d154421",
+	"--prover-id", "0000000000000000000000000000000000000000000000000000000000000000",
+	"--sector", "77",
+	"--ticket", "0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c",
+	"--seed", "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d",
+	"--porep-id", "0000000000000000000000000000000000000000000000000000000000000000",
+	"--api-version", "1.2.0",
+}
+
+// The real rust-fil-proofs proof verifies from its public values alone,
+// and any changed value makes it invalid.
+func TestVerifySealPolka(t *testing.T) {
+	code, out, stderr := runCmd(t, append([]string{"verify-seal"}, polkaArgs...)...)
+	if code != exitOK || strings.TrimSpace(out) != "valid" {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	change := func(flag, value string) []string {
+		args := append([]string{"verify-seal"}, polkaArgs...)
+		for i := range args {
+			if args[i] == flag {
+				args[i+1] = value
+			}
+		}
+		return args
+	}
+	for _, c := range []struct{ flag, value string }{
+		{"--comm-r", "71e82695a03f9dbd96e568fef583283266a2048766e2c7abe78dcd9896996d68"},
+		{"--comm-d", "139c7562bb0c189544f5dccd365feaec2141eab458097a5ca8429c109d154421"},
+		{"--prover-id", "0100000000000000000000000000000000000000000000000000000000000000"},
+		{"--sector", "78"},
+		{"--ticket", "0d0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c"},
+		{"--seed", "0c0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"},
+		{"--api-version", "1.0.0"},
+		{"--porep-id", "0100000000000000000000000000000000000000000000000000000000000000"},
+		{"--sector-size", "4KiB"}, // a supported (unpublished) size with the same input count
+	} {
+		if code, out, _ := runCmd(t, change(c.flag, c.value)...); code != exitInvalid || strings.TrimSpace(out) != "invalid" {
+			t.Errorf("%s changed: exit %d, out %q", c.flag, code, out)
+		}
+	}
+	for _, c := range []struct{ flag, value, want string }{
+		{"--comm-r", "abc", "64 hex"},
+		{"--sector-size", "3KiB", "unsupported sector size"},
+		{"--sector-size", "32GiB", "partition"}, // needs 10 proofs
+		{"--proof", "../../testdata/polka-2kib-porep/vk.bin", "proof"},
+	} {
+		code, _, stderr := runCmd(t, change(c.flag, c.value)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s=%s: exit %d, stderr %q", c.flag, c.value, code, stderr)
+		}
+	}
+}
+
+func TestParamsGenRefusesOfficial(t *testing.T) {
+	dir := t.TempDir()
+	f, err := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f.Params, []byte("official"), 0o644)
+	code, _, stderr := runCmd(t, "params", "gen", "--sector-size", "2KiB", "--dir", dir)
+	if code != exitUsage || !strings.Contains(stderr, "refusing") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(f.Params); string(b) != "official" {
+		t.Fatal("official file overwritten")
+	}
+}
+
+// seal → params gen → prove-c2 → verify-seal through the commands, at 2 KiB.
+func TestProveC2CLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB sector")
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCmd(t, "seal", "--sector-size", "2KiB", "--out", dir); code != exitOK {
+		t.Fatal(stderr)
+	}
+	params := testparams.DefaultDir(os.LookupEnv)
+	if code, _, stderr := runCmd(t, "params", "gen", "--sector-size", "2KiB", "--dir", params); code != exitOK {
+		t.Fatal(stderr)
+	}
+	proof := filepath.Join(dir, "proof.bin")
+	code, out, stderr := runCmd(t, "prove-c2", "--c1", filepath.Join(dir, "c1-wrapped.json"), "--params", params, "--out", proof)
+	if code != exitOK {
+		t.Fatalf("prove-c2: %s", stderr)
+	}
+	t.Log(out)
+	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, params)
+	code, out, stderr = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", filepath.Join(dir, "commdr.json"))
+	if code != exitOK || strings.TrimSpace(out) != "valid" {
+		t.Fatalf("verify-seal: exit %d %q %q", code, out, stderr)
+	}
+	code, out, _ = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", filepath.Join(dir, "commdr.json"), "--sector", "2")
+	if code != exitInvalid {
+		t.Fatalf("wrong sector: exit %d %q", code, out)
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+)
+
+func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("seal", stderr)
+	var size sectorSizeFlag
+	var ticket, seedFlag, proverID hex32
+	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
+	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
+	out := fs.String("out", "", "output `directory` for c1.json, c1-wrapped.json and commdr.json")
+	fs.Var(&ticket, "ticket", "ticket, 64 hex characters (default 32×0x01)")
+	fs.Var(&seedFlag, "seed", "interactive seed, 64 hex characters (default 32×0x02)")
+	fs.Var(&proverID, "prover-id", "prover id, 64 hex characters (default: that of --miner-id)")
+	minerID := fs.Uint64("miner-id", seal.DefaultMinerID, "miner actor id, used for the prover id when --prover-id is not given")
+	sector := fs.Uint64("sector", seal.DefaultSector, "sector number")
+	dataPath := fs.String("data", "", "raw piece data `file` of sector size × 127/128 bytes (default: deterministic pseudo-random data)")
+	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk seal: "+format+"\n", a...)
+		return exitUsage
+	}
+	if *out == "" {
+		return fail("--out is required")
+	}
+	proof, err := sealProofFor(size, *proofID)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if proof.SectorSize() > seal.MaxSectorSize {
+		return fail("%v sectors are too large to seal in memory (at most %v)", proof.SectorSize(), seal.MaxSectorSize)
+	}
+	in := seal.DefaultInput(proof)
+	in.Sector = *sector
+	in.ProverID = filecoin.ProverID(*minerID)
+	if proverID.set {
+		in.ProverID = proverID.v
+	}
+	if ticket.set {
+		in.Ticket = ticket.v
+	}
+	seed := seal.DefaultSeed
+	if seedFlag.set {
+		seed = seedFlag.v
+	}
+	if *dataPath != "" {
+		if in.Data, err = os.ReadFile(*dataPath); err != nil {
+			return fail("%v", err)
+		}
+	}
+	start := time.Now()
+	o, r, err := seal.Seal(ctx, in, seed, *workers)
+	if err != nil {
+		return fail("%v", err)
+	}
+	took := time.Since(start)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fail("%v", err)
+	}
+	raw, err := o.MarshalJSON()
+	if err != nil {
+		return fail("%v", err)
+	}
+	wrapped, err := json.Marshal(c1.Wrap(o, in.Sector))
+	if err != nil {
+		return fail("%v", err)
+	}
+	porepID := proof.PoRepID()
+	commD, commR := r.CommD(), r.CommR()
+	cdr, _ := json.MarshalIndent(commDR{
+		CommD: hex.EncodeToString(commD[:]), CommR: hex.EncodeToString(commR[:]),
+		ProverID: hex.EncodeToString(in.ProverID[:]), Ticket: hex.EncodeToString(in.Ticket[:]),
+		Seed: hex.EncodeToString(seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
+		Sector: in.Sector, RegisteredProof: uint64(proof), SectorSize: uint64(proof.SectorSize()),
+	}, "", "  ")
+	for name, b := range map[string][]byte{"c1.json": raw, "c1-wrapped.json": wrapped, "commdr.json": append(cdr, '\n')} {
+		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
+			return fail("%v", err)
+		}
+	}
+	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json}\n",
+		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out)
+	return exitOK
+}

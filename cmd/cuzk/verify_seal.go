@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/porep"
+)
+
+func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify-seal", stderr)
+	var size sectorSizeFlag
+	var commR, commD, proverID, ticket, seed, porepID hex32
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk)")
+	proofPath := fs.String("proof", "", "seal proof `file` (192 bytes per partition)")
+	fs.Var(&size, "sector-size", "sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
+	fs.Var(&commR, "comm-r", "comm_r, 64 hex characters")
+	fs.Var(&commD, "comm-d", "comm_d, 64 hex characters")
+	fs.Var(&proverID, "prover-id", "prover id, 64 hex characters")
+	sector := fs.Uint64("sector", 0, "sector number")
+	fs.Var(&ticket, "ticket", "ticket, 64 hex characters")
+	fs.Var(&seed, "seed", "interactive seed, 64 hex characters")
+	fs.Var(&porepID, "porep-id", "porep_id, 64 hex characters (instead of --registered-proof)")
+	proofID := fs.Int64("registered-proof", -1, "registered seal proof id")
+	apiVersion := fs.String("api-version", "", "api version override, e.g. 1.2.0 (needed with a --porep-id that names no registered proof)")
+	commdrPath := fs.String("commdr", "", "read every public value from a commdr.json written by 'cuzk seal' (flags given too must agree)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk verify-seal: "+format+"\n", a...)
+		return exitUsage
+	}
+	if *commdrPath != "" {
+		c, err := readCommDR(*commdrPath)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, f := range []struct {
+			dst *hex32
+			v   string
+			n   string
+		}{{&commR, c.CommR, "comm_r"}, {&commD, c.CommD, "comm_d"}, {&proverID, c.ProverID, "prover_id"}, {&ticket, c.Ticket, "ticket"}, {&seed, c.Seed, "seed"}, {&porepID, c.PoRepID, "porep_id"}} {
+			if f.dst.set {
+				continue
+			}
+			if err := f.dst.Set(f.v); err != nil {
+				return fail("%s: %s: %v", *commdrPath, f.n, err)
+			}
+		}
+		if *sector == 0 {
+			*sector = c.Sector
+		}
+		if *proofID < 0 {
+			*proofID = int64(c.RegisteredProof)
+		}
+	}
+	if *vkPath == "" || *proofPath == "" {
+		return fail("--vk and --proof are required")
+	}
+	for name, f := range map[string]*hex32{"--comm-r": &commR, "--comm-d": &commD, "--prover-id": &proverID, "--ticket": &ticket, "--seed": &seed} {
+		if !f.set {
+			return fail("%s is required", name)
+		}
+	}
+	cfg, err := sealConfig(size, *proofID, porepID, *apiVersion)
+	if err != nil {
+		return fail("%v", err)
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(*vkPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	proof, err := os.ReadFile(*proofPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	pub := porep.SealPublic{Config: cfg, CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
+	ok, err := porep.VerifySeal(vk, proof, pub)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !ok {
+		fmt.Fprintln(stdout, "invalid")
+		return exitInvalid
+	}
+	fmt.Fprintln(stdout, "valid")
+	return exitOK
+}
+
+// sealConfig resolves how the sector was sealed: from --registered-proof,
+// or from --porep-id (whose first 8 bytes are the registered proof id for
+// every porep_id Filecoin derives), with an optional api-version override
+// for porep_ids that name no registered proof.
+func sealConfig(size sectorSizeFlag, proofID int64, porepID hex32, api string) (porep.Config, error) {
+	var cfg porep.Config
+	switch {
+	case proofID >= 0:
+		p, err := sealProofFor(size, proofID)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg, err = porep.ConfigFor(p); err != nil {
+			return cfg, err
+		}
+		if porepID.set && porepID.v != cfg.PoRepID {
+			return cfg, fmt.Errorf("--porep-id %x is not the porep_id of %v (%x)", porepID.v, p, cfg.PoRepID)
+		}
+	case porepID.set:
+		if !size.set {
+			return cfg, fmt.Errorf("--sector-size is required with --porep-id")
+		}
+		cfg = porep.Config{SectorSize: size.v, PoRepID: porepID.v, APIVersion: filecoin.V1_1_0, Mode: filecoin.Interactive}
+		var id uint64
+		for i := 7; i >= 0; i-- {
+			id = id<<8 | uint64(porepID.v[i])
+		}
+		if p, err := filecoin.SealProofFromID(id); err == nil && p.SectorSize() == size.v && p.PoRepID() == porepID.v {
+			c, _ := porep.ConfigFor(p)
+			cfg = c
+		} else if api == "" {
+			return cfg, fmt.Errorf("--porep-id %s names no registered %v proof: give --api-version", hex.EncodeToString(porepID.v[:]), size.v)
+		}
+	default:
+		return cfg, fmt.Errorf("give --registered-proof or --porep-id")
+	}
+	if api != "" {
+		v, err := filecoin.ParseAPIVersion(api)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.APIVersion = v
+	}
+	return cfg, cfg.Validate()
+}

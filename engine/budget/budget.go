@@ -1,0 +1,333 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ErrExceedsBudget: the request can never be granted because it is larger
+// than the whole budget.
+var ErrExceedsBudget = errors.New("memory request exceeds the whole budget")
+
+// Evictor frees memory on behalf of a waiter that does not fit. It returns
+// the bytes it freed (by releasing reservations) and, when it could free
+// more later (an entry becomes old enough to evict), the time to ask again;
+// a zero time means nothing will become evictable without some other
+// change, which Poke signals.
+type Evictor func(need int64) (freed int64, retryAt time.Time)
+
+// Budget is a byte budget with priority-ordered waiters.
+type Budget struct {
+	total int64
+
+	mu      sync.Mutex
+	used    int64
+	peak    int64
+	seq     uint64
+	waiters []*waiter // sorted: priority desc, seq asc
+	evictor Evictor
+}
+
+type waiter struct {
+	n       int64
+	prio    int
+	seq     uint64
+	granted bool
+	ready   chan struct{} // closed on grant
+	kick    chan struct{} // buffered(1): "you are the head and do not fit"
+}
+
+// New returns a budget of total bytes.
+func New(total int64) *Budget {
+	if total < 0 {
+		total = 0
+	}
+	return &Budget{total: total}
+}
+
+// SetEvictor installs the function asked to free memory when a request
+// does not fit. Call it once, before the budget is shared.
+func (b *Budget) SetEvictor(e Evictor) {
+	b.mu.Lock()
+	b.evictor = e
+	b.mu.Unlock()
+}
+
+// Total is the size of the budget.
+func (b *Budget) Total() int64 { return b.total }
+
+// Used is the number of bytes reserved now.
+func (b *Budget) Used() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// Peak is the highest Used since New or the last ResetPeak.
+func (b *Budget) Peak() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak
+}
+
+// ResetPeak sets Peak to the current Used.
+func (b *Budget) ResetPeak() {
+	b.mu.Lock()
+	b.peak = b.used
+	b.mu.Unlock()
+}
+
+// Waiting is the number of requests waiting for memory.
+func (b *Budget) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.waiters)
+}
+
+// TryAcquire reserves n bytes if they are free now and nobody is waiting
+// ahead; it never evicts or blocks.
+func (b *Budget) TryAcquire(n int64) (*Reservation, bool) {
+	if n < 0 {
+		panic("budget: negative request")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.waiters) > 0 || b.used+n > b.total {
+		return nil, false
+	}
+	b.grantLocked(n)
+	return &Reservation{b: b, n: n}, true
+}
+
+// Acquire reserves n bytes, waiting until they are free. Requests of higher
+// prio are served first, equal ones in arrival order. It fails at once with
+// ErrExceedsBudget when n exceeds the whole budget, and with ctx's error when
+// ctx ends first (nothing is then reserved).
+func (b *Budget) Acquire(ctx context.Context, n int64, prio int) (*Reservation, error) {
+	if n < 0 {
+		panic("budget: negative request")
+	}
+	if n > b.total {
+		return nil, fmt.Errorf("%w: need %s, budget is %s", ErrExceedsBudget, FormatBytes(n), FormatBytes(b.total))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.seq++
+	w := &waiter{n: n, prio: prio, seq: b.seq, ready: make(chan struct{}), kick: make(chan struct{}, 1)}
+	b.insertLocked(w)
+	b.dispatchLocked()
+	b.mu.Unlock()
+
+	var timer *time.Timer
+	var timerC <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-w.ready:
+			return &Reservation{b: b, n: n}, nil
+		case <-ctx.Done():
+			b.mu.Lock()
+			if w.granted {
+				// Granted in the race with cancellation: give it back.
+				b.releaseLocked(n)
+			} else {
+				b.removeLocked(w)
+			}
+			b.dispatchLocked()
+			b.mu.Unlock()
+			return nil, ctx.Err()
+		case <-w.kick:
+		case <-timerC:
+			timerC = nil
+		}
+		// This waiter is the head and does not fit: ask the evictor, outside
+		// the lock, then let dispatch decide.
+		b.mu.Lock()
+		ev, free := b.evictor, b.total-b.used
+		b.mu.Unlock()
+		if ev == nil || w.n <= free {
+			b.mu.Lock()
+			b.dispatchQuietLocked()
+			b.mu.Unlock()
+			continue
+		}
+		_, retryAt := ev(w.n - free)
+		if !retryAt.IsZero() {
+			d := max(time.Until(retryAt), time.Millisecond)
+			if timer == nil {
+				timer = time.NewTimer(d)
+			} else {
+				timer.Reset(d)
+			}
+			timerC = timer.C
+		}
+		// Grant what now fits, but do not kick this waiter again for the
+		// eviction it just tried: only a new event (release, Poke, the
+		// timer) makes another attempt worthwhile.
+		b.mu.Lock()
+		b.dispatchQuietLocked()
+		b.mu.Unlock()
+	}
+}
+
+// Poke tells the budget that memory may have become evictable (a parameter
+// set lost its last user), so a waiting head should ask the evictor again.
+func (b *Budget) Poke() {
+	b.mu.Lock()
+	b.dispatchLocked()
+	b.mu.Unlock()
+}
+
+func (b *Budget) insertLocked(w *waiter) {
+	i := len(b.waiters)
+	for i > 0 {
+		p := b.waiters[i-1]
+		if p.prio > w.prio || (p.prio == w.prio && p.seq < w.seq) {
+			break
+		}
+		i--
+	}
+	b.waiters = append(b.waiters, nil)
+	copy(b.waiters[i+1:], b.waiters[i:])
+	b.waiters[i] = w
+}
+
+func (b *Budget) removeLocked(w *waiter) {
+	for i, x := range b.waiters {
+		if x == w {
+			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// dispatchLocked grants waiters from the head while they fit and kicks the
+// first one that does not, so it asks the evictor.
+func (b *Budget) dispatchLocked() { b.dispatch(true) }
+
+// dispatchQuietLocked grants what fits without kicking the head.
+func (b *Budget) dispatchQuietLocked() { b.dispatch(false) }
+
+func (b *Budget) dispatch(kick bool) {
+	for len(b.waiters) > 0 {
+		w := b.waiters[0]
+		if b.used+w.n > b.total {
+			if kick {
+				select {
+				case w.kick <- struct{}{}:
+				default:
+				}
+			}
+			return
+		}
+		b.waiters = b.waiters[1:]
+		b.grantLocked(w.n)
+		w.granted = true
+		close(w.ready)
+	}
+}
+
+func (b *Budget) grantLocked(n int64) {
+	b.used += n
+	if b.used > b.peak {
+		b.peak = b.used
+	}
+}
+
+func (b *Budget) releaseLocked(n int64) {
+	b.used -= n
+	if b.used < 0 {
+		panic("budget: released more than reserved")
+	}
+}
+
+// Reservation is memory granted by a Budget. It is safe for concurrent use.
+type Reservation struct {
+	b  *Budget
+	mu sync.Mutex
+	n  int64
+}
+
+// Remaining is the number of bytes still held.
+func (r *Reservation) Remaining() int64 {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// Release returns n of the held bytes (for example a partition's a/b/c
+// vectors once the prover has consumed them). It panics if n exceeds what
+// is held.
+func (r *Reservation) Release(n int64) {
+	if n == 0 || r == nil {
+		return
+	}
+	r.mu.Lock()
+	if n < 0 || n > r.n {
+		r.mu.Unlock()
+		panic(fmt.Sprintf("budget: release of %d bytes from a reservation holding %d", n, r.n))
+	}
+	r.n -= n
+	r.mu.Unlock()
+	r.b.mu.Lock()
+	r.b.releaseLocked(n)
+	r.b.dispatchLocked()
+	r.b.mu.Unlock()
+}
+
+// Close returns everything still held. It is idempotent and nil-safe.
+func (r *Reservation) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	n := r.n
+	r.n = 0
+	r.mu.Unlock()
+	if n > 0 {
+		r.b.mu.Lock()
+		r.b.releaseLocked(n)
+		r.b.dispatchLocked()
+		r.b.mu.Unlock()
+	}
+}
+
+// Split moves n of the held bytes into a new reservation, which the caller
+// then owns (for example the parameter part of a combined request).
+func (r *Reservation) Split(n int64) *Reservation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n < 0 || n > r.n {
+		panic(fmt.Sprintf("budget: split of %d bytes from a reservation holding %d", n, r.n))
+	}
+	r.n -= n
+	return &Reservation{b: r.b, n: n}
+}
+
+// FormatBytes writes n in binary units with up to two decimals ("1.5GiB").
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	f := float64(n)
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
+		f /= unit
+		if f < unit && f > -unit {
+			return fmt.Sprintf("%.4g%s", f, u)
+		}
+	}
+	return fmt.Sprintf("%.4gEiB", f/unit)
+}

@@ -1,0 +1,264 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func acquireAsync(b *Budget, ctx context.Context, n int64, prio int) chan *Reservation {
+	ch := make(chan *Reservation, 1)
+	go func() {
+		r, err := b.Acquire(ctx, n, prio)
+		if err != nil {
+			close(ch)
+			return
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+func waitWaiting(t *testing.T, b *Budget, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Waiting() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waiters, want %d", b.Waiting(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestExceedsBudgetFailsAtOnce(t *testing.T) {
+	b := New(100)
+	_, err := b.Acquire(context.Background(), 101, 0)
+	if !errors.Is(err, ErrExceedsBudget) {
+		t.Fatalf("err = %v", err)
+	}
+	r, err := b.Acquire(context.Background(), 100, 0)
+	if err != nil || b.Used() != 100 {
+		t.Fatal(err, b.Used())
+	}
+	r.Close()
+	if b.Used() != 0 {
+		t.Fatal(b.Used())
+	}
+}
+
+func TestWaitersServedByPriorityThenArrival(t *testing.T) {
+	b := New(10)
+	hold, _ := b.TryAcquire(10)
+	ctx := context.Background()
+	order := make(chan string, 4)
+	start := func(name string, prio int) {
+		go func() {
+			r, err := b.Acquire(ctx, 10, prio)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			order <- name
+			time.Sleep(time.Millisecond)
+			r.Close()
+		}()
+	}
+	start("low", 1)
+	waitWaiting(t, b, 1)
+	start("normal1", 2)
+	waitWaiting(t, b, 2)
+	start("critical", 4)
+	waitWaiting(t, b, 3)
+	start("normal2", 2)
+	waitWaiting(t, b, 4)
+	hold.Close()
+	want := []string{"critical", "normal1", "normal2", "low"}
+	for _, w := range want {
+		if got := <-order; got != w {
+			t.Fatalf("got %s, want %s", got, w)
+		}
+	}
+}
+
+// TestHeadIsNotStarved: a small request that would fit does not overtake a
+// larger one of the same priority waiting before it.
+func TestHeadIsNotStarved(t *testing.T) {
+	b := New(10)
+	hold, _ := b.TryAcquire(6)
+	big := acquireAsync(b, context.Background(), 8, 0)
+	waitWaiting(t, b, 1)
+	small := acquireAsync(b, context.Background(), 2, 0)
+	waitWaiting(t, b, 2)
+	if _, ok := b.TryAcquire(1); ok {
+		t.Fatal("TryAcquire jumped the queue")
+	}
+	select {
+	case <-small:
+		t.Fatal("small request overtook the waiting head")
+	case <-time.After(20 * time.Millisecond):
+	}
+	hold.Close()
+	rb := <-big
+	rs := <-small
+	if b.Used() != 10 {
+		t.Fatal(b.Used())
+	}
+	rb.Close()
+	rs.Close()
+}
+
+func TestCancelledWaiterLeavesQueue(t *testing.T) {
+	b := New(10)
+	hold, _ := b.TryAcquire(10)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := acquireAsync(b, ctx, 10, 5)
+	waitWaiting(t, b, 1)
+	second := acquireAsync(b, context.Background(), 4, 0)
+	waitWaiting(t, b, 2)
+	cancel()
+	if r, ok := <-first; ok {
+		t.Fatalf("cancelled waiter got %v", r)
+	}
+	waitWaiting(t, b, 1)
+	hold.Close()
+	r := <-second
+	if b.Used() != 4 {
+		t.Fatal(b.Used())
+	}
+	r.Close()
+}
+
+func TestEvictorAndRetryAt(t *testing.T) {
+	b := New(10)
+	pinned, _ := b.TryAcquire(8) // an "idle parameter set"
+	var calls atomic.Int32
+	ready := time.Now().Add(80 * time.Millisecond)
+	var mu sync.Mutex
+	b.SetEvictor(func(need int64) (int64, time.Time) {
+		calls.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Now().Before(ready) {
+			return 0, ready
+		}
+		if pinned == nil {
+			return 0, time.Time{}
+		}
+		n := pinned.Remaining()
+		pinned.Close()
+		pinned = nil
+		return n, time.Time{}
+	})
+	start := time.Now()
+	r, err := b.Acquire(context.Background(), 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 70*time.Millisecond {
+		t.Fatalf("granted after %v, before the entry became evictable", el)
+	}
+	if c := calls.Load(); c < 2 || c > 6 {
+		t.Fatalf("evictor called %d times", c)
+	}
+	r.Close()
+	if b.Used() != 0 {
+		t.Fatal(b.Used())
+	}
+}
+
+func TestPokeRetriesEviction(t *testing.T) {
+	b := New(10)
+	held, _ := b.TryAcquire(10)
+	var evictable atomic.Bool
+	b.SetEvictor(func(need int64) (int64, time.Time) {
+		if !evictable.Load() {
+			return 0, time.Time{} // nothing will become evictable by itself
+		}
+		n := held.Remaining()
+		held.Close()
+		return n, time.Time{}
+	})
+	got := acquireAsync(b, context.Background(), 10, 0)
+	waitWaiting(t, b, 1)
+	select {
+	case <-got:
+		t.Fatal("granted without eviction")
+	case <-time.After(20 * time.Millisecond):
+	}
+	evictable.Store(true)
+	b.Poke()
+	select {
+	case r := <-got:
+		r.Close()
+	case <-time.After(5 * time.Second):
+		t.Fatal("Poke did not lead to eviction")
+	}
+}
+
+func TestReservationAccounting(t *testing.T) {
+	b := New(100)
+	r, _ := b.TryAcquire(60)
+	r.Release(10)
+	s := r.Split(20)
+	if r.Remaining() != 30 || s.Remaining() != 20 || b.Used() != 50 {
+		t.Fatal(r.Remaining(), s.Remaining(), b.Used())
+	}
+	if b.Peak() != 60 {
+		t.Fatal(b.Peak())
+	}
+	s.Close()
+	s.Close()
+	r.Close()
+	if b.Used() != 0 {
+		t.Fatal(b.Used())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("over-release did not panic")
+		}
+	}()
+	r.Release(1)
+}
+
+func TestConcurrentStress(t *testing.T) {
+	b := New(1000)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 200 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rng.IntN(3))*time.Millisecond)
+				r, err := b.Acquire(ctx, int64(rng.IntN(600)), rng.IntN(4))
+				cancel()
+				if err != nil {
+					continue
+				}
+				if u := b.Used(); u > 1000 {
+					t.Errorf("used %d over the budget", u)
+				}
+				if n := r.Remaining(); n > 1 {
+					r.Release(n / 2)
+				}
+				r.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	if b.Used() != 0 || b.Waiting() != 0 || b.Peak() > 1000 {
+		t.Fatalf("used %d waiting %d peak %d", b.Used(), b.Waiting(), b.Peak())
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0B", 1023: "1023B", 1024: "1KiB", 1536 << 20: "1.5GiB", 44 << 30: "44GiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"runtime"
+	"time"
+)
+
+// Config tunes the engine. The daemon fills it from the TOML configuration
+// (see cmd/cuzk/daemon.go for the key each field comes from); the zero
+// value of a field means its default.
+type Config struct {
+	// SynthesisWorkers is how many partitions may be synthesised at once,
+	// each on one goroutine ([synthesis] threads capped by [pipeline]
+	// max_parallel_synthesis). 0: GOMAXPROCS.
+	SynthesisWorkers int
+	// SynthesisConcurrency is how many batches (jobs) may have partitions
+	// in synthesis at once ([pipeline] synthesis_concurrency). 0: 1.
+	SynthesisConcurrency int
+	// Lookahead is how many synthesised partitions may wait for the prover
+	// beyond one per synthesis worker ([pipeline] synthesis_lookahead).
+	// 0: 1.
+	Lookahead int
+	// NoPipeline proves each partition to the end before the next one is
+	// synthesised ([pipeline] enabled = false).
+	NoPipeline bool
+	// MaxBatchSize is how many same-circuit jobs of a batchable kind are
+	// proved together ([scheduler] max_batch_size); 0 and 1: no batching.
+	MaxBatchSize int
+	// MaxBatchWait is how long a partial batch waits for company
+	// ([scheduler] max_batch_wait_ms).
+	MaxBatchWait time.Duration
+	// SkipSelfCheck disables verifying every proof before it is returned
+	// ([engine] self_check = false).
+	SkipSelfCheck bool
+	// CompletedTTL and CompletedMax bound how long and how many finished
+	// results are kept for Await and for retries ([engine]
+	// completed_job_ttl, completed_job_max). 0: 1h and 4096.
+	CompletedTTL time.Duration
+	CompletedMax int
+	// LogTiming logs the per-partition stage lines at INFO instead of
+	// DEBUG (the daemon sets it when CUZK_TIMING=1).
+	LogTiming bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.SynthesisWorkers <= 0 {
+		c.SynthesisWorkers = runtime.GOMAXPROCS(0)
+	}
+	if c.SynthesisConcurrency <= 0 {
+		c.SynthesisConcurrency = 1
+	}
+	if c.Lookahead <= 0 {
+		c.Lookahead = 1
+	}
+	if c.MaxBatchSize <= 0 {
+		c.MaxBatchSize = 1
+	}
+	if c.CompletedTTL <= 0 {
+		c.CompletedTTL = time.Hour
+	}
+	if c.CompletedMax <= 0 {
+		c.CompletedMax = 4096
+	}
+	return c
+}

@@ -1,0 +1,93 @@
+// Package engine runs proof jobs for the daemon: it takes requests,
+// deduplicates them by request id, queues them by priority, batches
+// same-circuit jobs, and drives their partitions through a synthesis →
+// prove pipeline under one memory budget, self-checks every proof and keeps
+// results for a bounded time.
+//
+// It replaces the Rust cuzk engine (Curio extern/cuzk/cuzk-core/src/
+// engine.rs, scheduler.rs, batch_collector.rs, pipeline.rs) and avoids its
+// weak spots: Cancel and Await timeouts work, request ids deduplicate, the
+// retained results are bounded (count and age), every queue is keyed by a
+// unique sequence number (no colliding keys), memory waits are
+// priority-ordered and cannot miss a wake-up, the self-check runs per job on
+// its own goroutine (no global lock), and every kind, every sector size,
+// goes through the same pipeline.
+//
+// # Kinds
+//
+// A Kind turns a request into a Plan: a circuit id and partition circuits
+// with their public inputs. The engine knows no circuit; the daemon
+// registers one Kind per proof kind (ProofKindTest only with
+// --enable-test-circuits; see engine/testkind). Plan runs on the
+// submitting goroutine, so invalid requests fail Submit with an error
+// wrapping ErrInvalidRequest, and so do missing parameters
+// (ErrParamsNotFound) and jobs that can never fit in the budget
+// (ErrExceedsBudget).
+//
+// # Scheduling
+//
+// Jobs run by priority (CRITICAL > HIGH > NORMAL > LOW), then by arrival.
+// The unit of work is an item: partition i of every job of a batch (one job
+// unless batching is on). Items wait in a synthesis queue; synthesis
+// workers (Config.SynthesisWorkers) pick the best item whenever they are
+// free, at most Config.SynthesisConcurrency batches at a time. Synthesised
+// items wait in a ready queue, from which the single prover picks the best
+// one whenever it is free. Nothing is assigned ahead of time, so a
+// higher-priority job overtakes every item that has not started: it waits
+// at most for the partitions already in synthesis and the one being proved.
+// A bound on the items between synthesis start and the prover
+// (Lookahead + SynthesisWorkers) is the backpressure; an item of higher
+// priority than everything synthesised may exceed it, so it reaches the
+// prover's next free slot.
+//
+// Batches: jobs of a batchable kind (PoRep, SnapDeals, test) at NORMAL or
+// LOW priority collect per (circuit, priority) until MaxBatchSize jobs are
+// there, MaxBatchWait has passed, a higher-priority job arrives, or the
+// engine shuts down. HIGH and CRITICAL jobs never wait for company. A batch
+// is capped to what fits in the budget beside its parameters.
+//
+// # Memory
+//
+// Before synthesis an item reserves its parameters (when not resident)
+// and one working set per partition (srs.Shape.WorkingSet, computed from
+// the parameter file's vector lengths) in one request; a request that can
+// never fit fails at once. The a/b/c share is returned when the prover's
+// Start has consumed the vectors, the rest when Finish returns. Parameters
+// are pinned while an item uses them and evicted (LRU, after
+// eviction_min_idle) when another request needs the memory.
+//
+// # Pipeline
+//
+// The prover runs Backend.Start (FFTs and G1 MSMs) and hands the pending
+// proof to a finisher goroutine, which runs Finish (G2 MSM and assembly)
+// while the prover starts the next item. When all partitions of a job are
+// proved, the job is self-checked (groth16.VerifyBatch against the prepared
+// verifying key; Config.SkipSelfCheck turns it off) and completes, or fails
+// with ErrSelfCheck and no proof bytes.
+//
+// # Cancellation and shutdown
+//
+// Cancel removes a queued job at once. A running job is final at once too
+// (waiters see CANCELLED); its partitions are dropped from the queues,
+// queued memory is returned, and a partition inside a stage stops at the
+// next check (Start and Finish check between MSMs; synthesis of one
+// partition runs to its end). A Prove caller whose context ends cancels
+// its job unless another caller waits on it or it was submitted with
+// Submit. Shutdown stops accepting, flushes batches, lets accepted jobs
+// finish until its context ends, then fails the rest with ErrShuttingDown.
+//
+// # Logs
+//
+// One line per job state change ("job queued", "job running", "job
+// completed", "job failed", "job cancelled", "job rejected"), each with
+// job=<id>. Stage timings are one line per stage per partition, at DEBUG,
+// or at INFO when Config.LogTiming is set (the daemon sets it for
+// CUZK_TIMING=1):
+//
+//	msg=timing job=<id> partition=<i> stage=<stage> start=<RFC 3339 UTC, ns> duration_ms=<float, µs resolution> [batch=<n> circuit=<id>]
+//
+// Stages: srs_load (the item's wait for its parameters, when they were not
+// resident), synthesis, prove (Backend.Start), finish (Backend.Finish),
+// and self_check with partition=-1 (the whole job). With a JSON log
+// handler the same keys appear as JSON fields.
+package engine

@@ -1,0 +1,775 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// Observer is told about finished jobs and formed batches (metrics). It is
+// called with the engine's lock held and must return quickly without
+// calling the engine.
+type Observer interface {
+	JobFinished(r JobReport)
+	BatchFormed(circuitID string, jobs int)
+}
+
+// JobReport describes a job that reached a final state.
+type JobReport struct {
+	ID         string
+	Kind       ProofKind
+	CircuitID  string
+	State      State
+	Partitions int
+	Timings    Timings
+}
+
+// Options are the engine's collaborators.
+type Options struct {
+	Config  Config
+	Kinds   map[ProofKind]Kind
+	Backend prover.Backend
+	Params  *srs.Manager
+	Budget  *budget.Budget
+	Log     *slog.Logger
+	// Observer may be nil.
+	Observer Observer
+}
+
+// Engine runs proof jobs: it queues them by priority, batches same-circuit
+// jobs, synthesises and proves their partitions in a pipeline under the
+// memory budget, self-checks the proofs and keeps results for a while.
+type Engine struct {
+	cfg     Config
+	kinds   map[ProofKind]Kind
+	backend prover.Backend
+	params  *srs.Manager
+	budget  *budget.Budget
+	log     *slog.Logger
+	obs     Observer
+	started time.Time
+
+	baseCtx  context.Context
+	stopWork context.CancelFunc
+	finCh    chan *finishing
+	workers  sync.WaitGroup
+
+	mu         sync.Mutex
+	jobs       map[string]*job
+	retained   []*job // final jobs in the order they finished
+	seq        uint64
+	collectors map[collectorKey]*collector
+	synthQ     []*item
+	readyQ     []*item
+	active     int // batches with an item in synthesis
+	credits    int // items from synthesis start until the prover takes them
+	inFlight   int // items from synthesis start until their proofs are finished
+	nSynth     int // items in synthesis now
+	// synthByPrio counts items in synthesis by priority.
+	synthByPrio [PriorityCritical + 1]int
+	nProving    int // items in Start now
+	nFinishing  int // items in Finish now
+	synthWake   chan struct{}
+	proveWake   chan struct{}
+	closing     bool
+	idle        chan struct{} // closed and replaced when no job is in flight
+	counts      counters
+}
+
+type counters struct {
+	Completed uint64 `json:"completed"`
+	Failed    uint64 `json:"failed"`
+	Cancelled uint64 `json:"cancelled"`
+	Attached  uint64 `json:"attached"`
+	byKind    map[ProofKind]*kindCounts
+}
+
+type kindCounts struct{ completed, failed, cancelled uint64 }
+
+type collectorKey struct {
+	circuit string
+	prio    Priority
+}
+
+type collector struct {
+	jobs  []*job
+	timer *time.Timer
+}
+
+// New starts an engine and its workers. Stop them with Shutdown.
+func New(opt Options) (*Engine, error) {
+	if opt.Backend == nil || opt.Params == nil || opt.Budget == nil {
+		return nil, errors.New("engine: Backend, Params and Budget are required")
+	}
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	kinds := make(map[ProofKind]Kind, len(opt.Kinds))
+	for k, v := range opt.Kinds {
+		if k == ProofKindUnspecified || v == nil {
+			return nil, fmt.Errorf("engine: cannot register a Kind for %v", k)
+		}
+		kinds[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Engine{
+		cfg:        opt.Config.withDefaults(),
+		kinds:      kinds,
+		backend:    opt.Backend,
+		params:     opt.Params,
+		budget:     opt.Budget,
+		log:        log,
+		obs:        opt.Observer,
+		started:    time.Now(),
+		baseCtx:    ctx,
+		stopWork:   cancel,
+		finCh:      make(chan *finishing, 1),
+		jobs:       map[string]*job{},
+		collectors: map[collectorKey]*collector{},
+		synthWake:  make(chan struct{}),
+		proveWake:  make(chan struct{}),
+		idle:       make(chan struct{}),
+		counts:     counters{byKind: map[ProofKind]*kindCounts{}},
+	}
+	for range e.cfg.SynthesisWorkers {
+		e.workers.Add(1)
+		go e.synthesisWorker()
+	}
+	e.workers.Add(3)
+	go e.proverWorker()
+	go e.finisher()
+	go e.janitor()
+	return e, nil
+}
+
+// Kinds lists the registered proof kinds.
+func (e *Engine) Kinds() []ProofKind {
+	out := make([]ProofKind, 0, len(e.kinds))
+	for k := range e.kinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Budget is the engine's memory budget.
+func (e *Engine) Budget() *budget.Budget { return e.budget }
+
+// Params is the engine's parameter manager.
+func (e *Engine) Params() *srs.Manager { return e.params }
+
+// Submit queues a proof and returns at once. A request whose RequestID
+// matches a queued, running or completed job attaches to it (nothing is
+// proved twice); one matching a failed or cancelled job runs again. The
+// job is owned by the engine until it is final: it keeps running when
+// ctx ends.
+func (e *Engine) Submit(ctx context.Context, req *Request) (SubmitResult, error) {
+	_, res, err := e.submit(ctx, req, true)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	return res, nil
+}
+
+// Prove submits a request and waits for its result. If ctx ends first,
+// the job is cancelled as soon as no other Prove or Await caller waits on
+// it, unless a Submit caller owns it.
+func (e *Engine) Prove(ctx context.Context, req *Request) (Result, error) {
+	j, _, err := e.submit(ctx, req, false)
+	if err != nil {
+		return Result{}, err
+	}
+	select {
+	case <-j.done:
+		e.mu.Lock()
+		j.holders--
+		r := j.result
+		e.mu.Unlock()
+		return r, nil
+	case <-ctx.Done():
+		e.mu.Lock()
+		j.abandoned = true
+		e.releaseHolderLocked(j)
+		e.mu.Unlock()
+		return Result{}, ctx.Err()
+	}
+}
+
+// releaseHolderLocked drops one holder. A job a Prove caller gave up on is
+// cancelled when its last holder leaves, unless a SubmitProof caller owns
+// it.
+func (e *Engine) releaseHolderLocked(j *job) {
+	j.holders--
+	if j.holders == 0 && j.abandoned && !j.keep && !j.state.Final() {
+		e.log.Info("caller went away; cancelling its job", "job", j.id)
+		e.endLocked(j, StateCancelled, nil, nil)
+	}
+}
+
+// submit queues req or attaches to the job with its request id. detached
+// marks a SubmitProof caller (the job is kept even with no waiter);
+// otherwise the caller becomes a holder and must decrement holders.
+func (e *Engine) submit(ctx context.Context, req *Request, detached bool) (*job, SubmitResult, error) {
+	kind, ok := e.kinds[req.Kind]
+	if !ok {
+		return nil, SubmitResult{}, fmt.Errorf("%w: %d", ErrUnknownKind, int32(req.Kind))
+	}
+	id := req.RequestID
+	if id == "" {
+		id = newJobID()
+	}
+	digest := req.digest()
+
+	e.mu.Lock()
+	if e.closing {
+		e.mu.Unlock()
+		return nil, SubmitResult{}, ErrShuttingDown
+	}
+	if old, ok := e.jobs[id]; ok {
+		reuse := old.digest == digest && old.state != StateFailed && old.state != StateCancelled
+		if !reuse && !old.state.Final() {
+			st := old.state
+			e.mu.Unlock()
+			return nil, SubmitResult{}, fmt.Errorf("%w: %q (job %s)", ErrRequestIDConflict, id, st)
+		}
+		if reuse {
+			e.hold(old, detached)
+			e.counts.Attached++
+			planned, st := old.planned, old.state
+			e.mu.Unlock()
+			e.log.Debug("request attached to existing job", "job", id, "state", st.String())
+			select {
+			case <-planned:
+			case <-ctx.Done():
+				e.unhold(old, detached)
+				return nil, SubmitResult{}, ctx.Err()
+			}
+			if old.planErr != nil {
+				e.unhold(old, detached)
+				return nil, SubmitResult{}, old.planErr
+			}
+			return old, SubmitResult{JobID: id, Attached: true}, nil
+		}
+		// A retained failure, cancellation or a different request under
+		// the same id: the new submission replaces it.
+		e.forgetLocked(old)
+	}
+	prio := req.Priority
+	if prio == PriorityUnspecified {
+		prio = req.Kind.DefaultPriority()
+	}
+	j := &job{
+		id:        id,
+		kind:      req.Kind,
+		prio:      prio,
+		digest:    digest,
+		state:     StatePlanning,
+		planned:   make(chan struct{}),
+		done:      make(chan struct{}),
+		submitted: time.Now(),
+	}
+	e.hold(j, detached)
+	e.jobs[id] = j
+	e.mu.Unlock()
+
+	plan, err := e.plan(ctx, kind, req)
+
+	e.mu.Lock()
+	if err != nil {
+		j.planErr = err
+		close(j.planned)
+		if e.jobs[id] == j {
+			delete(e.jobs, id)
+		}
+		e.mu.Unlock()
+		e.log.Info("job rejected", "job", id, "kind", req.Kind.String(), "err", err)
+		return nil, SubmitResult{}, err
+	}
+	j.plan = plan
+	j.circuit = plan.CircuitID
+	j.parts = make([]jobPart, len(plan.Partitions))
+	j.remaining = len(plan.Partitions)
+	e.seq++
+	j.seq = e.seq
+	pos := 0
+	for _, o := range e.jobs {
+		if o != j && o.state == StateQueued && o.prio >= j.prio {
+			pos++
+		}
+	}
+	if e.closing {
+		// Shutdown began while we planned.
+		j.planErr = ErrShuttingDown
+		close(j.planned)
+		delete(e.jobs, id)
+		e.mu.Unlock()
+		return nil, SubmitResult{}, ErrShuttingDown
+	}
+	j.state = StateQueued
+	close(j.planned)
+	e.log.Info("job queued", "job", id, "kind", j.kind.String(), "circuit", j.circuit, "priority", j.prio.String(),
+		"partitions", len(plan.Partitions), "queue_position", pos)
+	e.enqueueLocked(j)
+	e.mu.Unlock()
+	return j, SubmitResult{JobID: id, QueuePosition: pos}, nil
+}
+
+func (e *Engine) hold(j *job, detached bool) {
+	if detached {
+		j.keep = true
+	} else {
+		j.holders++
+	}
+}
+
+func (e *Engine) unhold(j *job, detached bool) {
+	if detached {
+		return
+	}
+	e.mu.Lock()
+	e.releaseHolderLocked(j)
+	e.mu.Unlock()
+}
+
+// plan runs the Kind and checks that the job can ever run: its parameters
+// exist and one partition fits in the memory budget with them.
+func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, error) {
+	plan, err := kind.Plan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.validate(); err != nil {
+		return nil, fmt.Errorf("engine: %s: %w", req.Kind, err)
+	}
+	shape, err := e.params.Shape(plan.CircuitID)
+	if err != nil {
+		return nil, err
+	}
+	need := shape.ParamsBytes() + shape.WorkingSet()
+	if need > e.budget.Total() {
+		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s",
+			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(shape.ParamsBytes()),
+			budget.FormatBytes(shape.WorkingSet()), budget.FormatBytes(e.budget.Total()))
+	}
+	return plan, nil
+}
+
+// enqueueLocked puts a planned job into its batch collector, or straight
+// into the synthesis queue when it is not batched.
+func (e *Engine) enqueueLocked(j *job) {
+	// A higher-priority arrival flushes lower-priority partial batches, so
+	// they don't keep waiting while it runs.
+	for k, c := range e.collectors {
+		if k.prio < j.prio {
+			e.flushLocked(k, c)
+		}
+	}
+	maxBatch := e.maxBatch(j)
+	if maxBatch <= 1 {
+		e.admitLocked([]*job{j})
+		return
+	}
+	key := collectorKey{j.circuit, j.prio}
+	c := e.collectors[key]
+	if c == nil {
+		c = &collector{}
+		e.collectors[key] = c
+	}
+	c.jobs = append(c.jobs, j)
+	switch {
+	case len(c.jobs) >= maxBatch || e.cfg.MaxBatchWait <= 0:
+		e.flushLocked(key, c)
+	case len(c.jobs) == 1:
+		c.timer = time.AfterFunc(e.cfg.MaxBatchWait, func() {
+			e.mu.Lock()
+			if e.collectors[key] == c {
+				e.flushLocked(key, c)
+			}
+			e.mu.Unlock()
+		})
+	}
+}
+
+// maxBatch is the batch size for j's circuit: the configured size, but no
+// more partitions per item than fit in the budget beside the parameters.
+// Jobs above NORMAL priority are never held back to wait for company.
+func (e *Engine) maxBatch(j *job) int {
+	if !j.kind.Batchable() || e.cfg.MaxBatchSize <= 1 || j.prio > PriorityNormal {
+		return 1
+	}
+	shape, err := e.params.Shape(j.circuit)
+	if err != nil || shape.WorkingSet() == 0 {
+		return 1
+	}
+	fit := (e.budget.Total() - shape.ParamsBytes()) / shape.WorkingSet()
+	return int(max(1, min(int64(e.cfg.MaxBatchSize), fit)))
+}
+
+func (e *Engine) flushLocked(k collectorKey, c *collector) {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	delete(e.collectors, k)
+	var live []*job
+	for _, j := range c.jobs {
+		if j.state == StateQueued {
+			live = append(live, j)
+		}
+	}
+	if len(live) > 0 {
+		e.admitLocked(live)
+	}
+}
+
+// admitLocked turns jobs into a batch and its items into synthesis work.
+func (e *Engine) admitLocked(jobs []*job) {
+	e.seq++
+	b := &batch{seq: e.seq, prio: jobs[0].prio, circuit: jobs[0].circuit, jobs: jobs}
+	n := 0
+	for _, j := range jobs {
+		j.batch = b
+		n = max(n, len(j.plan.Partitions))
+	}
+	if e.obs != nil {
+		e.obs.BatchFormed(b.circuit, len(jobs))
+	}
+	if len(jobs) > 1 {
+		ids := make([]string, len(jobs))
+		for i, j := range jobs {
+			ids[i] = j.id
+		}
+		e.log.Info("batch formed", "batch", b.seq, "circuit", b.circuit, "jobs", ids)
+	}
+	for i := range n {
+		ctx, cancel := context.WithCancel(e.baseCtx)
+		it := &item{batch: b, index: i, ctx: ctx, cancel: cancel}
+		for _, j := range jobs {
+			if i < len(j.plan.Partitions) {
+				it.parts = append(it.parts, &itemPart{job: j, index: i, circuit: j.plan.Partitions[i].Circuit})
+				j.items = append(j.items, it)
+			}
+		}
+		it.live = len(it.parts)
+		e.synthQ = append(e.synthQ, it)
+	}
+	e.wakeSynthLocked()
+}
+
+func (e *Engine) wakeSynthLocked() {
+	close(e.synthWake)
+	e.synthWake = make(chan struct{})
+}
+
+func (e *Engine) wakeProverLocked() {
+	close(e.proveWake)
+	e.proveWake = make(chan struct{})
+}
+
+// Await waits until the job is final, timeout passes (0: no limit; the
+// result then has StateTimeout and the job keeps running) or ctx ends.
+func (e *Engine) Await(ctx context.Context, id string, timeout time.Duration) (Result, error) {
+	e.mu.Lock()
+	j, ok := e.jobs[id]
+	if !ok || j.state == StatePlanning {
+		e.mu.Unlock()
+		return Result{}, fmt.Errorf("%w: %q", ErrJobNotFound, id)
+	}
+	if j.state.Final() {
+		r := j.result
+		e.mu.Unlock()
+		return r, nil
+	}
+	j.holders++
+	e.mu.Unlock()
+	defer e.unhold(j, false)
+
+	var tc <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		tc = t.C
+	}
+	select {
+	case <-j.done:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return j.result, nil
+	case <-tc:
+		return Result{JobID: id, State: StateTimeout}, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+
+// Cancel cancels a queued or running job. wasRunning says it had left the
+// queue. A final job is left as it is. An unknown id is ErrJobNotFound.
+func (e *Engine) Cancel(id string) (wasRunning bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	j, ok := e.jobs[id]
+	if !ok || j.state == StatePlanning {
+		return false, fmt.Errorf("%w: %q", ErrJobNotFound, id)
+	}
+	if j.state.Final() {
+		return false, nil
+	}
+	wasRunning = j.state == StateRunning
+	e.endLocked(j, StateCancelled, nil, nil)
+	return wasRunning, nil
+}
+
+// endLocked makes j final: it drops j's remaining partitions from every
+// queue and stage (memory of queued work is released now, of running work
+// when its stage returns), records the result and wakes the waiters.
+func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
+	if j.state.Final() {
+		return
+	}
+	for _, it := range j.items {
+		p := it.partOf(j)
+		if p == nil || p.dropped || it.where == itemDone {
+			continue
+		}
+		e.dropPartLocked(it, p)
+	}
+	for i := range j.parts {
+		if j.parts[i].state != partDone {
+			j.parts[i].state = partDropped
+		}
+	}
+	j.finished = time.Now()
+	j.timings.Total = j.finished.Sub(j.submitted)
+	if j.started.IsZero() {
+		j.timings.QueueWait = j.timings.Total
+	}
+	prev := j.state
+	j.state = st
+	j.result = Result{JobID: j.id, State: st, Err: cause}
+	if j.batch != nil {
+		j.result.Batch = j.batch.seq
+	}
+	if st == StateCompleted {
+		j.result.Timings = j.timings
+		j.result.Proof = proof
+	}
+	j.plan = nil
+	j.items = nil
+	close(j.done)
+	e.retained = append(e.retained, j)
+
+	kc := e.counts.byKind[j.kind]
+	if kc == nil {
+		kc = &kindCounts{}
+		e.counts.byKind[j.kind] = kc
+	}
+	attrs := []any{"job", j.id, "kind", j.kind.String(), "circuit", j.circuit, "was", prev.String(),
+		"total", j.timings.Total.Round(time.Millisecond)}
+	switch st {
+	case StateCompleted:
+		e.counts.Completed++
+		kc.completed++
+		e.log.Info("job completed", append(attrs, "queue_wait", j.timings.QueueWait.Round(time.Millisecond),
+			"srs_load", j.timings.SRSLoad.Round(time.Millisecond), "synthesis", j.timings.Synthesis.Round(time.Millisecond),
+			"prove", j.timings.Prove.Round(time.Millisecond))...)
+	case StateFailed:
+		e.counts.Failed++
+		kc.failed++
+		e.log.Warn("job failed", append(attrs, "err", cause)...)
+	case StateCancelled:
+		e.counts.Cancelled++
+		kc.cancelled++
+		e.log.Info("job cancelled", attrs...)
+	}
+	if e.obs != nil {
+		e.obs.JobFinished(JobReport{ID: j.id, Kind: j.kind, CircuitID: j.circuit, State: st, Partitions: len(j.parts), Timings: j.timings})
+	}
+	e.pruneLocked(time.Now())
+	if e.inFlightJobsLocked() == 0 {
+		close(e.idle)
+		e.idle = make(chan struct{})
+	}
+}
+
+// dropPartLocked removes one job's part from an item wherever the item is.
+func (e *Engine) dropPartLocked(it *item, p *itemPart) {
+	p.dropped = true
+	p.circuit = nil
+	it.live--
+	switch it.where {
+	case inSynthQueue:
+		if it.live == 0 {
+			e.synthQ = slices.DeleteFunc(e.synthQ, func(x *item) bool { return x == it })
+			it.cancel()
+			it.where = itemDone
+		}
+	case inReadyQueue:
+		e.releasePartLocked(it, p)
+		if it.live == 0 {
+			e.readyQ = slices.DeleteFunc(e.readyQ, func(x *item) bool { return x == it })
+			e.credits--
+			e.retireLocked(it)
+			e.wakeSynthLocked()
+		}
+	default:
+		// In a stage: its worker sees the drop when the stage returns.
+		if it.live == 0 {
+			it.cancel()
+		}
+	}
+}
+
+// releasePartLocked gives back the memory a part holds.
+func (e *Engine) releasePartLocked(it *item, p *itemPart) {
+	if p.held > 0 {
+		it.lease.Mem.Release(p.held)
+		p.held = 0
+	}
+	p.pa = nil
+}
+
+// retireLocked ends an item that holds a lease: remaining memory goes back
+// and the parameters are unpinned.
+func (e *Engine) retireLocked(it *item) {
+	it.where = itemDone
+	it.cancel()
+	if it.lease != nil {
+		for _, p := range it.parts {
+			p.held = 0
+			p.pa = nil
+		}
+		it.lease.Mem.Close()
+		it.lease.Release()
+	}
+	e.inFlight--
+}
+
+func (e *Engine) inFlightJobsLocked() int {
+	n := 0
+	for _, j := range e.jobs {
+		if !j.state.Final() {
+			n++
+		}
+	}
+	return n
+}
+
+// forgetLocked drops a final job's retained result.
+func (e *Engine) forgetLocked(j *job) {
+	if e.jobs[j.id] == j {
+		delete(e.jobs, j.id)
+	}
+	e.retained = slices.DeleteFunc(e.retained, func(x *job) bool { return x == j })
+}
+
+// pruneLocked drops retained results past their TTL or beyond the count.
+func (e *Engine) pruneLocked(now time.Time) {
+	drop := 0
+	for drop < len(e.retained) {
+		j := e.retained[drop]
+		if len(e.retained)-drop <= e.cfg.CompletedMax && now.Sub(j.finished) < e.cfg.CompletedTTL {
+			break
+		}
+		if e.jobs[j.id] == j {
+			delete(e.jobs, j.id)
+		}
+		drop++
+	}
+	if drop > 0 {
+		e.retained = slices.Delete(e.retained, 0, drop)
+	}
+}
+
+// janitor drops expired results even when no job finishes.
+func (e *Engine) janitor() {
+	defer e.workers.Done()
+	period := min(max(e.cfg.CompletedTTL/4, time.Second), time.Minute)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.baseCtx.Done():
+			return
+		case now := <-t.C:
+			e.mu.Lock()
+			e.pruneLocked(now)
+			e.mu.Unlock()
+		}
+	}
+}
+
+// Shutdown stops accepting jobs, flushes partial batches and lets the jobs
+// already accepted finish until ctx ends; jobs still unfinished then fail
+// with ErrShuttingDown. It returns when the workers have stopped, or with
+// ctx's error if a worker is still inside a stage that cannot be
+// interrupted (synthesis of one partition).
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	if !e.closing {
+		e.closing = true
+		e.log.Info("engine shutting down", "in_flight_jobs", e.inFlightJobsLocked())
+		for k, c := range e.collectors {
+			e.flushLocked(k, c)
+		}
+	}
+	for e.inFlightJobsLocked() > 0 {
+		idle := e.idle
+		e.mu.Unlock()
+		select {
+		case <-idle:
+			e.mu.Lock()
+			continue
+		case <-ctx.Done():
+			e.mu.Lock()
+		}
+		break
+	}
+	aborted := 0
+	for _, j := range e.jobs {
+		if !j.state.Final() && j.state != StatePlanning {
+			e.endLocked(j, StateFailed, fmt.Errorf("%w: job aborted before it finished", ErrShuttingDown), nil)
+			aborted++
+		}
+	}
+	e.mu.Unlock()
+	if aborted > 0 {
+		e.log.Warn("shutdown deadline reached; aborted unfinished jobs", "jobs", aborted)
+	}
+	e.stopWork()
+	done := make(chan struct{})
+	go func() { e.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("engine: workers still busy at the shutdown deadline: %w", ctx.Err())
+	}
+}
+
+// newJobID returns a random UUID (version 4), as the Rust server does for
+// requests without an id.
+func newJobID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// finishing is an item whose Start is done, on its way to Finish.
+type finishing struct {
+	it      *item
+	pend    prover.Pending
+	parts   []*itemPart
+	started time.Time
+	start   time.Duration
+}

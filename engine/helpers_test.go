@@ -1,0 +1,182 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// paramDir holds test parameters for test-k10 and test-k12, generated once
+// per test binary. test-k11 deliberately has none.
+var paramDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cuzk-engine-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	paramDir = dir
+	for _, k := range []int{10, 12} {
+		if err := testkind.WriteParams(dir, k); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type rig struct {
+	eng    *engine.Engine
+	budget *budget.Budget
+	params *srs.Manager
+}
+
+// newRig starts an engine with the test kind over paramDir. total 0 means a
+// generous budget.
+func newRig(t *testing.T, cfg engine.Config, total int64, minIdle time.Duration) *rig {
+	t.Helper()
+	if total == 0 {
+		total = 4 << 30
+	}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b := budget.New(total)
+	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: minIdle, Log: log})
+	e, err := engine.New(engine.Options{
+		Config:  cfg,
+		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Backend: &cpu.Backend{},
+		Params:  m,
+		Budget:  b,
+		Log:     log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := e.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return &rig{eng: e, budget: b, params: m}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	if testing.Verbose() {
+		w.t.Logf("%s", p)
+	}
+	return len(p), nil
+}
+
+// testReq builds a test-kind request for 2^k rows.
+func testReq(id string, k int, opt testkind.Options) *engine.Request {
+	b, err := json.Marshal(opt)
+	if err != nil {
+		panic(err)
+	}
+	return &engine.Request{RequestID: id, Kind: engine.ProofKindTest, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
+}
+
+// verifyProof checks proof bytes against the test circuit's .vk file.
+func verifyProof(t *testing.T, k int, proof []byte, partitions int) {
+	t.Helper()
+	if len(proof) != partitions*groth16.ProofSize {
+		t.Fatalf("proof is %d bytes, want %d", len(proof), partitions*groth16.ProofSize)
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(paramDir + "/" + testkind.FileBase(k) + ".vk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := groth16.DecodeProofs(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testkind.PublicInputs(k)
+	for i := range proofs {
+		ok, err := groth16.Verify(pvk, &proofs[i], in)
+		if err != nil || !ok {
+			t.Fatalf("partition %d does not verify (ok=%v, err=%v)", i, ok, err)
+		}
+	}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitIdleBudget waits until only resident parameters hold memory.
+func (r *rig) waitIdleBudget(t *testing.T) {
+	t.Helper()
+	waitFor(t, "budget back to idle", 20*time.Second, func() bool {
+		return r.budget.Used() == r.params.HotBytes()
+	})
+}
+
+func mustSubmit(t *testing.T, e *engine.Engine, req *engine.Request) engine.SubmitResult {
+	t.Helper()
+	res, err := e.Submit(context.Background(), req)
+	if err != nil {
+		t.Fatalf("submit %s: %v", req.RequestID, err)
+	}
+	return res
+}
+
+func mustAwait(t *testing.T, e *engine.Engine, id string) engine.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := e.Await(ctx, id, 0)
+	if err != nil {
+		t.Fatalf("await %s: %v", id, err)
+	}
+	return r
+}

@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// State is where a job is.
+type State int
+
+// Job states. Timeout is never a job's state: Await reports it when its
+// wait runs out.
+const (
+	StatePlanning State = iota
+	StateQueued
+	StateRunning
+	StateCompleted
+	StateFailed
+	StateCancelled
+	StateTimeout
+)
+
+// String names the state.
+func (s State) String() string {
+	switch s {
+	case StatePlanning:
+		return "planning"
+	case StateQueued:
+		return "queued"
+	case StateRunning:
+		return "running"
+	case StateCompleted:
+		return "completed"
+	case StateFailed:
+		return "failed"
+	case StateCancelled:
+		return "cancelled"
+	case StateTimeout:
+		return "timeout"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// MarshalText writes the name.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Final says the job will not change any more.
+func (s State) Final() bool { return s == StateCompleted || s == StateFailed || s == StateCancelled }
+
+// Timings say where a job's time went. Prove is the prover stage (FFTs and
+// MSMs) on whatever backend runs it; for a batch it is the wall time of the
+// batch's proving, which its jobs share.
+type Timings struct {
+	QueueWait time.Duration `json:"queue_wait_ns"`
+	SRSLoad   time.Duration `json:"srs_load_ns"`
+	Synthesis time.Duration `json:"synthesis_ns"`
+	Prove     time.Duration `json:"prove_ns"`
+	Total     time.Duration `json:"total_ns"`
+}
+
+// Result is a job's outcome, or the state it is in when an Await timed
+// out.
+type Result struct {
+	JobID string
+	State State
+	// Proof is the partition proofs concatenated (192 bytes each); set only
+	// when State is StateCompleted.
+	Proof []byte
+	// Err says why a job failed (StateFailed only).
+	Err     error
+	Timings Timings
+	// Batch identifies the batch the job ran in; jobs proved together
+	// share it (0: never admitted).
+	Batch uint64
+}
+
+// SubmitResult answers Submit.
+type SubmitResult struct {
+	JobID string
+	// QueuePosition is how many queued jobs were ahead of this one (of at
+	// least its priority) when it was queued.
+	QueuePosition int
+	// Attached says the request id matched an existing job, which the
+	// caller now shares; nothing new was queued.
+	Attached bool
+}
+
+// partState is where one partition of a job is.
+type partState uint8
+
+const (
+	partQueued partState = iota
+	partSynthesizing
+	partSynthesized
+	partProving
+	partFinishing
+	partDone
+	partDropped
+)
+
+func (s partState) String() string {
+	return [...]string{"queued", "synthesizing", "synthesized", "proving", "finishing", "done", "dropped"}[s]
+}
+
+type jobPart struct {
+	state     partState
+	synthesis time.Duration
+	prove     time.Duration
+	proof     groth16.Proof
+}
+
+type job struct {
+	id      string
+	kind    ProofKind
+	prio    Priority
+	digest  [32]byte
+	seq     uint64
+	circuit string
+	plan    *Plan
+
+	state   State
+	planned chan struct{} // closed when planning ends
+	planErr error
+	done    chan struct{} // closed when the state is final
+	result  Result
+
+	// holders counts Prove and Await calls waiting on the job; keep says a
+	// SubmitProof caller owns it. A Prove call that gives up cancels the
+	// job only when neither remains.
+	holders   int
+	keep      bool
+	abandoned bool // a Prove caller gave up on it
+
+	submitted, started, finished time.Time
+	batch                        *batch
+	items                        []*item
+	parts                        []jobPart
+	remaining                    int // partitions not yet proved
+	timings                      Timings
+	verifier                     *groth16.PreparedVerifyingKey
+}
+
+// batch is a group of same-circuit jobs admitted together; partition i of
+// each of its jobs is synthesised and proved as one item.
+type batch struct {
+	seq     uint64
+	prio    Priority
+	circuit string
+	jobs    []*job
+	active  int // items of the batch in synthesis now
+}
+
+// itemWhere is the stage an item is in.
+type itemWhere uint8
+
+const (
+	inSynthQueue itemWhere = iota
+	inSynthesis
+	inReadyQueue
+	inProver
+	inFinisher
+	itemDone
+)
+
+// item is the pipeline's unit: partition index of every job of a batch
+// that has one.
+type item struct {
+	batch  *batch
+	index  int
+	parts  []*itemPart
+	live   int
+	where  itemWhere
+	ctx    context.Context
+	cancel context.CancelFunc
+	lease  *srs.Lease
+	shape  srs.Shape
+	// readySince is when synthesis finished (for the prover's wait line).
+	readySince time.Time
+}
+
+type itemPart struct {
+	job     *job
+	index   int // partition index in the job
+	circuit r1cs.Circuit
+	pa      *r1cs.ProvingAssignment
+	dropped bool
+	held    int64 // bytes of the item's reservation that belong to this part
+}
+
+// less orders items for synthesis and proving: priority, then batch
+// arrival, then partition index.
+func (it *item) less(o *item) bool {
+	if it.batch.prio != o.batch.prio {
+		return it.batch.prio > o.batch.prio
+	}
+	if it.batch.seq != o.batch.seq {
+		return it.batch.seq < o.batch.seq
+	}
+	return it.index < o.index
+}
+
+// partOf returns the item's part for j.
+func (it *item) partOf(j *job) *itemPart {
+	for _, p := range it.parts {
+		if p.job == j {
+			return p
+		}
+	}
+	return nil
+}

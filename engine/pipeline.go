@@ -1,0 +1,522 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// Pipeline
+//
+//	synthQ ──(synthesis workers: memory, params, synthesis)──▶ readyQ
+//	readyQ ──(prover: backend Start)──▶ finCh ──(finisher: Finish)──▶ job
+//
+// Both queues are ordered by priority, then batch arrival, then partition,
+// and each stage picks the best item only when it is free, so a
+// high-priority job overtakes everything that has not started. Credits
+// bound the items between synthesis start and the prover's pick to
+// Lookahead plus one per synthesis worker (backpressure); memory is
+// reserved before synthesis and released in two steps, a/b/c after Start,
+// the rest after Finish.
+
+// pickSynthLocked removes the best item synthesis may start now, or nil.
+// When the credits are used up, an item may still start if its priority is
+// above everything already synthesised or in synthesis: it can then reach
+// the prover's next free slot instead of queueing behind lower work.
+func (e *Engine) pickSynthLocked() *item {
+	full := false
+	if e.cfg.NoPipeline {
+		if e.inFlight > 0 {
+			return nil
+		}
+	} else if e.credits >= e.cfg.Lookahead+e.cfg.SynthesisWorkers {
+		full = true
+	}
+	ahead := PriorityUnspecified
+	if full {
+		for _, it := range e.readyQ {
+			ahead = max(ahead, it.batch.prio)
+		}
+		for p := range e.synthByPrio {
+			if e.synthByPrio[p] > 0 {
+				ahead = max(ahead, Priority(p))
+			}
+		}
+	}
+	best := -1
+	for i, it := range e.synthQ {
+		if full && it.batch.prio <= ahead {
+			continue
+		}
+		if it.batch.active == 0 && e.active >= e.cfg.SynthesisConcurrency && !full {
+			continue
+		}
+		if best < 0 || it.less(e.synthQ[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	it := e.synthQ[best]
+	e.synthQ = slices.Delete(e.synthQ, best, best+1)
+	if it.batch.active == 0 {
+		e.active++
+	}
+	it.batch.active++
+	e.synthByPrio[it.batch.prio]++
+	it.where = inSynthesis
+	e.credits++
+	e.inFlight++
+	e.nSynth++
+	now := time.Now()
+	for _, p := range it.parts {
+		if p.dropped {
+			continue
+		}
+		j := p.job
+		if j.state == StateQueued {
+			j.state = StateRunning
+			j.started = now
+			e.log.Info("job running", "job", j.id, "batch", it.batch.seq, "queue_wait", now.Sub(j.submitted).Round(time.Millisecond))
+		}
+	}
+	return it
+}
+
+func (e *Engine) synthesisWorker() {
+	defer e.workers.Done()
+	for {
+		e.mu.Lock()
+		it := e.pickSynthLocked()
+		if it == nil {
+			wake := e.synthWake
+			e.mu.Unlock()
+			select {
+			case <-wake:
+				continue
+			case <-e.baseCtx.Done():
+				return
+			}
+		}
+		e.mu.Unlock()
+		e.synthesize(it)
+	}
+}
+
+// synthesize reserves memory and parameters for it, synthesises its live
+// parts one after another and hands it to the prover.
+func (e *Engine) synthesize(it *item) {
+	b := it.batch
+	e.mu.Lock()
+	var reserved []*itemPart // the parts the reservation covers
+	for _, p := range it.parts {
+		if !p.dropped {
+			reserved = append(reserved, p)
+		}
+	}
+	e.mu.Unlock()
+
+	shape, err := e.params.Shape(b.circuit)
+	if err == nil {
+		t := time.Now()
+		var lease *srs.Lease
+		lease, err = e.params.Acquire(it.ctx, b.circuit, int(b.prio), int64(len(reserved))*shape.WorkingSet())
+		if err == nil {
+			if lease.Loaded > 0 {
+				for _, p := range reserved {
+					e.timing(p.job.id, p.index, "srs_load", t, lease.Loaded, b)
+				}
+			}
+			e.mu.Lock()
+			it.lease, it.shape = lease, lease.Shape
+			for _, p := range reserved {
+				p.held = shape.WorkingSet()
+				if p.dropped {
+					// Dropped while we waited: its share goes back now.
+					e.releasePartLocked(it, p)
+				} else {
+					// Partitions load concurrently (one loads, the others
+					// wait for it): the job waited for the longest.
+					p.job.timings.SRSLoad = max(p.job.timings.SRSLoad, lease.Loaded)
+				}
+			}
+			e.mu.Unlock()
+		}
+	}
+	if err != nil {
+		e.mu.Lock()
+		e.endSynthesisLocked(it)
+		if it.live > 0 && it.ctx.Err() == nil {
+			for _, p := range it.parts {
+				if !p.dropped {
+					e.endLocked(p.job, StateFailed, fmt.Errorf("partition %d: %w", p.index, err), nil)
+				}
+			}
+		}
+		e.credits--
+		e.inFlight--
+		it.where = itemDone
+		it.cancel()
+		e.wakeSynthLocked()
+		e.mu.Unlock()
+		return
+	}
+
+	for _, p := range it.parts {
+		e.mu.Lock()
+		if p.dropped {
+			e.mu.Unlock()
+			continue
+		}
+		c := p.circuit
+		p.job.parts[p.index].state = partSynthesizing
+		e.mu.Unlock()
+
+		t := time.Now()
+		pa := r1cs.NewProvingAssignment(it.shape.ProvingHint())
+		cs, serr := r1cs.Synthesize(c, pa)
+		if serr == nil {
+			cs.AppendInputRows()
+			if n := cs.NumConstraints(); n > it.shape.Domain {
+				serr = fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, it.shape.Domain)
+			}
+		}
+		d := time.Since(t)
+		e.timing(p.job.id, p.index, "synthesis", t, d, b)
+
+		e.mu.Lock()
+		p.circuit = nil
+		if !p.dropped {
+			jp := &p.job.parts[p.index]
+			jp.synthesis = d
+			p.job.timings.Synthesis += d
+			if serr != nil {
+				e.endLocked(p.job, StateFailed, fmt.Errorf("partition %d: synthesis: %w", p.index, serr), nil)
+			} else {
+				jp.state = partSynthesized
+				p.pa = pa
+			}
+		}
+		if p.dropped {
+			e.releasePartLocked(it, p)
+		}
+		e.mu.Unlock()
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.endSynthesisLocked(it)
+	if it.live == 0 {
+		e.credits--
+		e.retireLocked(it)
+		e.wakeSynthLocked()
+		return
+	}
+	it.where = inReadyQueue
+	it.readySince = time.Now()
+	e.readyQ = append(e.readyQ, it)
+	e.wakeProverLocked()
+}
+
+func (e *Engine) endSynthesisLocked(it *item) {
+	e.nSynth--
+	e.synthByPrio[it.batch.prio]--
+	it.batch.active--
+	if it.batch.active == 0 {
+		e.active--
+		// A batch slot opened: another batch may start.
+		e.wakeSynthLocked()
+	}
+}
+
+// pickReadyLocked removes the best synthesised item.
+func (e *Engine) pickReadyLocked() *item {
+	if len(e.readyQ) == 0 {
+		return nil
+	}
+	best := 0
+	for i, it := range e.readyQ[1:] {
+		if it.less(e.readyQ[best]) {
+			best = i + 1
+		}
+	}
+	it := e.readyQ[best]
+	e.readyQ = slices.Delete(e.readyQ, best, best+1)
+	e.credits--
+	it.where = inProver
+	e.nProving++
+	e.wakeSynthLocked()
+	return it
+}
+
+func (e *Engine) proverWorker() {
+	defer e.workers.Done()
+	for {
+		e.mu.Lock()
+		it := e.pickReadyLocked()
+		if it == nil {
+			wake := e.proveWake
+			e.mu.Unlock()
+			select {
+			case <-wake:
+				continue
+			case <-e.baseCtx.Done():
+				return
+			}
+		}
+		var parts []*itemPart
+		var pas []*r1cs.ProvingAssignment
+		for _, p := range it.parts {
+			if !p.dropped && p.pa != nil {
+				parts = append(parts, p)
+				pas = append(pas, p.pa)
+				p.job.parts[p.index].state = partProving
+			}
+		}
+		e.mu.Unlock()
+		if f := e.startProof(it, parts, pas); f != nil {
+			select {
+			case e.finCh <- f:
+			case <-e.baseCtx.Done():
+				e.mu.Lock()
+				e.nFinishing--
+				e.retireLocked(it)
+				e.mu.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// startProof runs the backend's Start on the item's parts and returns the
+// handle for the finisher, or nil when the item ended here.
+func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssignment) *finishing {
+	var err error
+	var rnd []groth16.Randomness
+	if len(parts) > 0 {
+		rnd, err = groth16.RandomRandomness(len(parts))
+	}
+	t := time.Now()
+	var pend interface {
+		Finish(context.Context) ([]groth16.Proof, error)
+		Times() groth16.StageTimes
+	}
+	if err == nil && len(parts) > 0 {
+		pend, err = e.backend.Start(it.ctx, it.lease.Params, pas, rnd)
+	}
+	d := time.Since(t)
+	for _, p := range parts {
+		e.timing(p.job.id, p.index, "prove", t, d, it.batch)
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nProving--
+	if err != nil || len(parts) == 0 {
+		if err != nil && it.ctx.Err() == nil {
+			for _, p := range parts {
+				if !p.dropped {
+					e.endLocked(p.job, StateFailed, fmt.Errorf("partition %d: prove: %w", p.index, err), nil)
+				}
+			}
+		}
+		e.retireLocked(it)
+		e.wakeSynthLocked()
+		return nil
+	}
+	// Start consumed a, b and c: their memory goes back now. The witness
+	// stays reserved until Finish, which still reads it (also for parts
+	// dropped meanwhile).
+	abc := it.shape.ABCBytes()
+	for _, p := range parts {
+		if p.held >= abc {
+			it.lease.Mem.Release(abc)
+			p.held -= abc
+		}
+		if !p.dropped {
+			p.job.parts[p.index].state = partFinishing
+		}
+	}
+	it.where = inFinisher
+	e.nFinishing++
+	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d}
+}
+
+// finisher runs Finish for one item at a time, so the prover's Start of the
+// next item overlaps with it.
+func (e *Engine) finisher() {
+	defer e.workers.Done()
+	for {
+		select {
+		case f := <-e.finCh:
+			e.finish(f)
+		case <-e.baseCtx.Done():
+			// Hand back what the prover passed on but nobody will finish.
+			for {
+				select {
+				case f := <-e.finCh:
+					e.mu.Lock()
+					e.nFinishing--
+					e.retireLocked(f.it)
+					e.mu.Unlock()
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (e *Engine) finish(f *finishing) {
+	it := f.it
+	t := time.Now()
+	proofs, err := f.pend.Finish(it.ctx)
+	d := time.Since(t)
+	for _, p := range f.parts {
+		e.timing(p.job.id, p.index, "finish", t, d, it.batch)
+	}
+	if err == nil && len(proofs) != len(f.parts) {
+		err = fmt.Errorf("backend returned %d proofs for %d circuits", len(proofs), len(f.parts))
+	}
+
+	var complete []*job
+	e.mu.Lock()
+	e.nFinishing--
+	for i, p := range f.parts {
+		if p.dropped {
+			continue
+		}
+		j := p.job
+		if err != nil {
+			if it.ctx.Err() == nil {
+				e.endLocked(j, StateFailed, fmt.Errorf("partition %d: prove: %w", p.index, err), nil)
+			}
+			continue
+		}
+		jp := &j.parts[p.index]
+		jp.proof = proofs[i]
+		jp.prove = f.start + d
+		jp.state = partDone
+		j.timings.Prove += f.start + d
+		if j.verifier == nil {
+			j.verifier = it.lease.Verifier
+		}
+		j.remaining--
+		if j.remaining == 0 {
+			complete = append(complete, j)
+		}
+	}
+	e.retireLocked(it)
+	e.wakeSynthLocked()
+	e.mu.Unlock()
+
+	for _, j := range complete {
+		go e.complete(j)
+	}
+}
+
+// complete self-checks a job whose partitions are all proved and makes it
+// final. It runs on its own goroutine: verification takes a few pairings
+// per partition and must not hold up the pipeline or other jobs.
+func (e *Engine) complete(j *job) {
+	e.mu.Lock()
+	if j.state.Final() {
+		e.mu.Unlock()
+		return
+	}
+	proofs := make([]groth16.Proof, len(j.parts))
+	for i := range j.parts {
+		proofs[i] = j.parts[i].proof
+	}
+	var inputs [][]fr.Element
+	if !e.cfg.SkipSelfCheck {
+		inputs = make([][]fr.Element, len(j.plan.Partitions))
+		for i := range inputs {
+			inputs[i] = j.plan.Partitions[i].PublicInputs
+		}
+	}
+	pvk := j.verifier
+	e.mu.Unlock()
+
+	var err error
+	if !e.cfg.SkipSelfCheck {
+		t := time.Now()
+		err = selfCheck(pvk, proofs, inputs)
+		e.timing(j.id, -1, "self_check", t, time.Since(t), nil)
+	}
+	out := groth16.EncodeProofs(proofs)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if j.state.Final() {
+		return
+	}
+	if err != nil {
+		e.endLocked(j, StateFailed, err, nil)
+		return
+	}
+	if !j.started.IsZero() {
+		// started is when the first partition left the queue, before any
+		// parameter load.
+		j.timings.QueueWait = j.started.Sub(j.submitted)
+	}
+	e.endLocked(j, StateCompleted, nil, out)
+}
+
+// selfCheck verifies all partition proofs in one batch and, when the batch
+// fails, names the first partition whose proof does not verify.
+func selfCheck(pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs [][]fr.Element) error {
+	if pvk == nil {
+		return fmt.Errorf("%w: no verifying key", ErrSelfCheck)
+	}
+	ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
+	if err == nil && ok {
+		return nil
+	}
+	if err != nil && !errors.Is(err, groth16.ErrInputCount) {
+		return fmt.Errorf("%w: %w", ErrSelfCheck, err)
+	}
+	for i := range proofs {
+		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
+		if err != nil {
+			return fmt.Errorf("%w: partition %d: %w", ErrSelfCheck, i, err)
+		}
+		if !ok {
+			return fmt.Errorf("%w: partition %d of %d", ErrSelfCheck, i, len(proofs))
+		}
+	}
+	return fmt.Errorf("%w: the batch check failed but every partition verifies alone", ErrSelfCheck)
+}
+
+// timing logs one stage of one partition (partition -1: the whole job).
+// The line format is documented in doc.go; `cuzk bench timeline` parses it.
+func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch) {
+	lvl := slog.LevelDebug
+	if e.cfg.LogTiming {
+		lvl = slog.LevelInfo
+	}
+	if !e.log.Enabled(context.Background(), lvl) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("job", jobID),
+		slog.Int("partition", partition),
+		slog.String("stage", stage),
+		slog.String("start", start.UTC().Format(time.RFC3339Nano)),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+	}
+	if b != nil {
+		attrs = append(attrs, slog.Uint64("batch", b.seq), slog.String("circuit", b.circuit))
+	}
+	e.log.LogAttrs(context.Background(), lvl, "timing", attrs...)
+}

@@ -1,0 +1,66 @@
+package porepkind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/c2"
+)
+
+// Kind plans PoRep C2 requests.
+type Kind struct {
+	// Workers bounds the goroutines of the native C1 check (0: GOMAXPROCS).
+	Workers int
+	// SkipVanillaCheck skips the native check of the C1's Merkle paths and
+	// labels; a bad C1 then fails only at the proof's self-check.
+	SkipVanillaCheck bool
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: porep: %s", engine.ErrInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// Plan implements engine.Kind.
+func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+	proof, err := filecoin.SealProofFromID(req.RegisteredProof)
+	if err != nil {
+		return nil, invalid("registered_proof: %v", err)
+	}
+	size := proof.SectorSize()
+	if req.SectorSize != 0 && req.SectorSize != uint64(size) {
+		return nil, invalid("sector_size %d does not match registered_proof %v (%d bytes)", req.SectorSize, proof, uint64(size))
+	}
+	if len(req.VanillaProof) == 0 {
+		return nil, invalid("vanilla_proof is empty")
+	}
+	o, w, err := c1.ParseWrapped(req.VanillaProof)
+	if err != nil {
+		return nil, invalid("vanilla_proof: %v", err)
+	}
+	if o.RegisteredProof != proof {
+		return nil, invalid("registered_proof is %v but the C1 is for %v", proof, o.RegisteredProof)
+	}
+	if req.SectorNumber != 0 && w.SectorNum != req.SectorNumber {
+		return nil, invalid("sector_number %d but the C1 envelope says %d", req.SectorNumber, w.SectorNum)
+	}
+	cid, err := filecoin.PoRepCircuitID(size)
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	parts, err := c2.Plan(ctx, o, c2.PlanOptions{Workers: k.Workers, SkipSelfCheck: k.SkipVanillaCheck})
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, invalid("C1 check: %v", err)
+	}
+	plan := &engine.Plan{CircuitID: string(cid), Partitions: make([]engine.Partition, len(parts))}
+	for i, p := range parts {
+		plan.Partitions[i] = engine.Partition{Circuit: p.Circuit, PublicInputs: p.PublicInputs}
+	}
+	return plan, nil
+}

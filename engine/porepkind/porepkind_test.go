@@ -1,0 +1,81 @@
+package porepkind
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+)
+
+func sealed2KiB(t *testing.T) *c1.Output {
+	t.Helper()
+	o, _, err := seal.Seal(context.Background(), seal.DefaultInput(filecoin.StackedDrg2KiBV1_1), seal.DefaultSeed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func wrapped(t *testing.T, o *c1.Output, sector uint64) []byte {
+	t.Helper()
+	b, err := c1.Wrap(o, sector).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestPlan(t *testing.T) {
+	o := sealed2KiB(t)
+	good := wrapped(t, o, 7)
+	k := &Kind{}
+	req := func(mod func(r *engine.Request)) *engine.Request {
+		r := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(filecoin.StackedDrg2KiBV1_1),
+			SectorSize: 2048, SectorNumber: 7, VanillaProof: good}
+		if mod != nil {
+			mod(r)
+		}
+		return r
+	}
+	plan, err := k.Plan(context.Background(), req(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.CircuitID != "porep-2k" || len(plan.Partitions) != len(o.VanillaProofs) || len(plan.Partitions[0].PublicInputs) == 0 {
+		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
+	}
+	// Informational fields left at zero are fine.
+	if _, err := k.Plan(context.Background(), req(func(r *engine.Request) { r.SectorSize, r.SectorNumber = 0, 0 })); err != nil {
+		t.Fatal(err)
+	}
+
+	tampered := *o
+	tampered.VanillaProofs = [][]c1.Proof{append([]c1.Proof(nil), o.VanillaProofs[0]...)}
+	pr := &tampered.VanillaProofs[0][0]
+	rows := append([][32]byte(nil), pr.ReplicaColumnProofs.CX.Column.Rows...)
+	rows[0][0] ^= 1
+	pr.ReplicaColumnProofs.CX.Column.Rows = rows
+
+	for name, r := range map[string]*engine.Request{
+		"unknown registered proof": req(func(r *engine.Request) { r.RegisteredProof = 99 }),
+		"wrong sector size":        req(func(r *engine.Request) { r.SectorSize = 8 << 20 }),
+		"other registered proof":   req(func(r *engine.Request) { r.RegisteredProof = uint64(filecoin.StackedDrg2KiBV1) }),
+		"other size proof":         req(func(r *engine.Request) { r.RegisteredProof = uint64(filecoin.StackedDrg8MiBV1_1); r.SectorSize = 0 }),
+		"sector number":            req(func(r *engine.Request) { r.SectorNumber = 8 }),
+		"empty":                    req(func(r *engine.Request) { r.VanillaProof = nil }),
+		"malformed wrapper":        req(func(r *engine.Request) { r.VanillaProof = good[:len(good)-1] }),
+		"raw C1, no wrapper":       req(func(r *engine.Request) { r.VanillaProof = o.AppendJSON(nil) }),
+		"tampered C1":              req(func(r *engine.Request) { r.VanillaProof = wrapped(t, &tampered, 7) }),
+	} {
+		_, err := k.Plan(context.Background(), r)
+		if !errors.Is(err, engine.ErrInvalidRequest) {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+	}
+}

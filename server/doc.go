@@ -1,0 +1,37 @@
+// Package server serves the proving engine over gRPC (cuzk.v1
+// ProvingEngine, plus the standard health and reflection services) and
+// HTTP (GET /status as JSON, GET /metrics for Prometheus, /debug/pprof).
+//
+// It mirrors the Rust cuzk's server (Curio
+// extern/cuzk/cuzk-server/src/service.rs) field for field, with the
+// behaviour api/cuzk/v1/README.md marks "Ours": working CancelProof and
+// EvictSRS, honoured Await timeouts, request-id deduplication, real sizes
+// and reference counts in GetStatus.
+//
+// This is the only package that knows gRPC status codes: statusError maps
+// the engine's sentinel errors to codes in one place.
+//
+//	engine.ErrInvalidRequest, ErrUnknownKind, ErrUnknownCircuit  InvalidArgument
+//	engine.ErrJobNotFound                                       NotFound
+//	engine.ErrRequestIDConflict                                 AlreadyExists
+//	engine.ErrParamsNotFound, srs.ErrInUse                      FailedPrecondition
+//	engine.ErrExceedsBudget                                     ResourceExhausted
+//	engine.ErrShuttingDown                                      Unavailable
+//	context errors                                              Canceled / DeadlineExceeded
+//	anything else                                               Internal
+//
+// A proof that fails (synthesis error, self-check) is not an RPC error:
+// Prove and AwaitProof return it as status FAILED with the message. The one
+// exception is a job aborted by daemon shutdown, which Prove reports as
+// Unavailable so a client retries elsewhere.
+//
+// Durations on the wire are whole milliseconds, rounded up, so a stage that
+// took any time at all reports at least 1 ms; a stage that did not happen
+// (srs_load with resident parameters) reports 0.
+//
+// Shutdown order (Server.Shutdown): health NOT_SERVING; gRPC stops taking
+// new RPCs; the engine drains until the deadline and then aborts what is
+// left, which ends the pending Prove/Await calls; gRPC is stopped hard if a
+// call still lingers; the HTTP listener shuts down; the parameters are
+// released.
+package server

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// statusError maps an engine error to a gRPC status; see the package
+// documentation for the table.
+func statusError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
+	}
+	code := codes.Internal
+	switch {
+	case errors.Is(err, engine.ErrInvalidRequest), errors.Is(err, engine.ErrUnknownKind), errors.Is(err, engine.ErrUnknownCircuit):
+		code = codes.InvalidArgument
+	case errors.Is(err, engine.ErrJobNotFound):
+		code = codes.NotFound
+	case errors.Is(err, engine.ErrRequestIDConflict):
+		code = codes.AlreadyExists
+	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, srs.ErrInUse):
+		code = codes.FailedPrecondition
+	case errors.Is(err, engine.ErrExceedsBudget):
+		code = codes.ResourceExhausted
+	case errors.Is(err, engine.ErrShuttingDown):
+		code = codes.Unavailable
+	}
+	return status.Error(code, err.Error())
+}

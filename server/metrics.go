@@ -1,0 +1,181 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/cuzk-dev/cuzk/engine"
+)
+
+// Metrics is the daemon's Prometheus registry. It implements
+// engine.Observer (pass it to engine.New) for job and batch events; gauges
+// (queues, memory, parameters, pipeline) are read from the engine's Status
+// at scrape time once New has attached it.
+//
+// The names of the Rust cuzk are kept (cuzk_proofs_completed_total,
+// cuzk_proofs_failed_total, cuzk_uptime_seconds, cuzk_queue_depth,
+// cuzk_proofs_completed / cuzk_proofs_failed by proof_kind,
+// cuzk_proof_duration_seconds, cuzk_running_jobs, cuzk_gpu_workers) so
+// existing dashboards work; the rest are new.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	completedTotal, failedTotal, cancelledTotal prometheus.Counter
+	completed, failed, cancelled                *prometheus.CounterVec
+	duration                                    *prometheus.SummaryVec
+	stages                                      *prometheus.HistogramVec
+	batchSize                                   *prometheus.HistogramVec
+}
+
+// NewMetrics returns a registry with the job metrics and the Go runtime
+// and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg:            prometheus.NewRegistry(),
+		completedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_completed_total", Help: "Total proofs completed"}),
+		failedTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_failed_total", Help: "Total proofs failed"}),
+		cancelledTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled_total", Help: "Total proofs cancelled"}),
+		completed:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_completed", Help: "Per proof-kind completions"}, []string{"proof_kind"}),
+		failed:         prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_failed", Help: "Per proof-kind failures"}, []string{"proof_kind"}),
+		cancelled:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled", Help: "Per proof-kind cancellations"}, []string{"proof_kind"}),
+		duration: prometheus.NewSummaryVec(prometheus.SummaryOpts{
+			Name: "cuzk_proof_duration_seconds", Help: "Proof duration (submit to completion)",
+		}, []string{"proof_kind"}),
+		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "cuzk_stage_duration_seconds",
+			Help:    "Per-job time by stage: queue, srs_load, synthesis, prove, total (completed jobs)",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 16), // 1 ms .. ~15 min
+		}, []string{"proof_kind", "stage"}),
+		batchSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cuzk_batch_size", Help: "Jobs per batch admitted to the pipeline",
+			Buckets: []float64{1, 2, 3, 4, 6, 8, 12, 16},
+		}, []string{"circuit_id"}),
+	}
+	m.reg.MustRegister(m.completedTotal, m.failedTotal, m.cancelledTotal, m.completed, m.failed, m.cancelled,
+		m.duration, m.stages, m.batchSize,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is the registry /metrics serves.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// JobFinished implements engine.Observer.
+func (m *Metrics) JobFinished(r engine.JobReport) {
+	kind := r.Kind.MetricLabel()
+	switch r.State {
+	case engine.StateCompleted:
+		m.completedTotal.Inc()
+		m.completed.WithLabelValues(kind).Inc()
+		m.duration.WithLabelValues(kind).Observe(r.Timings.Total.Seconds())
+		for stage, d := range map[string]float64{
+			"queue": r.Timings.QueueWait.Seconds(), "srs_load": r.Timings.SRSLoad.Seconds(),
+			"synthesis": r.Timings.Synthesis.Seconds(), "prove": r.Timings.Prove.Seconds(), "total": r.Timings.Total.Seconds(),
+		} {
+			m.stages.WithLabelValues(kind, stage).Observe(d)
+		}
+	case engine.StateFailed:
+		m.failedTotal.Inc()
+		m.failed.WithLabelValues(kind).Inc()
+	case engine.StateCancelled:
+		m.cancelledTotal.Inc()
+		m.cancelled.WithLabelValues(kind).Inc()
+	}
+}
+
+// BatchFormed implements engine.Observer.
+func (m *Metrics) BatchFormed(circuitID string, jobs int) {
+	m.batchSize.WithLabelValues(circuitID).Observe(float64(jobs))
+}
+
+// Text renders every metric in the Prometheus text format (GetMetrics).
+func (m *Metrics) Text() (string, error) {
+	mfs, err := m.reg.Gather()
+	if err != nil {
+		return "", fmt.Errorf("gathering metrics: %w", err)
+	}
+	var b bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// statusCollector exports the engine's Status as gauges.
+type statusCollector struct {
+	eng *engine.Engine
+
+	uptime, queueDepth, running, gpuWorkers        *prometheus.Desc
+	pending, inProgress                            *prometheus.Desc
+	memTotal, memUsed, memPeak, memParams, memWait *prometheus.Desc
+	pipeline                                       *prometheus.Desc
+	srsBytes, srsRefs                              *prometheus.Desc
+}
+
+func newStatusCollector(eng *engine.Engine) *statusCollector {
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, labels, nil)
+	}
+	return &statusCollector{
+		eng:        eng,
+		uptime:     d("cuzk_uptime_seconds", "Daemon uptime"),
+		queueDepth: d("cuzk_queue_depth", "Jobs queued and not started"),
+		running:    d("cuzk_running_jobs", "Jobs running"),
+		gpuWorkers: d("cuzk_gpu_workers", "GPU workers (0: CPU build)"),
+		pending:    d("cuzk_queue_pending", "Jobs queued by proof kind", "proof_kind"),
+		inProgress: d("cuzk_queue_in_progress", "Jobs running by proof kind", "proof_kind"),
+		memTotal:   d("cuzk_memory_budget_bytes", "Memory budget"),
+		memUsed:    d("cuzk_memory_used_bytes", "Memory reserved from the budget"),
+		memPeak:    d("cuzk_memory_peak_bytes", "Highest memory reserved since start"),
+		memParams:  d("cuzk_memory_params_bytes", "Memory held by resident parameters"),
+		memWait:    d("cuzk_memory_waiters", "Requests waiting for memory"),
+		pipeline:   d("cuzk_pipeline_partitions", "Partitions in each pipeline stage", "stage"),
+		srsBytes:   d("cuzk_srs_bytes", "Parameter set size", "circuit_id", "tier"),
+		srsRefs:    d("cuzk_srs_ref_count", "Partitions holding a parameter set", "circuit_id"),
+	}
+}
+
+func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.uptime, c.queueDepth, c.running, c.gpuWorkers, c.pending, c.inProgress,
+		c.memTotal, c.memUsed, c.memPeak, c.memParams, c.memWait, c.pipeline, c.srsBytes, c.srsRefs} {
+		ch <- d
+	}
+}
+
+func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.eng.Status()
+	g := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	g(c.uptime, st.Uptime.Seconds())
+	depth, running := 0, 0
+	for _, q := range st.Queues {
+		depth += q.Pending
+		running += q.InProgress
+		g(c.pending, float64(q.Pending), q.Kind)
+		g(c.inProgress, float64(q.InProgress), q.Kind)
+	}
+	g(c.queueDepth, float64(depth))
+	g(c.running, float64(running))
+	g(c.gpuWorkers, 0)
+	g(c.memTotal, float64(st.Memory.TotalBytes))
+	g(c.memUsed, float64(st.Memory.UsedBytes))
+	g(c.memPeak, float64(st.Memory.PeakBytes))
+	g(c.memParams, float64(st.Memory.ParamsBytes))
+	g(c.memWait, float64(st.Memory.Waiting))
+	p := st.Pipeline
+	for stage, n := range map[string]int{"synthesis_queued": p.SynthesisQueued, "synthesizing": p.Synthesizing,
+		"ready": p.Ready, "proving": p.Proving, "finishing": p.Finishing} {
+		g(c.pipeline, float64(n), stage)
+	}
+	for _, e := range st.Params {
+		g(c.srsBytes, float64(e.Bytes), e.CircuitID, string(e.Tier))
+		g(c.srsRefs, float64(e.Refs), e.CircuitID)
+	}
+}

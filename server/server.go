@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/engine"
+)
+
+// MaxMessageSize is the gRPC send and receive limit, as Curio's client
+// sets it (a 32 GiB PoRep C1 is about 50 MB; gRPC's default is 4 MiB).
+const MaxMessageSize = 256 << 20
+
+// Server serves one engine over gRPC and, optionally, HTTP.
+type Server struct {
+	eng     *engine.Engine
+	log     *slog.Logger
+	metrics *Metrics
+	health  *health.Server
+	grpc    *grpc.Server
+
+	mu   sync.Mutex
+	http []*http.Server
+}
+
+// Option configures New.
+type Option interface{ apply(*Server) }
+
+type optionFunc func(*Server)
+
+func (f optionFunc) apply(s *Server) { f(s) }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.log = l }) }
+
+// WithMetrics uses m (the Observer the engine was built with) instead of a
+// fresh registry.
+func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metrics = m }) }
+
+// New returns a server for eng with the ProvingEngine, health and
+// reflection services registered.
+func New(eng *engine.Engine, opts ...Option) *Server {
+	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o.apply(s)
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	s.metrics.reg.MustRegister(newStatusCollector(eng))
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	cuzkv1.RegisterProvingEngineServer(s.grpc, &service{s: s})
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	s.health.SetServingStatus(cuzkv1.ProvingEngine_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	reflection.Register(s.grpc)
+	return s
+}
+
+// Metrics is the server's registry.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Serve serves gRPC on l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	s.log.Info("gRPC listening", "addr", l.Addr().String())
+	if err := s.grpc.Serve(l); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return err
+	}
+	return nil
+}
+
+// HTTPHandler serves GET /status (the engine's Status as JSON), GET
+// /metrics and /debug/pprof/.
+func (s *Server) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s.eng.Status()); err != nil {
+			s.log.Debug("writing /status", "err", err)
+		}
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// ServeHTTP serves HTTPHandler on l until Shutdown.
+func (s *Server) ServeHTTP(l net.Listener) error {
+	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.http = append(s.http, hs)
+	s.mu.Unlock()
+	s.log.Info("status HTTP listening", "addr", l.Addr().String())
+	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops the daemon in order (see the package documentation). The
+// engine gets until ctx's deadline to finish the jobs it holds.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(stopped)
+	}()
+	var errs []error
+	if err := s.eng.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	// Every job is final now, so pending calls return promptly; give them
+	// a moment to be written out, then cut what lingers.
+	select {
+	case <-stopped:
+	case <-time.After(2 * time.Second):
+		s.log.Warn("gRPC calls still open after the engine stopped; closing them")
+		s.grpc.Stop()
+		<-stopped
+	}
+	s.mu.Lock()
+	hs := s.http
+	s.mu.Unlock()
+	for _, h := range hs {
+		hctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := h.Shutdown(hctx); err != nil {
+			errs = append(errs, fmt.Errorf("status HTTP: %w", err))
+		}
+		cancel()
+	}
+	s.eng.Params().Close()
+	return errors.Join(errs...)
+}

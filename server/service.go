@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// service implements cuzkv1.ProvingEngineServer over the engine.
+type service struct {
+	cuzkv1.UnimplementedProvingEngineServer
+	s *Server
+}
+
+// DecodeRequest turns a SubmitProofRequest into an engine request. The
+// proof kind is carried over as is (the engine rejects kinds it has no
+// Kind for); an unknown priority becomes NORMAL.
+func DecodeRequest(r *cuzkv1.SubmitProofRequest) *engine.Request {
+	return &engine.Request{
+		RequestID:       r.GetRequestId(),
+		Kind:            engine.ProofKind(r.GetProofKind()),
+		Priority:        engine.PriorityFromWire(int32(r.GetPriority())),
+		SectorSize:      r.GetSectorSize(),
+		RegisteredProof: r.GetRegisteredProof(),
+		VanillaProof:    r.GetVanillaProof(),
+		VanillaProofs:   r.GetVanillaProofs(),
+		SectorNumber:    r.GetSectorNumber(),
+		MinerID:         r.GetMinerId(),
+		Randomness:      r.GetRandomness(),
+		PartitionIndex:  r.GetPartitionIndex(),
+		CommROld:        r.GetCommROld(),
+		CommRNew:        r.GetCommRNew(),
+		CommDNew:        r.GetCommDNew(),
+	}
+}
+
+// ms rounds a duration up to whole milliseconds (see the package doc).
+func ms(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// encodeResult builds an AwaitProofResponse; timings only for COMPLETED.
+func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
+	out := &cuzkv1.AwaitProofResponse{JobId: r.JobID}
+	switch r.State {
+	case engine.StateCompleted:
+		out.Status = cuzkv1.AwaitProofResponse_COMPLETED
+		out.Proof = r.Proof
+		out.QueueWaitMs = ms(r.Timings.QueueWait)
+		out.SrsLoadMs = ms(r.Timings.SRSLoad)
+		out.SynthesisMs = ms(r.Timings.Synthesis)
+		out.GpuComputeMs = ms(r.Timings.Prove)
+		out.TotalMs = ms(r.Timings.Total)
+	case engine.StateFailed:
+		out.Status = cuzkv1.AwaitProofResponse_FAILED
+		if r.Err != nil {
+			out.ErrorMessage = r.Err.Error()
+		} else {
+			out.ErrorMessage = "failed"
+		}
+	case engine.StateCancelled:
+		out.Status = cuzkv1.AwaitProofResponse_CANCELLED
+	case engine.StateTimeout:
+		out.Status = cuzkv1.AwaitProofResponse_TIMEOUT
+	default:
+		out.Status = cuzkv1.AwaitProofResponse_UNKNOWN
+	}
+	return out
+}
+
+func (v *service) SubmitProof(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
+	res, err := v.s.eng.Submit(ctx, DecodeRequest(req))
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &cuzkv1.SubmitProofResponse{JobId: res.JobID, QueuePosition: uint32(res.QueuePosition)}, nil
+}
+
+func (v *service) AwaitProof(ctx context.Context, req *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
+	r, err := v.s.eng.Await(ctx, req.GetJobId(), time.Duration(req.GetTimeoutMs())*time.Millisecond)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return encodeResult(r), nil
+}
+
+func (v *service) Prove(ctx context.Context, req *cuzkv1.ProveRequest) (*cuzkv1.ProveResponse, error) {
+	if req.GetSubmit() == nil {
+		return nil, status.Error(codes.InvalidArgument, "missing submit field")
+	}
+	r, err := v.s.eng.Prove(ctx, DecodeRequest(req.GetSubmit()))
+	if err != nil {
+		return nil, statusError(err)
+	}
+	if r.State == engine.StateFailed && errors.Is(r.Err, engine.ErrShuttingDown) {
+		return nil, statusError(r.Err)
+	}
+	return &cuzkv1.ProveResponse{Result: encodeResult(r)}, nil
+}
+
+func (v *service) CancelProof(_ context.Context, req *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
+	was, err := v.s.eng.Cancel(req.GetJobId())
+	if err != nil && !errors.Is(err, engine.ErrJobNotFound) {
+		return nil, statusError(err)
+	}
+	return &cuzkv1.CancelProofResponse{WasRunning: was}, nil
+}
+
+func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.GetStatusResponse, error) {
+	st := v.s.eng.Status()
+	out := &cuzkv1.GetStatusResponse{
+		TotalProofsCompleted:   st.Counters.Completed,
+		TotalProofsFailed:      st.Counters.Failed,
+		UptimeSeconds:          uint64(st.Uptime / time.Second),
+		PinnedMemoryBytes:      uint64(st.Memory.UsedBytes),
+		PinnedMemoryLimitBytes: uint64(st.Memory.TotalBytes),
+	}
+	for _, p := range st.Params {
+		var tier cuzkv1.SRSStatus_Tier
+		switch p.Tier {
+		case srs.TierHot:
+			tier = cuzkv1.SRSStatus_HOT
+		case srs.TierWarm, srs.TierLoading:
+			tier = cuzkv1.SRSStatus_WARM
+		default:
+			continue // cold entries are not "loaded"
+		}
+		out.LoadedSrs = append(out.LoadedSrs, &cuzkv1.SRSStatus{
+			CircuitId: p.CircuitID, Tier: tier, SizeBytes: uint64(p.Bytes), RefCount: uint32(p.Refs),
+		})
+	}
+	for _, q := range st.Queues {
+		out.Queues = append(out.Queues, &cuzkv1.QueueStatus{ProofKind: q.Kind, Pending: uint32(q.Pending), InProgress: uint32(q.InProgress)})
+	}
+	return out, nil
+}
+
+func (v *service) GetMetrics(context.Context, *cuzkv1.GetMetricsRequest) (*cuzkv1.GetMetricsResponse, error) {
+	text, err := v.s.metrics.Text()
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &cuzkv1.GetMetricsResponse{PrometheusText: text}, nil
+}
+
+func (v *service) PreloadSRS(ctx context.Context, req *cuzkv1.PreloadSrsRequest) (*cuzkv1.PreloadSrsResponse, error) {
+	already, d, err := v.s.eng.Params().Preload(ctx, req.GetCircuitId(), int(engine.PriorityNormal))
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &cuzkv1.PreloadSrsResponse{AlreadyLoaded: already, LoadTimeMs: ms(d)}, nil
+}
+
+func (v *service) EvictSRS(_ context.Context, req *cuzkv1.EvictSrsRequest) (*cuzkv1.EvictSrsResponse, error) {
+	was, freed, err := v.s.eng.Params().Evict(req.GetCircuitId())
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &cuzkv1.EvictSrsResponse{WasLoaded: was, FreedBytes: uint64(freed)}, nil
+}

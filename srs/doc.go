@@ -1,0 +1,36 @@
+// Package srs manages Groth16 parameter sets (the "structured reference
+// string") for the daemon: it finds the files of a circuit, reads their
+// shape without loading them, loads them on first use, keeps them resident
+// while jobs use them and evicts idle ones when memory runs short.
+//
+// It replaces the Rust cuzk's SrsManager (Curio
+// extern/cuzk/cuzk-core/src/srs_manager.rs and the eviction design of
+// cuzk-memory-manager.md). Differences: Evict and Preload work; loads and
+// evictions go through the shared memory budget; a request that needs both
+// parameters and working memory reserves both at once, so no caller ever
+// waits for memory while holding some (the hold-and-wait that can deadlock
+// two jobs of different circuits).
+//
+// # Tiers
+//
+//   - hot: decoded in memory, ready to prove with; its bytes are reserved in
+//     the budget.
+//   - warm: loaded before and evicted since; the file is likely still in
+//     the page cache, but proving needs a new decode.
+//   - cold: known (its files exist) but never loaded by this process.
+//
+// # Invariants
+//
+//   - An entry is evicted only when no Lease holds it (ref count 0), and by
+//     the budget's evictor only after it has been idle for MinIdle. Evict
+//     (the operator's call) ignores MinIdle but never touches a held entry.
+//   - The prepared verifying key of a circuit is computed once and kept
+//     even when the parameters are evicted (it is small).
+//   - A parameter file with a sidecar "<file>.INSECURE-TEST-PARAMETERS"
+//     (written by `cuzk params gen`) is loaded, but a WARN line says so on
+//     every load, and Status marks the entry Test.
+//   - Proving keys are decoded with subgroup checks on every point unless
+//     Options.TrustParams is set (rust-fil-proofs never checks them); the
+//     verifying key inside and the .vk file are always checked, and must
+//     be equal.
+package srs

@@ -1,0 +1,520 @@
+package srs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/groth16"
+)
+
+// ErrInUse: the parameters cannot be evicted because a job holds them.
+var ErrInUse = errors.New("parameters are in use")
+
+// ErrVKMismatch: the .vk file is not the verifying key inside the .params
+// file, so proofs made with the parameters would not verify on chain.
+var ErrVKMismatch = errors.New("verifying key file does not match the parameters")
+
+// Tier says where a parameter set is.
+type Tier string
+
+// Tiers, see the package documentation.
+const (
+	TierHot     Tier = "hot"
+	TierLoading Tier = "loading"
+	TierWarm    Tier = "warm"
+	TierCold    Tier = "cold"
+)
+
+// Options configure a Manager.
+type Options struct {
+	Locator Locator
+	Budget  *budget.Budget
+	// MinIdle is how long an unused parameter set stays resident before the
+	// budget's evictor may drop it (memory.eviction_min_idle).
+	MinIdle time.Duration
+	// TrustParams decodes proving keys without subgroup checks, as
+	// rust-fil-proofs loads parameter files. The verifying key is always
+	// fully checked; with the engine's self-check on, a proof made from a
+	// bad proving key is rejected before it is returned, so skipping the
+	// (costly: about as much again as the decode) checks costs no safety.
+	TrustParams bool
+	// DecodeWorkers bounds the goroutines decoding a file (0: GOMAXPROCS).
+	DecodeWorkers int
+	Log           *slog.Logger
+}
+
+// Manager owns the resident parameter sets. It is safe for concurrent use.
+type Manager struct {
+	opt Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+type entry struct {
+	id    string
+	files Files
+	shape *Shape // nil until read
+
+	tier     Tier
+	params   *groth16.Params
+	res      *budget.Reservation // the params' bytes while hot
+	refs     int
+	lastUsed time.Time
+	loadDone chan struct{} // closed when a load ends (TierLoading only)
+	pvk      *groth16.PreparedVerifyingKey
+	test     bool
+	loads    int
+	lastLoad time.Duration
+}
+
+// NewManager returns a manager over opt.Locator whose memory comes from
+// opt.Budget, and installs its evictor in the budget.
+func NewManager(opt Options) *Manager {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{opt: opt, log: opt.Log, entries: map[string]*entry{}}
+	opt.Budget.SetEvictor(m.evictIdle)
+	return m
+}
+
+// entryLocked returns the entry of id, creating a cold one if the locator
+// knows the id.
+func (m *Manager) entryLocked(id string) (*entry, error) {
+	if e, ok := m.entries[id]; ok {
+		return e, nil
+	}
+	f, err := m.opt.Locator.Locate(id)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{id: id, files: f, tier: TierCold}
+	m.entries[id] = e
+	return e, nil
+}
+
+// Shape returns the shape of id's parameters, reading the file header the
+// first time. A missing file is an error wrapping ErrParamsNotFound and is
+// looked for again on the next call.
+func (m *Manager) Shape(id string) (Shape, error) {
+	m.mu.Lock()
+	e, err := m.entryLocked(id)
+	if err != nil {
+		m.mu.Unlock()
+		return Shape{}, err
+	}
+	if e.shape != nil {
+		s := *e.shape
+		m.mu.Unlock()
+		return s, nil
+	}
+	path := e.files.Params
+	m.mu.Unlock()
+	s, err := ReadShape(path)
+	if err != nil {
+		return Shape{}, fmt.Errorf("circuit %s: %w", id, err)
+	}
+	m.mu.Lock()
+	if e.shape == nil {
+		e.shape = &s
+	}
+	m.mu.Unlock()
+	return s, nil
+}
+
+// Lease is a pinned, hot parameter set plus the extra memory its holder
+// asked for. Release unpins the parameters; the holder closes Mem itself
+// (typically in steps, as a partition's buffers are freed).
+type Lease struct {
+	Params   *groth16.Params
+	Verifier *groth16.PreparedVerifyingKey
+	Shape    Shape
+	Mem      *budget.Reservation
+	// Loaded is the time this call spent loading the parameters or waiting
+	// for another call's load; zero when they were hot.
+	Loaded time.Duration
+
+	m    *Manager
+	e    *entry
+	once sync.Once
+}
+
+// Release unpins the parameters. It is idempotent.
+func (l *Lease) Release() {
+	l.once.Do(func() {
+		l.m.mu.Lock()
+		l.e.refs--
+		l.e.lastUsed = time.Now()
+		idle := l.e.refs == 0
+		l.m.mu.Unlock()
+		if idle {
+			l.m.opt.Budget.Poke()
+		}
+	})
+}
+
+// Acquire makes id's parameters hot and pins them, and reserves extra bytes
+// of working memory with them, at priority prio. When the parameters are
+// not hot, their bytes and extra are reserved in one request, and no
+// reservation or pin is held while waiting for memory, so two callers can
+// never hold memory while each waits for the other's.
+func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64) (*Lease, error) {
+	shape, err := m.Shape(id)
+	if err != nil {
+		return nil, err
+	}
+	var loaded time.Duration
+	for {
+		m.mu.Lock()
+		e, err := m.entryLocked(id)
+		if err != nil {
+			m.mu.Unlock()
+			return nil, err
+		}
+		switch e.tier {
+		case TierHot:
+			m.mu.Unlock()
+			res, err := m.opt.Budget.Acquire(ctx, extra, prio)
+			if err != nil {
+				return nil, fmt.Errorf("circuit %s: working memory: %w", id, err)
+			}
+			m.mu.Lock()
+			if e.tier == TierHot {
+				return m.pinLocked(e, shape, res, loaded), nil
+			}
+			// Evicted while we waited for memory: start over.
+			m.mu.Unlock()
+			res.Close()
+			continue
+		case TierLoading:
+			ch := e.loadDone
+			m.mu.Unlock()
+			t := time.Now()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			loaded += time.Since(t)
+			continue
+		}
+		// Cold or warm: reserve parameters and working memory together.
+		m.mu.Unlock()
+		pb := shape.ParamsBytes()
+		res, err := m.opt.Budget.Acquire(ctx, pb+extra, prio)
+		if err != nil {
+			return nil, fmt.Errorf("circuit %s: parameters (%s) and working memory (%s): %w",
+				id, budget.FormatBytes(pb), budget.FormatBytes(extra), err)
+		}
+		m.mu.Lock()
+		switch e.tier {
+		case TierHot:
+			res.Release(pb)
+			return m.pinLocked(e, shape, res, loaded), nil
+		case TierLoading:
+			// Someone else loads: wait holding only our working memory,
+			// which the load does not need.
+			res.Release(pb)
+			ch := e.loadDone
+			m.mu.Unlock()
+			t := time.Now()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				res.Close()
+				return nil, ctx.Err()
+			}
+			loaded += time.Since(t)
+			m.mu.Lock()
+			if e.tier == TierHot {
+				return m.pinLocked(e, shape, res, loaded), nil
+			}
+			m.mu.Unlock()
+			res.Close()
+			continue
+		}
+		prev := e.tier
+		e.tier = TierLoading
+		e.loadDone = make(chan struct{})
+		files, pvk := e.files, e.pvk
+		m.mu.Unlock()
+
+		t := time.Now()
+		p, pvk, test, err := m.load(id, files, pvk)
+		d := time.Since(t)
+		loaded += d
+
+		m.mu.Lock()
+		close(e.loadDone)
+		e.loadDone = nil
+		if err != nil {
+			e.tier = prev
+			m.mu.Unlock()
+			res.Close()
+			return nil, err
+		}
+		e.params, e.pvk, e.test = p, pvk, test
+		e.res = res.Split(min(pb, res.Remaining()))
+		e.tier = TierHot
+		e.loads++
+		e.lastLoad = d
+		return m.pinLocked(e, shape, res, loaded), nil
+	}
+}
+
+// pinLocked pins e and unlocks m.mu.
+func (m *Manager) pinLocked(e *entry, s Shape, res *budget.Reservation, loaded time.Duration) *Lease {
+	e.refs++
+	e.lastUsed = time.Now()
+	l := &Lease{Params: e.params, Verifier: e.pvk, Shape: s, Mem: res, Loaded: loaded, m: m, e: e}
+	m.mu.Unlock()
+	return l
+}
+
+// load decodes the parameter file and prepares (or reuses) the verifying
+// key. It runs without the lock.
+func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
+	marker := f.Params + TestMarkerSuffix
+	test := false
+	if b, err := os.ReadFile(marker); err == nil {
+		test = true
+		note := strings.Join(strings.Fields(string(b)), " ")
+		if len(note) > 300 {
+			note = note[:300] + "…"
+		}
+		m.log.Warn("LOADING INSECURE TEST PARAMETERS: their toxic waste is known, proofs made with them are forgeable and worthless on chain",
+			"circuit", id, "params", f.Params, "marker", marker, "note", note)
+	}
+	checks := !m.opt.TrustParams
+	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks)
+	t := time.Now()
+	p, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrParamsNotFound, f.Params)
+		}
+		return nil, nil, false, fmt.Errorf("circuit %s: loading parameters: %w", id, err)
+	}
+	if pvk == nil {
+		vk := p.VK
+		if f.VK != "" {
+			fileVK, err := groth16.ReadVerifyingKeyFile(f.VK)
+			switch {
+			case err == nil:
+				if !bytes.Equal(fileVK.Bytes(), p.VK.Bytes()) {
+					return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrVKMismatch, f.VK)
+				}
+				vk = fileVK
+			case errors.Is(err, os.ErrNotExist):
+				m.log.Debug("no verifying key file; self-check uses the key inside the parameters", "circuit", id, "vk", f.VK)
+			default:
+				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+			}
+		}
+		if pvk, err = groth16.Prepare(vk); err != nil {
+			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+		}
+	}
+	m.log.Info("parameters loaded", "circuit", id, "bytes", p.MemorySize(), "duration", time.Since(t), "test", test)
+	return p, pvk, test, nil
+}
+
+// evictIdle is the budget's evictor: it drops hot, unpinned entries idle
+// for at least MinIdle, least recently used first, until need bytes are
+// freed, and says when the next idle entry becomes old enough.
+func (m *Manager) evictIdle(need int64) (int64, time.Time) {
+	now := time.Now()
+	m.mu.Lock()
+	var cands []*entry
+	var retryAt time.Time
+	for _, e := range m.entries {
+		if e.tier != TierHot || e.refs > 0 {
+			continue
+		}
+		if ready := e.lastUsed.Add(m.opt.MinIdle); ready.After(now) {
+			if retryAt.IsZero() || ready.Before(retryAt) {
+				retryAt = ready
+			}
+			continue
+		}
+		cands = append(cands, e)
+	}
+	slices.SortFunc(cands, func(a, b *entry) int { return a.lastUsed.Compare(b.lastUsed) })
+	var freed int64
+	var drop []*budget.Reservation
+	for _, e := range cands {
+		if freed >= need {
+			break
+		}
+		freed += e.res.Remaining()
+		drop = append(drop, m.evictLocked(e))
+		m.log.Info("evicting idle parameters under memory pressure", "circuit", e.id, "idle", now.Sub(e.lastUsed).Round(time.Millisecond))
+	}
+	m.mu.Unlock()
+	m.closeAll(drop, freed)
+	if freed >= need {
+		retryAt = time.Time{}
+	}
+	return freed, retryAt
+}
+
+// evictLocked turns a hot entry warm and returns its reservation, which
+// the caller closes once m.mu is released.
+func (m *Manager) evictLocked(e *entry) *budget.Reservation {
+	r := e.res
+	e.res, e.params = nil, nil
+	e.tier = TierWarm
+	return r
+}
+
+func (m *Manager) closeAll(rs []*budget.Reservation, freed int64) {
+	for _, r := range rs {
+		r.Close()
+	}
+	// Large parameter sets should leave the process's RSS promptly, not at
+	// the collector's leisure.
+	if freed >= 256<<20 {
+		go debug.FreeOSMemory()
+	}
+}
+
+// Preload makes id's parameters hot without pinning them. already says
+// they were hot; d is the load time otherwise.
+func (m *Manager) Preload(ctx context.Context, id string, prio int) (already bool, d time.Duration, err error) {
+	m.mu.Lock()
+	e, err := m.entryLocked(id)
+	if err != nil {
+		m.mu.Unlock()
+		return false, 0, err
+	}
+	if e.tier == TierHot {
+		e.lastUsed = time.Now()
+		m.mu.Unlock()
+		return true, 0, nil
+	}
+	m.mu.Unlock()
+	t := time.Now()
+	l, err := m.Acquire(ctx, id, prio, 0)
+	if err != nil {
+		return false, 0, err
+	}
+	l.Mem.Close()
+	l.Release()
+	return false, time.Since(t), nil
+}
+
+// Evict drops id's parameters now, whatever their idle time. It fails with
+// ErrInUse while a job holds them or a load is under way.
+func (m *Manager) Evict(id string) (wasLoaded bool, freed int64, err error) {
+	m.mu.Lock()
+	e, ok := m.entries[id]
+	if !ok {
+		if _, err := m.opt.Locator.Locate(id); err != nil {
+			m.mu.Unlock()
+			return false, 0, err
+		}
+		m.mu.Unlock()
+		return false, 0, nil
+	}
+	switch e.tier {
+	case TierLoading:
+		m.mu.Unlock()
+		return false, 0, fmt.Errorf("circuit %s: %w: loading", id, ErrInUse)
+	case TierHot:
+	default:
+		m.mu.Unlock()
+		return false, 0, nil
+	}
+	if e.refs > 0 {
+		n := e.refs
+		m.mu.Unlock()
+		return true, 0, fmt.Errorf("circuit %s: %w by %d partition(s)", id, ErrInUse, n)
+	}
+	freed = e.res.Remaining()
+	r := m.evictLocked(e)
+	m.mu.Unlock()
+	m.closeAll([]*budget.Reservation{r}, freed)
+	m.log.Info("parameters evicted", "circuit", id, "freed", freed)
+	return true, freed, nil
+}
+
+// Close evicts every unpinned parameter set (daemon shutdown).
+func (m *Manager) Close() {
+	m.mu.Lock()
+	var rs []*budget.Reservation
+	var freed int64
+	for _, e := range m.entries {
+		if e.tier == TierHot && e.refs == 0 {
+			freed += e.res.Remaining()
+			rs = append(rs, m.evictLocked(e))
+		}
+	}
+	m.mu.Unlock()
+	m.closeAll(rs, freed)
+}
+
+// EntryStatus describes one known parameter set.
+type EntryStatus struct {
+	CircuitID string        `json:"circuit_id"`
+	Tier      Tier          `json:"tier"`
+	Bytes     int64         `json:"bytes"` // resident bytes (hot) or decoded size (otherwise, when known)
+	Refs      int           `json:"ref_count"`
+	IdleFor   time.Duration `json:"idle_ns"`
+	Official  bool          `json:"official_name"`
+	Test      bool          `json:"insecure_test_params"`
+	Loads     int           `json:"loads"`
+	LastLoad  time.Duration `json:"last_load_ns"`
+	Params    string        `json:"params_file"`
+}
+
+// Status lists the parameter sets the manager has seen, by circuit id.
+func (m *Manager) Status() []EntryStatus {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]EntryStatus, 0, len(m.entries))
+	for _, e := range m.entries {
+		s := EntryStatus{CircuitID: e.id, Tier: e.tier, Refs: e.refs, Official: e.files.Official, Test: e.test,
+			Loads: e.loads, LastLoad: e.lastLoad, Params: e.files.Params}
+		switch {
+		case e.tier == TierHot:
+			s.Bytes = e.res.Remaining()
+		case e.shape != nil:
+			s.Bytes = e.shape.ParamsBytes()
+		}
+		if !e.lastUsed.IsZero() {
+			s.IdleFor = now.Sub(e.lastUsed)
+			if e.refs > 0 {
+				s.IdleFor = 0
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b EntryStatus) int { return strings.Compare(a.CircuitID, b.CircuitID) })
+	return out
+}
+
+// HotBytes is the memory held by resident parameters.
+func (m *Manager) HotBytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for _, e := range m.entries {
+		if e.tier == TierHot {
+			n += e.res.Remaining()
+		}
+	}
+	return n
+}

@@ -1,0 +1,147 @@
+package srs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// ErrParamsNotFound: a circuit's parameter file does not exist.
+var ErrParamsNotFound = errors.New("parameter file not found")
+
+// Shape is what a parameter file says about its circuit, read from the
+// vector lengths in the file header without decoding any point.
+type Shape struct {
+	Domain  int // evaluation domain m = len(H)+1
+	Inputs  int // len(IC), ONE included
+	Aux     int // len(L)
+	A       int // len(A)
+	B       int // len(BG1) = len(BG2)
+	H       int
+	FileLen int64
+}
+
+const (
+	g1Mem = 96  // in-memory size of a bls.G1Affine
+	g2Mem = 192 // in-memory size of a bls.G2Affine
+	frMem = 32
+)
+
+// ParamsBytes is the heap the decoded parameters occupy
+// (groth16.Params.MemorySize of the loaded set).
+func (s Shape) ParamsBytes() int64 {
+	return int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem
+}
+
+// ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
+// c get room for the whole domain, so neither synthesis nor the prover's
+// FFT padding ever reallocates them.
+func (s Shape) ProvingHint() r1cs.Shape {
+	return r1cs.Shape{Constraints: s.Domain, Inputs: s.Inputs, Aux: s.Aux}
+}
+
+// ABCBytes is the size of one partition's a, b and c vectors padded to the
+// domain. The prover consumes them in Start, so they can be returned to the
+// budget as soon as Start returns.
+func (s Shape) ABCBytes() int64 { return 3 * frMem * int64(s.Domain) }
+
+// WitnessBytes is one partition's input and aux assignment plus its three
+// density bitmaps; held until the proof is finished.
+func (s Shape) WitnessBytes() int64 {
+	words := 2*((s.Aux+63)/64) + (s.Inputs+63)/64
+	return frMem*int64(s.Aux+s.Inputs) + 8*int64(words)
+}
+
+// ScratchBytes estimates the prover's transient memory for one partition:
+// the FFT domain tables and the MSMs' compacted point and scalar copies and
+// digit decompositions. It errs high (four field elements per domain row
+// and per B-dense variable's G2 point copy).
+func (s Shape) ScratchBytes() int64 {
+	return 4*frMem*int64(s.Domain) + int64(s.B)*(g2Mem+frMem)/2
+}
+
+// WorkingSet is the memory reserved for one partition from synthesis until
+// its proof is finished.
+func (s Shape) WorkingSet() int64 { return s.ABCBytes() + s.WitnessBytes() + s.ScratchBytes() }
+
+// ReadShape reads the shape of the .params file at path.
+func ReadShape(path string) (Shape, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Shape{}, fmt.Errorf("%w: %s", ErrParamsNotFound, path)
+		}
+		return Shape{}, fmt.Errorf("srs: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Shape{}, fmt.Errorf("srs: %w", err)
+	}
+	s, err := readShape(f, st.Size())
+	if err != nil {
+		return Shape{}, fmt.Errorf("srs: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// readShape walks the vector counts of a .params image: the verifying key
+// (fixed points, then the IC count and points), then h, l, a, b_g1 (G1) and
+// b_g2 (G2), each a big-endian u32 count followed by uncompressed points.
+func readShape(r io.ReaderAt, size int64) (Shape, error) {
+	const g1, g2 = groth16.G1Uncompressed, groth16.G2Uncompressed
+	off := int64(3*g1 + 3*g2)
+	count := func(what string, elem int64) (int, error) {
+		var b [4]byte
+		if _, err := r.ReadAt(b[:], off); err != nil {
+			return 0, fmt.Errorf("%w: reading %s count at offset %d: %v", groth16.ErrParamsFormat, what, off, err)
+		}
+		n := int64(binary.BigEndian.Uint32(b[:]))
+		off += 4 + n*elem
+		if off > size {
+			return 0, fmt.Errorf("%w: %s vector of %d points ends at %d, past the end of the file (%d bytes)", groth16.ErrParamsFormat, what, n, off, size)
+		}
+		return int(n), nil
+	}
+	var s Shape
+	var err error
+	if s.Inputs, err = count("ic", g1); err != nil {
+		return s, err
+	}
+	if s.H, err = count("h", g1); err != nil {
+		return s, err
+	}
+	if s.Aux, err = count("l", g1); err != nil {
+		return s, err
+	}
+	if s.A, err = count("a", g1); err != nil {
+		return s, err
+	}
+	if s.B, err = count("b_g1", g1); err != nil {
+		return s, err
+	}
+	nb2, err := count("b_g2", g2)
+	if err != nil {
+		return s, err
+	}
+	if nb2 != s.B {
+		return s, fmt.Errorf("%w: b_g1 has %d points but b_g2 %d", groth16.ErrParamsFormat, s.B, nb2)
+	}
+	if off != size {
+		return s, fmt.Errorf("%w: %d trailing bytes after b_g2", groth16.ErrParamsFormat, size-off)
+	}
+	if s.Inputs == 0 {
+		return s, fmt.Errorf("%w: empty ic vector", groth16.ErrParamsFormat)
+	}
+	s.Domain = s.H + 1
+	if s.Domain&(s.Domain-1) != 0 {
+		return s, fmt.Errorf("%w: h has %d points; a domain of %d is no power of two", groth16.ErrParamsFormat, s.H, s.Domain)
+	}
+	s.FileLen = size
+	return s, nil
+}

@@ -1,0 +1,334 @@
+package srs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+var paramDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cuzk-srs-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	paramDir = dir
+	for _, k := range []int{8, 10} {
+		if err := testkind.WriteParams(dir, k); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func paramsPath(k int) string { return filepath.Join(paramDir, testkind.FileBase(k)+".params") }
+
+// syncBuffer collects log output from concurrent goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newManager(t *testing.T, loc srs.Locator, total int64, minIdle time.Duration) (*srs.Manager, *budget.Budget, *syncBuffer) {
+	t.Helper()
+	var logs syncBuffer
+	b := budget.New(total)
+	m := srs.NewManager(srs.Options{
+		Locator: loc, Budget: b, MinIdle: minIdle,
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	return m, b, &logs
+}
+
+func TestShapeMatchesLoadedParams(t *testing.T) {
+	for _, k := range []int{8, 10} {
+		s, err := srs.ReadShape(paramsPath(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := groth16.LoadParamsFile(paramsPath(k), groth16.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Domain != 1<<k || s.Domain != len(p.H)+1 || s.Aux != len(p.L) || s.Inputs != len(p.VK.IC) ||
+			s.A != len(p.A) || s.B != len(p.BG1) || s.Inputs != testkind.Inputs+1 {
+			t.Fatalf("k=%d: shape %+v disagrees with the params", k, s)
+		}
+		if s.ParamsBytes() != p.MemorySize() {
+			t.Fatalf("ParamsBytes %d, MemorySize %d", s.ParamsBytes(), p.MemorySize())
+		}
+		if s.FileLen != p.EncodedSize() {
+			t.Fatalf("FileLen %d, EncodedSize %d", s.FileLen, p.EncodedSize())
+		}
+	}
+}
+
+// TestProvingHintAvoidsRegrowth: synthesis into an assignment sized by the
+// hint fills the domain without reallocating, and its footprint is within
+// the working-set estimate.
+func TestProvingHintAvoidsRegrowth(t *testing.T) {
+	s, err := srs.ReadShape(paramsPath(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := r1cs.NewProvingAssignment(s.ProvingHint())
+	a0 := &pa.A[:1][0]
+	cs, err := r1cs.Synthesize(testkind.Circuit(10), pa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.AppendInputRows()
+	if len(pa.A) != s.Domain || cap(pa.A) != s.Domain || &pa.A[0] != a0 {
+		t.Fatalf("a has len %d cap %d (domain %d), reallocated %v", len(pa.A), cap(pa.A), s.Domain, &pa.A[0] != a0)
+	}
+	if got, est := pa.Bytes(), s.ABCBytes()+s.WitnessBytes(); got > est {
+		t.Fatalf("assignment holds %d bytes, estimate %d", got, est)
+	}
+}
+
+func TestReadShapeRejects(t *testing.T) {
+	if _, err := srs.ReadShape(filepath.Join(paramDir, "nope.params")); !errors.Is(err, srs.ErrParamsNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+	data, err := os.ReadFile(paramsPath(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"truncated": data[:len(data)-1],
+		"trailing":  append(append([]byte(nil), data...), 0),
+		"header":    data[:100],
+	} {
+		p := filepath.Join(t.TempDir(), name+".params")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srs.ReadShape(p); !errors.Is(err, groth16.ErrParamsFormat) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestFilecoinLocatorNamesOfficialFiles: every PoRep circuit id maps to a
+// file listed in the official parameters manifest.
+func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/upstream/parameters.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	loc := srs.FilecoinLocator("/params")
+	for _, id := range filecoin.PoRepCircuits() {
+		f, err := loc.Locate(string(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{f.Params, f.VK} {
+			if _, ok := manifest[filepath.Base(p)]; !ok || filepath.Dir(p) != "/params" {
+				t.Errorf("%s: %s is not an official file name", id, p)
+			}
+		}
+		if !f.Official {
+			t.Errorf("%s not marked official", id)
+		}
+	}
+	if _, err := loc.Locate("porep-3g"); !errors.Is(err, srs.ErrUnknownCircuit) {
+		t.Fatal(err)
+	}
+	chain := srs.Chain(loc, testkind.Locator(paramDir))
+	if f, err := chain.Locate("test-k8"); err != nil || f.Official {
+		t.Fatalf("chain: %+v %v", f, err)
+	}
+	if _, err := chain.Locate("nonsense"); !errors.Is(err, srs.ErrUnknownCircuit) {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadOnceWarnsAndPins(t *testing.T) {
+	m, b, logs := newManager(t, testkind.Locator(paramDir), 1<<30, time.Hour)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	leases := make([]*srs.Lease, 4)
+	for i := range leases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := m.Acquire(ctx, "test-k10", 0, 1000)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			leases[i] = l
+		}()
+	}
+	wg.Wait()
+	st := m.Status()
+	if len(st) != 1 || st[0].Tier != srs.TierHot || st[0].Refs != 4 || st[0].Loads != 1 || !st[0].Test {
+		t.Fatalf("status %+v", st)
+	}
+	if n := strings.Count(logs.String(), "LOADING INSECURE TEST PARAMETERS"); n != 1 {
+		t.Fatalf("%d test-parameter warnings, want 1:\n%s", n, logs)
+	}
+	if !strings.Contains(logs.String(), "subgroup_checks=true") {
+		t.Error("test parameters were loaded without subgroup checks")
+	}
+	shape, _ := m.Shape("test-k10")
+	if b.Used() != shape.ParamsBytes()+4000 {
+		t.Fatalf("used %d, want params %d + 4×1000", b.Used(), shape.ParamsBytes())
+	}
+	for _, l := range leases {
+		if l.Params == nil || l.Verifier == nil {
+			t.Fatal("lease without params or verifier")
+		}
+		l.Mem.Close()
+		l.Release()
+		l.Release() // idempotent
+	}
+	if st := m.Status(); st[0].Refs != 0 {
+		t.Fatalf("refs %d after release", st[0].Refs)
+	}
+	if b.Used() != shape.ParamsBytes() || m.HotBytes() != shape.ParamsBytes() {
+		t.Fatalf("used %d hot %d", b.Used(), m.HotBytes())
+	}
+	m.Close()
+	if b.Used() != 0 {
+		t.Fatalf("used %d after Close", b.Used())
+	}
+}
+
+func TestVerifyingKeyMismatch(t *testing.T) {
+	dir := t.TempDir()
+	for _, ext := range []string{".params", ".params" + srs.TestMarkerSuffix} {
+		b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, testkind.FileBase(10)+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The vk of another circuit.
+	b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(8)+".vk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, testkind.FileBase(10)+".vk"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, bud, _ := newManager(t, testkind.Locator(dir), 1<<30, 0)
+	if _, err := m.Acquire(context.Background(), "test-k10", 0, 10); !errors.Is(err, srs.ErrVKMismatch) {
+		t.Fatalf("err = %v", err)
+	}
+	if bud.Used() != 0 {
+		t.Fatalf("failed load leaked %d bytes", bud.Used())
+	}
+	if st := m.Status(); st[0].Tier != srs.TierCold {
+		t.Fatalf("tier %s after a failed load", st[0].Tier)
+	}
+}
+
+func TestTrustParamsSkipsSubgroupChecks(t *testing.T) {
+	// Official-looking, unmarked files.
+	dir := t.TempDir()
+	for _, ext := range []string{".params", ".vk"} {
+		b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(8)+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "official"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loc := srs.LocatorFunc(func(id string) (srs.Files, error) {
+		return srs.Files{Params: filepath.Join(dir, "official.params"), VK: filepath.Join(dir, "official.vk"), Official: true}, nil
+	})
+	var logs syncBuffer
+	b := budget.New(1 << 30)
+	m := srs.NewManager(srs.Options{Locator: loc, Budget: b, TrustParams: true,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if _, _, err := m.Preload(context.Background(), "x", 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "subgroup_checks=false") || strings.Contains(logs.String(), "INSECURE") {
+		t.Fatalf("logs:\n%s", logs.String())
+	}
+}
+
+// TestNoHoldAndWait: two circuits whose parameters do not fit together.
+// A caller waiting for memory holds nothing, so the second circuit loads as
+// soon as the first's idle set becomes evictable.
+func TestNoHoldAndWait(t *testing.T) {
+	s8, _ := srs.ReadShape(paramsPath(8))
+	s10, _ := srs.ReadShape(paramsPath(10))
+	total := s10.ParamsBytes() + 100
+	m, b, _ := newManager(t, testkind.Locator(paramDir), total, 50*time.Millisecond)
+	l8, err := m.Acquire(context.Background(), "test-k8", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *srs.Lease)
+	go func() {
+		l, err := m.Acquire(context.Background(), "test-k10", 0, 100)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	select {
+	case <-got:
+		t.Fatal("k10 loaded while k8 was pinned")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if b.Used() != s8.ParamsBytes()+100 {
+		t.Fatalf("waiter holds memory: used %d", b.Used())
+	}
+	l8.Mem.Close()
+	l8.Release()
+	var l10 *srs.Lease
+	select {
+	case l10 = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("k10 never loaded")
+	}
+	if b.Used() != s10.ParamsBytes()+100 {
+		t.Fatalf("used %d", b.Used())
+	}
+	l10.Mem.Close()
+	l10.Release()
+}
