@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/cuzk-dev/cuzk/r1cs"
 	"log/slog"
 	"slices"
 	"sync"
@@ -68,12 +69,15 @@ type Engine struct {
 	retained   []*job // final jobs in the order they finished
 	seq        uint64
 	collectors map[collectorKey]*collector
-	synthQ     []*item
-	readyQ     []*item
-	active     int // batches with an item in synthesis
-	credits    int // items from synthesis start until the prover takes them
-	inFlight   int // items from synthesis start until their proofs are finished
-	nSynth     int // items in synthesis now
+	// densities holds each circuit's density bitmaps from its first exact
+	// synthesis (structure only; shared read-only by later syntheses).
+	densities map[string]*r1cs.Densities
+	synthQ    []*item
+	readyQ    []*item
+	active    int // batches with an item in synthesis
+	credits   int // items from synthesis start until the prover takes them
+	inFlight  int // items from synthesis start until their proofs are finished
+	nSynth    int // items in synthesis now
 	// synthByPrio counts items in synthesis by priority.
 	synthByPrio [PriorityCritical + 1]int
 	nProving    int // items in Start now
@@ -136,6 +140,7 @@ func New(opt Options) (*Engine, error) {
 		finCh:      make(chan *finishing, 1),
 		jobs:       map[string]*job{},
 		collectors: map[collectorKey]*collector{},
+		densities:  map[string]*r1cs.Densities{},
 		synthWake:  make(chan struct{}),
 		proveWake:  make(chan struct{}),
 		idle:       make(chan struct{}),

@@ -182,16 +182,37 @@ func (e *Engine) synthesize(it *item) {
 		p.job.parts[p.index].state = partSynthesizing
 		e.mu.Unlock()
 
+		// The first synthesis of a circuit is exact and yields its density
+		// bitmaps; later ones reuse them and evaluate rows as they are
+		// built, about twice as fast (r1cs.NewTemplatedAssignment).
+		e.mu.Lock()
+		tmpl := e.densities[b.circuit]
+		e.mu.Unlock()
 		t := time.Now()
-		pa := r1cs.NewProvingAssignment(it.shape.ProvingHint())
+		var pa *r1cs.ProvingAssignment
+		if tmpl != nil {
+			pa = r1cs.NewTemplatedAssignment(it.shape.ProvingHint(), tmpl)
+		} else {
+			pa = r1cs.NewProvingAssignment(it.shape.ProvingHint())
+		}
 		cs, serr := r1cs.Synthesize(c, pa)
 		if serr == nil {
 			cs.AppendInputRows()
 			if n := cs.NumConstraints(); n > it.shape.Domain {
 				serr = fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, it.shape.Domain)
+			} else {
+				serr = pa.Check()
 			}
 		}
 		d := time.Since(t)
+		e.mu.Lock()
+		switch {
+		case serr == nil && tmpl == nil && e.densities[b.circuit] == nil:
+			e.densities[b.circuit] = pa.Density
+		case serr != nil && tmpl != nil:
+			delete(e.densities, b.circuit) // the next job starts exact again
+		}
+		e.mu.Unlock()
 		e.timing(p.job.id, p.index, "synthesis", t, d, b)
 
 		e.mu.Lock()
@@ -462,6 +483,8 @@ func (e *Engine) complete(j *job) {
 		return
 	}
 	if err != nil {
+		// Should a density template ever be wrong, never reuse it.
+		delete(e.densities, j.plan.CircuitID)
 		e.endLocked(j, StateFailed, err, nil)
 		return
 	}

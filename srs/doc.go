@@ -29,8 +29,9 @@
 //   - A parameter file with a sidecar "<file>.INSECURE-TEST-PARAMETERS"
 //     (written by `cuzk params gen`) is loaded, but a WARN line says so on
 //     every load, and Status marks the entry Test.
-//   - Proving keys are decoded with subgroup checks on every point unless
-//     Options.TrustParams is set (rust-fil-proofs never checks them); the
-//     verifying key inside and the .vk file are always checked, and must
-//     be equal.
+//   - Proving keys are decoded with (batched) subgroup checks unless their
+//     provenance is known — official file names, as rust-fil-proofs trusts
+//     them, or a test marker written by this machine's `cuzk params gen` —
+//     or Options.TrustParams is set. The verifying key inside and the .vk
+//     file are always checked, and must be equal.
 package srs

@@ -297,7 +297,13 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*
 		m.log.Warn("LOADING INSECURE TEST PARAMETERS: their toxic waste is known, proofs made with them are forgeable and worthless on chain",
 			"circuit", id, "params", f.Params, "marker", marker, "note", note)
 	}
-	checks := !m.opt.TrustParams
+	// Subgroup checks cost minutes per 10^7 points. Skip them where the
+	// file's provenance is known, as rust-fil-proofs does for the official
+	// set (it loads them unchecked): official names, and test parameters
+	// this machine's cuzk generated (marker). A bad point in a proving key
+	// could only make proofs fail, and failing proofs never leave the
+	// self-check; the verifying key is always checked in full.
+	checks := !m.opt.TrustParams && !f.Official && !test
 	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks)
 	t := time.Now()
 	p, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})

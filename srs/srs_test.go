@@ -205,8 +205,8 @@ func TestLoadOnceWarnsAndPins(t *testing.T) {
 	if n := strings.Count(logs.String(), "LOADING INSECURE TEST PARAMETERS"); n != 1 {
 		t.Fatalf("%d test-parameter warnings, want 1:\n%s", n, logs)
 	}
-	if !strings.Contains(logs.String(), "subgroup_checks=true") {
-		t.Error("test parameters were loaded without subgroup checks")
+	if !strings.Contains(logs.String(), "subgroup_checks=false") {
+		t.Error("marked test parameters (generated here) were loaded with subgroup checks")
 	}
 	shape, _ := m.Shape("test-k10")
 	if b.Used() != shape.ParamsBytes()+4000 {
@@ -264,6 +264,34 @@ func TestVerifyingKeyMismatch(t *testing.T) {
 }
 
 func TestTrustParamsSkipsSubgroupChecks(t *testing.T) {
+	// Unmarked files under no official name: checked unless TrustParams.
+	dir := t.TempDir()
+	for _, ext := range []string{".params", ".vk"} {
+		b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(8)+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "custom"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	custom := srs.LocatorFunc(func(id string) (srs.Files, error) {
+		return srs.Files{Params: filepath.Join(dir, "custom.params"), VK: filepath.Join(dir, "custom.vk")}, nil
+	})
+	for _, trust := range []bool{false, true} {
+		var logs syncBuffer
+		m := srs.NewManager(srs.Options{Locator: custom, Budget: budget.New(1 << 30), TrustParams: trust,
+			Log: slog.New(slog.NewTextHandler(&logs, nil))})
+		if _, _, err := m.Preload(context.Background(), "x", 0); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("subgroup_checks=%v", !trust); !strings.Contains(logs.String(), want) {
+			t.Fatalf("trust=%v: logs lack %s:\n%s", trust, want, logs.String())
+		}
+	}
+}
+
+func TestOfficialNamesSkipSubgroupChecks(t *testing.T) {
 	// Official-looking, unmarked files.
 	dir := t.TempDir()
 	for _, ext := range []string{".params", ".vk"} {
@@ -280,7 +308,7 @@ func TestTrustParamsSkipsSubgroupChecks(t *testing.T) {
 	})
 	var logs syncBuffer
 	b := budget.New(1 << 30)
-	m := srs.NewManager(srs.Options{Locator: loc, Budget: b, TrustParams: true,
+	m := srs.NewManager(srs.Options{Locator: loc, Budget: b,
 		Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if _, _, err := m.Preload(context.Background(), "x", 0); err != nil {
 		t.Fatal(err)
