@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c2"
@@ -82,8 +83,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("prove: %v", err)
 	}
 	rows := len(params.H) + 1
-	step("4. proved: synthesis %v, prove %v (domain 2^%d), self-check %v", times.Synthesis.Round(time.Millisecond),
-		times.Prove.Round(time.Millisecond), log2(rows), times.Verify.Round(time.Millisecond))
+	step("4. proved: synthesis %v, prove %v (Start %v + Finish %v; domain 2^%d), self-check %v", times.Synthesis.Round(time.Millisecond),
+		times.Prove.Round(time.Millisecond), times.Start.Round(time.Millisecond), times.Finish.Round(time.Millisecond), log2(rows), times.Verify.Round(time.Millisecond))
 
 	t = time.Now()
 	cfg, _ := porep.ConfigFor(proof)
@@ -97,6 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	step("5. verify-seal from public values only: valid (%v)", time.Since(t).Round(time.Millisecond))
 	step("proof (%d bytes): %s", len(proofBytes), hex.EncodeToString(proofBytes))
+	step("peak RSS %d MiB (parameters resident: %d MiB decoded)", bench.PeakRSS()>>20, params.MemorySize()>>20)
 	return exitOK
 }
 
