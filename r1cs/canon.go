@@ -1,9 +1,10 @@
 package r1cs
 
 // canonicalizer merges repeated variables of a linear combination, keeping
-// first-occurrence order. Terms whose net coefficient is zero stay (as in
-// bellpepper); every consumer skips zero coefficients anyway, which is
-// cheaper than a second pass to drop them.
+// first-occurrence order, and drops terms whose merged coefficient is zero
+// (bellpepper keeps them, but they are never evaluated or marked dense).
+// Zero coefficients can only come from merging: LC never stores a term with
+// a zero coefficient, so combinations without repeats need no zero scan.
 //
 // Short combinations (the great majority: Boolean checks, xor, pick) are
 // checked pairwise. Long ones (packing, MultiEq flushes with hundreds of
@@ -28,7 +29,7 @@ func (z *canonicalizer) canon(lc *LC) {
 	case n == 2:
 		if t[0].Var == t[1].Var {
 			t[0].Coeff.Add(&t[0].Coeff, &t[1].Coeff)
-			lc.terms = t[:1]
+			lc.terms = dropZeros(t[:1])
 		}
 		return
 	case n > pairwiseLimit:
@@ -38,7 +39,7 @@ func (z *canonicalizer) canon(lc *LC) {
 	for i := 1; i < n; i++ {
 		for j := 0; j < i; j++ {
 			if t[i].Var == t[j].Var {
-				lc.terms = mergePairwise(t)
+				lc.terms = dropZeros(mergePairwise(t))
 				return
 			}
 		}
@@ -88,6 +89,21 @@ func (z *canonicalizer) mergeHashed(t []Term) []Term {
 				break
 			}
 			h = (h + 1) & mask
+		}
+	}
+	if w == len(t) {
+		return t // no repeats, so no zero coefficients
+	}
+	return dropZeros(t[:w])
+}
+
+// dropZeros removes terms whose coefficient is zero.
+func dropZeros(t []Term) []Term {
+	w := 0
+	for r := range t {
+		if !t[r].Coeff.IsZero() {
+			t[w] = t[r]
+			w++
 		}
 	}
 	return t[:w]

@@ -140,9 +140,16 @@ func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	b.Reset()
 	c.Reset()
 	build(a, b, c)
-	cs.canon.canon(a)
-	cs.canon.canon(b)
-	cs.canon.canon(c)
+	// Most rows have at most one term per LC: skip the call for them.
+	if len(a.terms) > 1 {
+		cs.canon.canon(a)
+	}
+	if len(b.terms) > 1 {
+		cs.canon.canon(b)
+	}
+	if len(c.terms) > 1 {
+		cs.canon.canon(c)
+	}
 	cs.backend.Enforce(cs, a, b, c)
 }
 

@@ -150,9 +150,6 @@ func (pa *ProvingAssignment) eval(dst *fr.Element, lc *LC, in, aux *Bitset) {
 	}
 	for i := range lc.terms {
 		t := &lc.terms[i]
-		if t.Coeff.IsZero() {
-			continue // cancelled: neither value nor density
-		}
 		var val *fr.Element
 		if idx := t.Var.Index(); t.Var.IsAux() {
 			val = &pa.Aux[idx]
@@ -165,7 +162,16 @@ func (pa *ProvingAssignment) eval(dst *fr.Element, lc *LC, in, aux *Bitset) {
 				in.Set(idx)
 			}
 		}
-		accumulate(dst, &t.Coeff, val)
+		// accumulate, written out: a call per term costs more than the add.
+		switch {
+		case val.IsZero():
+		case val.IsOne():
+			dst.Add(dst, &t.Coeff)
+		default:
+			var tmp fr.Element
+			tmp.Mul(val, &t.Coeff)
+			dst.Add(dst, &tmp)
+		}
 	}
 }
 

@@ -77,8 +77,7 @@ func (lc *LC) Reset() {
 }
 
 // Terms returns the non-ONE terms. Inside a Backend they hold distinct
-// variables in insertion order; a coefficient may be zero (a term that
-// cancelled out), and such a term must be ignored, never marked dense.
+// variables with non-zero coefficients, in insertion order.
 func (lc *LC) Terms() []Term { return lc.terms }
 
 // OneCoeff returns the coefficient of ONE (zero when absent).
@@ -139,10 +138,13 @@ func (lc *LC) Sub(v Variable) *LC {
 	return lc
 }
 
-// AddScaled adds c·v.
+// AddScaled adds c·v. A zero c adds nothing (no term, so no density).
 func (lc *LC) AddScaled(c *fr.Element, v Variable) *LC {
 	if lc.ev != nil {
 		accumulate(&lc.one, c, lc.ev.value(v))
+		return lc
+	}
+	if c.IsZero() {
 		return lc
 	}
 	if v == One {
@@ -154,12 +156,15 @@ func (lc *LC) AddScaled(c *fr.Element, v Variable) *LC {
 	return lc
 }
 
-// SubScaled adds −c·v.
+// SubScaled adds −c·v. A zero c adds nothing.
 func (lc *LC) SubScaled(c *fr.Element, v Variable) *LC {
 	if lc.ev != nil {
 		var t fr.Element
 		accumulate(&t, c, lc.ev.value(v))
 		lc.one.Sub(&lc.one, &t)
+		return lc
+	}
+	if c.IsZero() {
 		return lc
 	}
 	if v == One {
@@ -224,6 +229,9 @@ func (lc *LC) AddScaledLC(c *fr.Element, o *LC) *LC {
 		v := o.valueAt(lc.ev)
 		v.Mul(&v, c)
 		lc.one.Add(&lc.one, &v)
+		return lc
+	}
+	if c.IsZero() {
 		return lc
 	}
 	var tmp fr.Element
