@@ -1,4 +1,28 @@
 // Package bench holds the harnesses behind `cuzk bench`: the in-process
-// synthesis microbenchmark, and the single/batch/stress runs against a
-// daemon with their summaries and timelines.
+// synthesis microbenchmark (Synth), proofs through a running daemon one at
+// a time or in batches (Prove, RunBatch) with their summaries, open-loop
+// stress runs (Stress), readers of the daemon's /status and metrics, and
+// the pipeline timeline drawn from the daemon's stage timing lines
+// (Timeline, as text and SVG).
+//
+// It mirrors the Rust cuzk-bench (Curio extern/cuzk/cuzk-bench/src/
+// main.rs): the same proof types and request fields, per-proof lines and a
+// batch summary with throughput, and the synth-only microbenchmark. It
+// adds percentiles, daemon-side throughput, stress runs and timelines.
+//
+// Invariants the tools rely on:
+//
+//   - Distributions (Dist) use nearest-rank percentiles, so every figure
+//     but the mean is one of the observed values and a summary can be
+//     checked against the lines it came from. They cover completed proofs
+//     only.
+//   - Daemon durations are whole milliseconds, as the wire carries them.
+//   - A stress run accounts for every job it submits: each ends completed,
+//     failed, cancelled (by the daemon, or by the run when its drain time
+//     is up), rejected (no job was created), or lost (its final state could
+//     not be learnt, even after cancelling it). Lost must be zero.
+//   - Arrival schedules are fixed before a stress run starts (open loop):
+//     a slow daemon does not slow the arrivals.
+//   - Request ids are <run id>-<n>, with a random run id, so runs never
+//     attach to each other's jobs (the daemon deduplicates by request id).
 package bench

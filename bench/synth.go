@@ -46,6 +46,9 @@ type SynthIteration struct {
 	NsPerRow    float64 `json:"ns_per_constraint"`
 	BytesPerRow float64 `json:"bytes_per_constraint"`
 	AllocsPerRw float64 `json:"allocs_per_constraint"`
+	// PeakRSS is the process's peak resident set after this run (VmHWM,
+	// so it never decreases from one iteration to the next).
+	PeakRSS uint64 `json:"peak_rss_bytes"`
 }
 
 // SynthOptions configure Synth.
@@ -97,6 +100,9 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 				}
 				densities[k] = pa.Density
 			}
+			// Free the previous run's buffers before allocating this one's,
+			// so the peak resident set is that of one run.
+			runtime.GC()
 			var backend r1cs.Backend
 			switch opt.CS {
 			case CSProving:
@@ -127,6 +133,7 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 				NsPerRow:    float64(wall.Nanoseconds()) / rows,
 				BytesPerRow: float64(bytes1-bytes0) / rows,
 				AllocsPerRw: float64(allocs1-allocs0) / rows,
+				PeakRSS:     PeakRSS(),
 			}
 			out = append(out, r)
 			if each != nil {

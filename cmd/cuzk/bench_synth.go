@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -54,7 +56,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("%v", err)
 	}
 	if *compare != "" {
-		return compareSynth(ctx, *compare, args, stdout, stderr)
+		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
 	}
 	var o *c1.Output
 	if *c1Path != "" {
@@ -81,7 +83,9 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail("%v", err)
 		}
 		defer f.Close()
-		pprof.StartCPUProfile(f)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("--cpuprofile: %v", err)
+		}
 		defer pprof.StopCPUProfile()
 	}
 	if *traceFile != "" {
@@ -90,17 +94,19 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail("%v", err)
 		}
 		defer f.Close()
-		trace.Start(f)
+		if err := trace.Start(f); err != nil {
+			return fail("--trace: %v", err)
+		}
 		defer trace.Stop()
 	}
 	rep := synthReport{C1: *c1Path, CS: kind, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %12s %12s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "allocs/constr")
+		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "bytes/constr", "allocs/constr", "peak RSS")
 	}
 	its, err := bench.Synth(ctx, parts, bench.SynthOptions{CS: kind, Iterations: *iters, Partition: *partition}, func(r bench.SynthIteration) {
 		if !*asJSON {
-			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %12.1f %12.6f\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
-				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.AllocsPerRw)
+			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
+				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
 		}
 	})
 	if err != nil {
@@ -111,8 +117,13 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fail("%v", err)
 		}
-		pprof.WriteHeapProfile(f)
-		f.Close()
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fail("--memprofile: %v", err)
+		}
 	}
 	rep.Iterations = its
 	ns := make([]float64, len(its))
@@ -122,7 +133,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	slices.Sort(ns)
 	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
 	rep.PeakRSSBytes = bench.PeakRSS()
-	if b, err := readRustBench(*rustBench); err == nil {
+	if b, err := readRustBench(findUp(*rustBench)); err == nil {
 		rep.BellpersonNsRow = b
 	}
 	if *asJSON {
@@ -133,8 +144,8 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, kind, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
 	if rep.BellpersonNsRow > 0 {
-		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core): %.1f ns/constraint → cuzk/bellperson = %.2f\n",
-			rep.BellpersonNsRow, rep.MedianNsPerRow/rep.BellpersonNsRow)
+		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core, ProvingAssignment): %.1f ns/constraint → cuzk (%s)/bellperson = %.2f\n",
+			rep.BellpersonNsRow, kind, rep.MedianNsPerRow/rep.BellpersonNsRow)
 	}
 	return exitOK
 }
@@ -163,30 +174,51 @@ func readRustBench(path string) (float64, error) {
 	return 0, fmt.Errorf("%s: no single-core synthesis figure", path)
 }
 
+// findUp resolves a relative path against the working directory and, when
+// it is not there, against each parent directory, so the default
+// testdata/rustref/bench.json is found from anywhere inside the repository.
+func findUp(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	for {
+		p := filepath.Join(dir, path)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		dir = parent
+	}
+}
+
 // compareSynth runs this binary and other alternately, one iteration per
-// run, and prints both medians and the ratio with its spread.
-func compareSynth(ctx context.Context, other string, args []string, stdout, stderr io.Writer) int {
+// run and rounds times, and prints both medians and the ratio with its
+// spread. The children get the flags given here (as parsed, so -x=v and
+// -x v forms both work) except the A/B, output and profile flags.
+func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds int, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "cuzk bench synth:", err)
 		return exitUsage
 	}
-	var rest []string
-	rounds := 3
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--compare" || a == "-compare":
-			i++
-		case a == "-i" || a == "--i":
-			fmt.Sscan(args[i+1], &rounds)
-			i++
-		case a == "--json" || a == "-json":
+	rest := []string{"bench", "synth", "--json", "-i", "1"}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "compare", "i", "json", "cpuprofile", "memprofile", "trace":
 		default:
-			rest = append(rest, a)
+			rest = append(rest, "--"+f.Name+"="+f.Value.String())
 		}
-	}
+	})
+	rounds = max(rounds, 1)
 	run := func(bin string) (float64, error) {
-		cmd := exec.CommandContext(ctx, bin, append([]string{"bench", "synth", "--json", "-i", "1"}, rest...)...)
+		cmd := exec.CommandContext(ctx, bin, rest...)
 		cmd.Stderr = stderr
 		out, err := cmd.Output()
 		if err != nil {
@@ -200,15 +232,24 @@ func compareSynth(ctx context.Context, other string, args []string, stdout, stde
 	}
 	var a, b, ratios []float64
 	for r := 0; r < rounds; r++ {
-		x, err := run(self)
+		// Alternate which build goes first, so warm-up and the machine's
+		// drift fall on both alike.
+		first, second := self, other
+		if r%2 == 1 {
+			first, second = other, self
+		}
+		x, err := run(first)
 		if err != nil {
 			fmt.Fprintln(stderr, "cuzk bench synth:", err)
 			return exitUsage
 		}
-		y, err := run(other)
+		y, err := run(second)
 		if err != nil {
 			fmt.Fprintln(stderr, "cuzk bench synth:", err)
 			return exitUsage
+		}
+		if r%2 == 1 {
+			x, y = y, x
 		}
 		a, b, ratios = append(a, x), append(b, y), append(ratios, x/y)
 		fmt.Fprintf(stdout, "round %d: this %.1f ns/constraint, other %.1f, ratio %.3f\n", r, x, y, x/y)

@@ -31,6 +31,14 @@ func commands() map[string]command {
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
 		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
 		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
+		"bench single":   {"one proof through the daemon: status, timings, proof size, --verify", runBenchSingle},
+		"bench batch":    {"N proofs, J concurrent: per-proof lines, percentiles, throughput", runBenchBatch},
+		"bench stress":   {"open-loop arrivals of a proof mix for a bounded time; accounts for every job", runBenchStress},
+		"bench status":   {"the daemon's status (GetStatus; /status with --status-addr)", runBenchStatus},
+		"bench preload":  {"load a circuit's parameters in the daemon", runBenchPreload},
+		"bench evict":    {"drop a circuit's parameters from the daemon's memory", runBenchEvict},
+		"bench metrics":  {"the daemon's Prometheus metrics", runBenchMetrics},
+		"bench timeline": {"draw the pipeline from the daemon's stage timing lines (text and SVG)", runBenchTimeline},
 	}
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/bench"
+)
+
+// runBenchBatch is `cuzk bench batch`: N proofs, J in flight, a line per
+// proof as it returns and a summary table.
+func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench batch", stderr)
+	df := addDaemonFlags(fs)
+	pf := addProofFlags(fs, true)
+	var count, conc int
+	fs.IntVar(&count, "count", 3, "number of proofs")
+	fs.IntVar(&count, "c", 3, "shorthand for --count")
+	fs.IntVar(&conc, "concurrency", 1, "proofs in flight at once")
+	fs.IntVar(&conc, "j", 1, "shorthand for --concurrency")
+	every := fs.Duration("progress", 30*time.Second, "progress line interval when stderr is not a terminal (0: off)")
+	asJSON := fs.Bool("json", false, "print one JSON report (per-proof lines go to stderr)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench batch: "+format+"\n", a...)
+		return exitUsage
+	}
+	if count < 1 || conc < 1 {
+		return fail("--count and --concurrency must be at least 1")
+	}
+	typ, err := bench.ParseProofType(pf.typ)
+	if err != nil {
+		return fail("%v", err)
+	}
+	spec, err := pf.spec(ctx, typ, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+
+	lines := stdout
+	if *asJSON {
+		lines = stderr
+	}
+	conc = min(conc, count)
+	fmt.Fprintf(lines, "=== Batch Benchmark ===\nproof:       %s\ncount:       %d\nconcurrency: %d\ndaemon:      %s\n\n", spec.Describe(), count, conc, df.addr)
+	var done atomic.Int64
+	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
+		n := int(done.Load())
+		return fmt.Sprintf("%s %d/%d proofs; %s", bench.Bar(n, count, 20), n, count, daemonBrief(ctx, c))
+	})
+	rep := bench.RunBatch(ctx, c, spec, bench.BatchOptions{Count: count, Concurrency: conc}, func(r bench.Result) {
+		n := done.Add(1)
+		prog.Println(lines, proofLine(int(n), count, &r))
+	})
+	prog.Stop()
+	if *asJSON {
+		if err := printJSON(stdout, rep); err != nil {
+			return fail("%v", err)
+		}
+	} else {
+		printBatchSummary(stdout, rep)
+	}
+	if rep.Summary.Failed > 0 {
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// proofLine is the per-proof line of batch runs: seconds with millisecond
+// precision, the same figures the summary is computed from.
+func proofLine(n, total int, r *bench.Result) string {
+	w := len(fmt.Sprint(total))
+	s := fmt.Sprintf("  [%*d/%d] #%-*d %-9s wall=%ss", w, n, total, w, r.Index, r.Status, secs(r.Wall))
+	if r.OK() {
+		s += fmt.Sprintf(" queue=%ss srs_load=%ss synthesis=%ss prove=%ss total=%ss proof=%dB",
+			secs(r.QueueWait), secs(r.SRSLoad), secs(r.Synthesis), secs(r.Prove), secs(r.Total), r.ProofBytes)
+	} else if r.Error != "" {
+		s += " error=" + fmt.Sprintf("%q", r.Error)
+	}
+	return s + " job=" + r.JobID
+}
+
+func printBatchSummary(w io.Writer, rep *bench.BatchReport) {
+	s := &rep.Summary
+	fmt.Fprintf(w, "\n=== Batch Summary ===\n")
+	fmt.Fprintf(w, "proofs:      %d completed, %d failed, %d requested (concurrency %d)\n", s.Completed, s.Failed, s.Requested, rep.Concurrency)
+	fmt.Fprintf(w, "elapsed:     %s s\n", secs(rep.Elapsed))
+	if s.Completed == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-22s %10s %10s %10s %10s\n", "seconds", "min", "median", "p95", "max")
+	for _, row := range []struct {
+		name string
+		d    bench.Dist
+	}{
+		{"wall (client)", s.Wall}, {"queue_wait", s.QueueWait}, {"srs_load", s.SRSLoad},
+		{"synthesis", s.Synthesis}, {"prove", s.Prove}, {"total (daemon)", s.Total},
+	} {
+		fmt.Fprintf(w, "%-22s %10s %10s %10s %10s\n", row.name, secs(row.d.Min), secs(row.d.Median), secs(row.d.P95), secs(row.d.Max))
+	}
+	fmt.Fprintf(w, "\nthroughput (client): %.3f proofs/min, %.3f s/proof (%d proofs over %s s, first request to last result)\n",
+		s.Client.ProofsPerMinute, s.Client.SecondsPerProof, s.Client.Proofs, secs(s.Client.Span))
+	fmt.Fprintf(w, "throughput (daemon): %.3f proofs/min, %.3f s/proof (%d proofs over %s s, first job accepted to last result)\n",
+		s.Daemon.ProofsPerMinute, s.Daemon.SecondsPerProof, s.Daemon.Proofs, secs(s.Daemon.Span))
+}

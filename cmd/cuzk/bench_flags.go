@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+)
+
+// AddrEnv overrides the default daemon address of the bench commands.
+const AddrEnv = "CUZK_ADDR"
+
+// daemonFlags are the connection flags of the bench commands that talk to
+// a daemon.
+type daemonFlags struct {
+	addr       string
+	statusAddr string
+}
+
+func addDaemonFlags(fs *flag.FlagSet) *daemonFlags {
+	d := &daemonFlags{}
+	def := config.DefaultListen
+	if v := os.Getenv(AddrEnv); v != "" {
+		def = v
+	}
+	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port (default $"+AddrEnv+" or the daemon's default)")
+	fs.StringVar(&d.statusAddr, "status-addr", "", "daemon status HTTP `address` (its status_listen) for /status: memory budget, pipeline, per-kind counters")
+	return d
+}
+
+// dial connects to the daemon; the Rust tool's "http://host:port" form is
+// accepted too.
+func (d *daemonFlags) dial() (*client.Client, error) {
+	addr := strings.TrimPrefix(d.addr, "http://")
+	if addr == "" {
+		return nil, fmt.Errorf("--addr is empty")
+	}
+	return client.Dial(addr)
+}
+
+func (d *daemonFlags) status() (*bench.StatusClient, error) {
+	if d.statusAddr == "" {
+		return nil, nil
+	}
+	return bench.NewStatusClient(d.statusAddr)
+}
+
+// proofFlags describe the request of single, batch and stress, with the
+// Rust cuzk-bench's names.
+type proofFlags struct {
+	typ             string
+	c1              string
+	vanilla         string
+	registeredProof int64
+	sectorNum       uint64
+	minerID         uint64
+	partition       uint
+	randomness      string
+	commROld        string
+	commRNew        string
+	commDNew        string
+	priority        string
+	logRows         int
+	partitions      int
+	testOptions     string
+}
+
+func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
+	p := &proofFlags{}
+	if withType {
+		fs.StringVar(&p.typ, "type", "porep", "proof `type`: porep, snap, wpost, winning, or test (the daemon's test circuits, with --enable-test-circuits)")
+		fs.StringVar(&p.typ, "t", "porep", "shorthand for --type")
+	}
+	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
+	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof")
+	fs.Int64Var(&p.registeredProof, "registered-proof", -1, "registered proof id, as in go-state-types abi (default: the C1's; for test, the log2 of the rows)")
+	fs.Uint64Var(&p.sectorNum, "sector-num", 0, "sector number (default: the C1 envelope's, else 1)")
+	fs.Uint64Var(&p.minerID, "miner-id", seal.DefaultMinerID, "miner actor id (verify-seal derives the prover id from it)")
+	fs.UintVar(&p.partition, "partition", 0, "WindowPoSt partition index")
+	fs.StringVar(&p.randomness, "randomness", "", "PoSt randomness, 64 hex characters (default zeros)")
+	fs.StringVar(&p.commROld, "comm-r-old", "", "SnapDeals comm_r_old, 64 hex characters")
+	fs.StringVar(&p.commRNew, "comm-r-new", "", "SnapDeals comm_r_new, 64 hex characters")
+	fs.StringVar(&p.commDNew, "comm-d-new", "", "SnapDeals comm_d_new, 64 hex characters")
+	fs.StringVar(&p.priority, "priority", "", "priority: low, normal, high or critical (default: the daemon's for the kind)")
+	fs.IntVar(&p.logRows, "log-rows", 10, "test circuits: log2 of the rows (the daemon needs their parameters)")
+	fs.IntVar(&p.partitions, "partitions", 1, "test circuits: partition proofs per request")
+	fs.StringVar(&p.testOptions, "test-options", "", "test circuits: options `JSON` (engine/testkind.Options; overrides --partitions)")
+	return p
+}
+
+func parsePriority(s string) (cuzkv1.Priority, error) {
+	if s == "" {
+		return cuzkv1.Priority_PRIORITY_UNSPECIFIED, nil
+	}
+	v, ok := cuzkv1.Priority_value[strings.ToUpper(s)]
+	if !ok || v == 0 {
+		return 0, fmt.Errorf("unknown priority %q (low, normal, high or critical)", s)
+	}
+	return cuzkv1.Priority(v), nil
+}
+
+func optHex32(name, s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := parseHex32(s)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", name, err)
+	}
+	return b[:], nil
+}
+
+// spec builds the request of type t from the flags. Sealing the default
+// sector is announced on progress.
+func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Writer) (*bench.Spec, error) {
+	prio, err := parsePriority(p.priority)
+	if err != nil {
+		return nil, err
+	}
+	var spec *bench.Spec
+	switch t {
+	case bench.TypePoRep:
+		var data []byte
+		if p.c1 != "" {
+			if data, err = os.ReadFile(p.c1); err != nil {
+				return nil, err
+			}
+		} else {
+			proof := filecoin.StackedDrg2KiBV1_1
+			t0 := time.Now()
+			o, _, err := seal.Seal(ctx, seal.DefaultInput(proof), seal.DefaultSeed, 0)
+			if err != nil {
+				return nil, fmt.Errorf("sealing the default 2 KiB sector: %w", err)
+			}
+			if data, err = o.MarshalJSON(); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(progress, "no --c1: sealed a 2 KiB test sector (%v, sector %d, miner %d) in %v\n",
+				proof, seal.DefaultSector, seal.DefaultMinerID, time.Since(t0).Round(time.Millisecond))
+		}
+		if spec, err = bench.PoRepSpec(data, bench.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
+			if p.c1 != "" {
+				return nil, fmt.Errorf("%s: %w", p.c1, err)
+			}
+			return nil, err
+		}
+	case bench.TypeTest:
+		var opt testkind.Options
+		if p.testOptions != "" {
+			dec := json.NewDecoder(strings.NewReader(p.testOptions))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&opt); err != nil {
+				return nil, fmt.Errorf("--test-options: %w", err)
+			}
+		} else if p.partitions > 1 {
+			opt.Partitions = p.partitions
+		}
+		k := p.logRows
+		if p.registeredProof >= 0 {
+			k = int(p.registeredProof)
+		}
+		if spec, err = bench.TestSpec(k, opt); err != nil {
+			return nil, err
+		}
+	default:
+		if p.vanilla == "" {
+			return nil, fmt.Errorf("--vanilla is required for %s proofs", t)
+		}
+		raw, err := os.ReadFile(p.vanilla)
+		if err != nil {
+			return nil, err
+		}
+		proofs, err := bench.ParseVanillaFile(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.vanilla, err)
+		}
+		if p.registeredProof < 0 {
+			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)
+		}
+		spec = &bench.Spec{Type: t, RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum, MinerID: p.minerID,
+			VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
+		if spec.SectorNumber == 0 {
+			spec.SectorNumber = seal.DefaultSector
+		}
+		rnd := p.randomness
+		if rnd == "" && (t == bench.TypeWPoSt || t == bench.TypeWinning) {
+			rnd = hex.EncodeToString(make([]byte, 32))
+		}
+		for _, f := range []struct {
+			name, val string
+			dst       *[]byte
+		}{{"randomness", rnd, &spec.Randomness}, {"comm-r-old", p.commROld, &spec.CommROld}, {"comm-r-new", p.commRNew, &spec.CommRNew}, {"comm-d-new", p.commDNew, &spec.CommDNew}} {
+			if *f.dst, err = optHex32(f.name, f.val); err != nil {
+				return nil, err
+			}
+		}
+	}
+	spec.Priority = prio
+	return spec, nil
+}
+
+// isTerminal reports whether w is a terminal (progress bars are drawn in
+// place only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// daemonBrief is a one-line summary of the daemon's queues for progress
+// lines ("" when it cannot be read).
+func daemonBrief(ctx context.Context, c *client.Client) string {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, q := range st.GetQueues() {
+		if q.GetPending()+q.GetInProgress() > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d queued/%d running", q.GetProofKind(), q.GetPending(), q.GetInProgress()))
+		}
+	}
+	for _, s := range st.GetLoadedSrs() {
+		parts = append(parts, fmt.Sprintf("params %s %s", s.GetCircuitId(), s.GetTier()))
+	}
+	if len(parts) == 0 {
+		return "daemon idle"
+	}
+	return "daemon: " + strings.Join(parts, ", ")
+}
+
+// secs formats a duration as seconds with millisecond precision, the unit
+// of every bench table (daemon durations are whole milliseconds).
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// printJSON writes v indented.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/engine/budget"
+)
+
+// rpcJSON renders responses for --json with the wire's field names and
+// zero values included, so scripts see every field.
+var rpcJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// runBenchStatus is `cuzk bench status`: GetStatus, and /status with
+// --status-addr.
+func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench status", stderr)
+	df := addDaemonFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON: {\"grpc\": GetStatus, \"engine\": /status (with --status-addr)}")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench status: "+format+"\n", a...)
+		return exitUsage
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fail("GetStatus: %v", err)
+	}
+	var eng *bench.DaemonStatus
+	var raw []byte
+	if sc, err := df.status(); err != nil {
+		return fail("%v", err)
+	} else if sc != nil {
+		if eng, raw, err = sc.Status(ctx); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if *asJSON {
+		g, err := rpcJSON.Marshal(st)
+		if err != nil {
+			return fail("%v", err)
+		}
+		out := map[string]json.RawMessage{"grpc": g}
+		if raw != nil {
+			out["engine"] = raw
+		}
+		if err := printJSON(stdout, out); err != nil {
+			return fail("%v", err)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "=== cuzk daemon status (%s) ===\n", df.addr)
+	fmt.Fprintf(stdout, "uptime:           %ds\n", st.GetUptimeSeconds())
+	fmt.Fprintf(stdout, "proofs completed: %d\n", st.GetTotalProofsCompleted())
+	fmt.Fprintf(stdout, "proofs failed:    %d\n", st.GetTotalProofsFailed())
+	fmt.Fprintf(stdout, "pinned memory:    %s / %s (%d / %d bytes)\n", budget.FormatBytes(int64(st.GetPinnedMemoryBytes())),
+		budget.FormatBytes(int64(st.GetPinnedMemoryLimitBytes())), st.GetPinnedMemoryBytes(), st.GetPinnedMemoryLimitBytes())
+	if len(st.GetGpus()) > 0 {
+		fmt.Fprintf(stdout, "\nGPUs:\n")
+		for _, g := range st.GetGpus() {
+			job := "idle"
+			if g.GetCurrentJobId() != "" {
+				job = "proving " + g.GetCurrentProofKind() + " (" + g.GetCurrentJobId() + ")"
+			}
+			fmt.Fprintf(stdout, "  [%d] %s: %d MiB free of %d MiB: %s\n", g.GetOrdinal(), g.GetName(), g.GetVramFreeBytes()>>20, g.GetVramTotalBytes()>>20, job)
+		}
+	}
+	if len(st.GetLoadedSrs()) > 0 {
+		fmt.Fprintf(stdout, "\nLoaded SRS:\n")
+		for _, s := range st.GetLoadedSrs() {
+			fmt.Fprintf(stdout, "  %s (tier=%s, size=%s, refs=%d)\n", s.GetCircuitId(), s.GetTier(), budget.FormatBytes(int64(s.GetSizeBytes())), s.GetRefCount())
+		}
+	}
+	if len(st.GetQueues()) > 0 {
+		fmt.Fprintf(stdout, "\nQueues:\n")
+		for _, q := range st.GetQueues() {
+			fmt.Fprintf(stdout, "  %s: pending=%d, in_progress=%d\n", q.GetProofKind(), q.GetPending(), q.GetInProgress())
+		}
+	}
+	if eng != nil {
+		printEngineStatus(stdout, eng)
+	}
+	return exitOK
+}
+
+func printEngineStatus(w io.Writer, s *bench.DaemonStatus) {
+	p := s.Pipeline
+	m := s.Memory
+	fmt.Fprintf(w, "\nPipeline (enabled=%v): %d synthesis worker(s), concurrency %d, lookahead %d\n", p.Enabled, p.SynthesisWorkers, p.SynthesisConcurrency, p.Lookahead)
+	fmt.Fprintf(w, "  partitions: synthesis queued %d, synthesizing %d, ready %d, proving %d, finishing %d\n", p.SynthesisQueued, p.Synthesizing, p.Ready, p.Proving, p.Finishing)
+	fmt.Fprintf(w, "Memory budget: used %s of %s (peak %s, parameters %s), %d waiting\n", budget.FormatBytes(m.UsedBytes), budget.FormatBytes(m.TotalBytes),
+		budget.FormatBytes(m.PeakBytes), budget.FormatBytes(m.ParamsBytes), m.Waiting)
+	c := s.Counters
+	fmt.Fprintf(w, "Jobs: completed %d, failed %d, cancelled %d, attached duplicates %d, results retained %d\n", c.Completed, c.Failed, c.Cancelled, c.Attached, c.Retained)
+	for kind, k := range s.ByKind {
+		fmt.Fprintf(w, "  %s: completed %d, failed %d, cancelled %d\n", kind, k.Completed, k.Failed, k.Cancelled)
+	}
+	if len(s.Params) > 0 {
+		fmt.Fprintf(w, "Parameters:\n")
+		for _, e := range s.Params {
+			test := ""
+			if e.Test {
+				test = ", INSECURE test parameters"
+			}
+			fmt.Fprintf(w, "  %s: %s, %s, refs %d, loads %d (last %v)%s\n", e.CircuitID, e.Tier, budget.FormatBytes(e.Bytes), e.Refs, e.Loads, e.LastLoad.Round(time.Millisecond), test)
+		}
+	}
+	if len(s.Jobs) > 0 {
+		fmt.Fprintf(w, "Active jobs:\n")
+		for _, j := range s.Jobs {
+			var parts []string
+			for _, pt := range j.Partitions {
+				parts = append(parts, fmt.Sprintf("%d:%s", pt.Index, pt.State))
+			}
+			fmt.Fprintf(w, "  %s %s %s %s %s age %v [%s]\n", j.ID, j.Kind, j.Circuit, j.Priority, j.State, j.Age.Round(time.Millisecond), strings.Join(parts, " "))
+		}
+	}
+}
+
+// runBenchPreload is `cuzk bench preload -c ID`.
+func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench preload", stderr)
+	df := addDaemonFlags(fs)
+	var id string
+	fs.StringVar(&id, "circuit-id", "", "circuit `id` to load (porep-2k, porep-32g, test-k10, ...)")
+	fs.StringVar(&id, "c", "", "shorthand for --circuit-id")
+	every := fs.Duration("progress", 10*time.Second, "progress line interval when stderr is not a terminal (0: off)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench preload: "+format+"\n", a...)
+		return exitUsage
+	}
+	if id == "" {
+		return fail("-c/--circuit-id is required")
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
+		return "loading " + id + "; " + daemonBrief(ctx, c)
+	})
+	resp, err := c.RPC().PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: id})
+	prog.Stop()
+	if err != nil {
+		return fail("PreloadSRS %s: %v", id, err)
+	}
+	if *asJSON {
+		b, err := rpcJSON.Marshal(resp)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return printRaw(stdout, b)
+	}
+	if resp.GetAlreadyLoaded() {
+		fmt.Fprintf(stdout, "%s already loaded\n", id)
+	} else {
+		fmt.Fprintf(stdout, "%s loaded in %d ms\n", id, resp.GetLoadTimeMs())
+	}
+	return exitOK
+}
+
+// runBenchEvict is `cuzk bench evict -c ID`.
+func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench evict", stderr)
+	df := addDaemonFlags(fs)
+	var id string
+	fs.StringVar(&id, "circuit-id", "", "circuit `id` whose parameters to drop from memory")
+	fs.StringVar(&id, "c", "", "shorthand for --circuit-id")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench evict: "+format+"\n", a...)
+		return exitUsage
+	}
+	if id == "" {
+		return fail("-c/--circuit-id is required")
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	resp, err := c.RPC().EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: id})
+	if err != nil {
+		return fail("EvictSRS %s: %v", id, err)
+	}
+	if *asJSON {
+		b, err := rpcJSON.Marshal(resp)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return printRaw(stdout, b)
+	}
+	if resp.GetWasLoaded() {
+		fmt.Fprintf(stdout, "%s evicted, %s freed (%d bytes)\n", id, budget.FormatBytes(int64(resp.GetFreedBytes())), resp.GetFreedBytes())
+	} else {
+		fmt.Fprintf(stdout, "%s was not loaded\n", id)
+	}
+	return exitOK
+}
+
+// runBenchMetrics is `cuzk bench metrics`: the Prometheus text, or its
+// families as JSON.
+func runBenchMetrics(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench metrics", stderr)
+	df := addDaemonFlags(fs)
+	prefix := fs.String("prefix", "", "only metrics whose name starts with `prefix` (e.g. cuzk_)")
+	asJSON := fs.Bool("json", false, "print the metric families as JSON")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench metrics: "+format+"\n", a...)
+		return exitUsage
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	text, err := c.Metrics(ctx)
+	if err != nil {
+		return fail("GetMetrics: %v", err)
+	}
+	if !*asJSON {
+		if *prefix == "" {
+			fmt.Fprint(stdout, text)
+			return exitOK
+		}
+		for _, line := range strings.SplitAfter(text, "\n") {
+			name := line
+			if f := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")); len(f) > 0 {
+				name = f[0]
+			}
+			if strings.HasPrefix(name, *prefix) {
+				fmt.Fprint(stdout, line)
+			}
+		}
+		return exitOK
+	}
+	fams, err := bench.ParseMetrics(text)
+	if err != nil {
+		return fail("%v", err)
+	}
+	kept := fams[:0]
+	for _, f := range fams {
+		if strings.HasPrefix(f.Name, *prefix) {
+			kept = append(kept, f)
+		}
+	}
+	if err := printJSON(stdout, kept); err != nil {
+		return fail("%v", err)
+	}
+	return exitOK
+}
+
+// printRaw writes JSON bytes indented.
+func printRaw(w io.Writer, b []byte) int {
+	if err := printJSON(w, json.RawMessage(b)); err != nil {
+		fmt.Fprintln(w, string(b))
+	}
+	return exitOK
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/groth16"
+)
+
+// verifyReport is the --verify outcome of `cuzk bench single`.
+type verifyReport struct {
+	Checked  bool          `json:"checked"`
+	Valid    bool          `json:"valid"`
+	Method   string        `json:"method,omitempty"`
+	VK       string        `json:"vk,omitempty"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+type singleReport struct {
+	Addr   string        `json:"addr"`
+	Spec   *bench.Spec   `json:"spec"`
+	Result bench.Result  `json:"result"`
+	Proof  string        `json:"proof_hex,omitempty"`
+	Verify *verifyReport `json:"verify,omitempty"`
+}
+
+// defaultParamDir is where the bench tools look for verifying keys.
+func defaultParamDir() string {
+	if v := os.Getenv(config.ParamCacheEnv); v != "" {
+		return v
+	}
+	return config.DefaultParamCache
+}
+
+// runBenchSingle is `cuzk bench single`: one proof through the daemon.
+func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench single", stderr)
+	df := addDaemonFlags(fs)
+	pf := addProofFlags(fs, true)
+	verify := fs.Bool("verify", false, "verify the proof: PoRep with verify-seal from the C1's public values, test circuits with groth16 verify")
+	paramDir := fs.String("params", defaultParamDir(), "parameter `directory` holding the verifying key (for --verify)")
+	vkPath := fs.String("vk", "", "verifying key `file` (for --verify; default: found in --params)")
+	requestID := fs.String("request-id", "", "request id (default: a fresh one)")
+	asJSON := fs.Bool("json", false, "print one JSON report")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cuzk bench single: "+format+"\n", a...)
+		return exitUsage
+	}
+	typ, err := bench.ParseProofType(pf.typ)
+	if err != nil {
+		return fail("%v", err)
+	}
+	spec, err := pf.spec(ctx, typ, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var vk *groth16.VerifyingKey
+	rep := singleReport{Addr: df.addr, Spec: spec}
+	if *verify {
+		rep.Verify = &verifyReport{}
+		path := *vkPath
+		if path == "" {
+			if path, err = bench.VerifyingKeyPath(spec, *paramDir); err != nil {
+				return fail("--verify: %v", err)
+			}
+		}
+		if vk, err = groth16.ReadVerifyingKeyFile(path); err != nil {
+			return fail("--verify: %v", err)
+		}
+		rep.Verify.VK = path
+	}
+	c, err := df.dial()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	id := *requestID
+	if id == "" {
+		id = bench.NewRunID("bench-single")
+	}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "submitting %s to %s as %s\n", spec.Describe(), df.addr, id)
+	}
+	prog := bench.StartProgress(stderr, isTerminal(stderr), 30*time.Second, func() string {
+		return "waiting for the proof; " + daemonBrief(ctx, c)
+	})
+	rep.Result = bench.Prove(ctx, c, spec, 0, id)
+	prog.Stop()
+	r := &rep.Result
+	code := exitOK
+	switch {
+	case r.Status == bench.StatusError:
+		code = exitUsage // no answer from the daemon
+	case !r.OK():
+		code = exitInvalid
+	}
+	if r.OK() {
+		rep.Proof = hex.EncodeToString(r.Proof)
+	}
+	if rep.Verify != nil && r.OK() {
+		t := time.Now()
+		ok, method, err := bench.Verify(spec, vk, r.Proof)
+		rep.Verify.Duration = time.Since(t)
+		rep.Verify.Checked, rep.Verify.Valid, rep.Verify.Method = err == nil, ok, method
+		if err != nil {
+			rep.Verify.Error = err.Error()
+		}
+		if !ok {
+			code = exitInvalid
+		}
+		if err != nil && !errors.Is(err, bench.ErrReplicaMismatch) {
+			code = exitUsage
+		}
+	}
+	if *asJSON {
+		if err := printJSON(stdout, rep); err != nil {
+			return fail("%v", err)
+		}
+		return code
+	}
+	printSingle(stdout, &rep)
+	return code
+}
+
+func printSingle(w io.Writer, rep *singleReport) {
+	r := &rep.Result
+	fmt.Fprintf(w, "\n=== Proof Result ===\n")
+	fmt.Fprintf(w, "status:          %s\n", r.Status)
+	fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	if !r.OK() {
+		fmt.Fprintf(w, "error:           %s\n", r.Error)
+		fmt.Fprintf(w, "wall:            %s s (client)\n", secs(r.Wall))
+		return
+	}
+	fmt.Fprintf(w, "queue_wait_ms:   %d\n", r.QueueWait.Milliseconds())
+	fmt.Fprintf(w, "srs_load_ms:     %d\n", r.SRSLoad.Milliseconds())
+	fmt.Fprintf(w, "synthesis_ms:    %d\n", r.Synthesis.Milliseconds())
+	fmt.Fprintf(w, "gpu_compute_ms:  %d (the prover stage)\n", r.Prove.Milliseconds())
+	fmt.Fprintf(w, "total_ms:        %d\n", r.Total.Milliseconds())
+	fmt.Fprintf(w, "wall:            %s s (client, request sent to result received)\n", secs(r.Wall))
+	hexProof := rep.Proof
+	if len(hexProof) > 256 {
+		hexProof = hexProof[:256] + "..."
+	}
+	fmt.Fprintf(w, "proof:           %d bytes (%d partition proof(s)): %s\n", r.ProofBytes, r.ProofBytes/groth16.ProofSize, hexProof)
+	if v := rep.Verify; v != nil {
+		switch {
+		case v.Error != "":
+			fmt.Fprintf(w, "verify:          ERROR: %s\n", v.Error)
+		case v.Valid:
+			fmt.Fprintf(w, "verify:          valid (%s; %s; %v)\n", v.Method, v.VK, v.Duration.Round(time.Millisecond))
+		default:
+			fmt.Fprintf(w, "verify:          INVALID (%s; %s)\n", v.Method, v.VK)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The 2 KiB PoRep partition's constraint count, pinned by the PoRep
+// circuit's test (rust-fil-proofs' R1CS at 2 KiB).
+const porep2KiBConstraints, porep2KiBAux, porep2KiBInputs = 2687921, 2685673, 40
+
+const rustBench = "../../testdata/rustref/bench.json"
+
+func synthJSON(t *testing.T, args ...string) synthReport {
+	t.Helper()
+	code, out, stderr := runCmd(t, append([]string{"bench", "synth", "--json"}, args...)...)
+	var rep synthReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, stderr)
+	}
+	return rep
+}
+
+func TestBenchSynthCount2KiB(t *testing.T) {
+	rep := synthJSON(t, "--cs", "count", "-i", "2", "--rust-bench", rustBench)
+	if len(rep.Iterations) != 2 {
+		t.Fatalf("%d iterations", len(rep.Iterations))
+	}
+	for _, it := range rep.Iterations {
+		if it.Constraints != porep2KiBConstraints || it.Aux != porep2KiBAux || it.Inputs != porep2KiBInputs || it.Partition != 0 || it.NsPerRow <= 0 {
+			t.Fatalf("%+v", it)
+		}
+	}
+	if math.Abs(rep.BellpersonNsRow-636.9746670431603) > 1e-9 || rep.PeakRSSBytes == 0 {
+		t.Fatalf("bellperson %v, peak RSS %d", rep.BellpersonNsRow, rep.PeakRSSBytes)
+	}
+	code, out, _ := runCmd(t, "bench", "synth", "--cs", "count", "-i", "1", "--rust-bench", rustBench, "--partition", "0")
+	for _, re := range []string{
+		`(?m)^0\s+0\s+count\s+2687921\s+40\s+2685673\s+\S+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\d+ MiB$`,
+		`(?m)^median [\d.]+ ns/constraint \(count\), peak RSS \d+ MiB`,
+		`(?m)^bellperson .*637\.0 ns/constraint → cuzk \(count\)/bellperson = [\d.]+$`,
+	} {
+		if code != exitOK || !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+	for _, bad := range [][]string{
+		{"bench", "synth", "--cs", "bogus"},
+		{"bench", "synth", "--cs", "count", "--partition", "1"}, // 2 KiB has one partition
+		{"bench", "synth", "--c1", "/nonexistent.json"},
+	} {
+		if code, _, stderr := runCmd(t, bad...); code != exitUsage || stderr == "" {
+			t.Errorf("%v: exit %d %q", bad, code, stderr)
+		}
+	}
+}
+
+// The proving and templated constraint systems see the same circuit the
+// counter does, and report the figures the issue asks for.
+func TestBenchSynthProving2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesises 2.7 M constraints twice")
+	}
+	for _, cs := range []string{"proving", "templated"} {
+		rep := synthJSON(t, "--cs", cs, "-i", "1", "--rust-bench", rustBench)
+		it := rep.Iterations[0]
+		if it.Constraints != porep2KiBConstraints || it.Aux != porep2KiBAux || it.Inputs != porep2KiBInputs || it.NsPerRow <= 0 || it.PeakRSS == 0 ||
+			rep.BellpersonNsRow == 0 || string(rep.CS) != cs {
+			t.Fatalf("%s: %+v", cs, rep)
+		}
+		t.Logf("%s: %.1f ns/constraint, %.3f bytes and %.6f allocs per constraint, peak RSS %d MiB, cuzk/bellperson %.2f",
+			cs, it.NsPerRow, it.BytesPerRow, it.AllocsPerRw, rep.PeakRSSBytes>>20, rep.MedianNsPerRow/rep.BellpersonNsRow)
+	}
+}
+
+// --compare runs an A/B of two builds, alternating; here the binary
+// against itself, so the ratio is about 1.
+func TestBenchSynthCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the cuzk binary")
+	}
+	bin := filepath.Join(t.TempDir(), "cuzk")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "bench", "synth", "--cs=count", "-i=3", "--compare="+bin, "--partition", "0").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if n := len(regexp.MustCompile(`(?m)^round \d: this [\d.]+ ns/constraint, other [\d.]+, ratio [\d.]+$`).FindAllString(string(out), -1)); n != 3 {
+		t.Fatalf("%d rounds:\n%s", n, out)
+	}
+	m := regexp.MustCompile(`ratio this/other ([\d.]+) \(min ([\d.]+), max ([\d.]+) over 3 rounds\)`).FindStringSubmatch(string(out))
+	if m == nil || strings.Contains(string(out), "NaN") {
+		t.Fatalf("no ratio:\n%s", out)
+	}
+}
