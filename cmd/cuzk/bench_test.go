@@ -537,7 +537,8 @@ func TestBenchTimeline(t *testing.T) {
 
 // TestBenchSinglePoRep proves a real 2 KiB PoRep C1 (the sector the Rust
 // reference harness sealed) through the daemon and checks it with
-// verify-seal from the C1's public values.
+// verify-seal from the C1's public values, then runs status, evict,
+// preload, a batch of two, metrics and timeline on the PoRep circuit.
 func TestBenchSinglePoRep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2 KiB test parameters (generated once into the shared cache) and a 2^22-row proof")
@@ -563,11 +564,39 @@ func TestBenchSinglePoRep(t *testing.T) {
 			t.Errorf("output lacks %s", re)
 		}
 	}
+	// The operator commands on the PoRep circuit: status shows it loaded,
+	// evict drops it, preload brings it back.
+	code, out, _ = d.bench(t, "status", "--status-addr", d.statusAddr)
+	if code != exitOK || !strings.Contains(out, "porep-2k (tier=HOT") {
+		t.Errorf("status after a PoRep proof:\n%s", out)
+	}
+	code, out, _ = d.bench(t, "evict", "-c", "porep-2k")
+	if code != exitOK || !regexp.MustCompile(`^porep-2k evicted, \S+ freed \([1-9]\d* bytes\)\n$`).MatchString(out) {
+		t.Errorf("evict: exit %d %q", code, out)
+	}
+	code, out, _ = d.bench(t, "preload", "-c", "porep-2k", "--json")
+	var pre struct {
+		AlreadyLoaded bool   `json:"already_loaded"`
+		LoadTimeMS    uint64 `json:"load_time_ms,string"` // protojson writes uint64 as a string
+	}
+	if err := json.Unmarshal([]byte(out), &pre); err != nil || code != exitOK || pre.AlreadyLoaded || pre.LoadTimeMS == 0 {
+		t.Errorf("preload: exit %d %v %q", code, err, out)
+	}
+	// A batch of two real PoRep proofs.
+	code, out, stderr = d.bench(t, "batch", "-t", "porep", "--c1", "../../testdata/rustref/seal/2KiB/c1.json", "-c", "2", "-j", "2")
+	t.Log(out)
+	if code != exitOK || !strings.Contains(out, "2 completed, 0 failed") || len(proofLineRE.FindAllString(out, -1)) != 2 {
+		t.Fatalf("batch: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs"); code != exitOK || !strings.Contains(out, "cuzk_proofs_completed_total 3") {
+		t.Errorf("metrics after three proofs:\n%s", out)
+	}
+
 	logPath := filepath.Join(t.TempDir(), "daemon.log")
 	os.WriteFile(logPath, []byte(d.logs.String()), 0o644)
 	code, out, _ = runCmd(t, "bench", "timeline", "--log", logPath, "--json")
 	var tl bench.Timeline
-	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK || len(tl.Jobs) != 1 {
+	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK || len(tl.Jobs) != 3 {
 		t.Fatalf("%v %s", err, out)
 	}
 	for _, s := range tl.Spans {
