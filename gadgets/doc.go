@@ -43,7 +43,8 @@
 //
 // SHA-256 dominates Filecoin circuits (98% of a PoRep partition). Booleans
 // and words are small value types, scratch space ([Sha256], [MultiEq]) is
-// reused between calls, and steady-state synthesis allocates nothing on the
-// heap. Scratch-holding types are not safe for concurrent use; give each
+// reused between calls, and the gadgets allocate nothing on the heap per
+// constraint in steady state (a circuit may still allocate per challenge or
+// per partition). Scratch-holding types are not safe for concurrent use; give each
 // synthesis goroutine its own.
 package gadgets

@@ -65,10 +65,10 @@ type poseidonTemplate struct {
 	rows []tmplRow
 }
 
+// poseidonTemplates are built once per arity and immutable afterwards.
 var poseidonTemplates [hash.MaxPoseidonArity + 1]struct {
 	once sync.Once
 	t    *poseidonTemplate
-	err  error
 }
 
 func poseidonTemplateFor(arity int) (*poseidonTemplate, error) {
@@ -78,7 +78,7 @@ func poseidonTemplateFor(arity int) (*poseidonTemplate, error) {
 	}
 	c := &poseidonTemplates[arity]
 	c.once.Do(func() { c.t = buildPoseidonTemplate(p) })
-	return c.t, c.err
+	return c.t, nil
 }
 
 // symLC is a linear combination over symbols, sorted by symbol, without zero

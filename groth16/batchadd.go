@@ -29,6 +29,9 @@ func (b *g1Batch) reset() {
 }
 
 func (b *g1Batch) add(acc, q *bls.G1Affine, negate bool) {
+	if q.IsInfinity() {
+		return // the chord formula cannot take it; adding nothing is the answer
+	}
 	var p bls.G1Affine
 	if negate {
 		p.Neg(q)
@@ -105,6 +108,9 @@ func (b *g2Batch) reset() {
 }
 
 func (b *g2Batch) add(acc, q *bls.G2Affine, negate bool) {
+	if q.IsInfinity() {
+		return
+	}
 	var p bls.G2Affine
 	if negate {
 		p.Neg(q)

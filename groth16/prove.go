@@ -165,6 +165,22 @@ const maxPrecomputedDomain = 1 << 22
 // interpolate back from the coset. The a vector's storage is reused for the
 // result; a, b and c are released.
 func computeH(pa *r1cs.ProvingAssignment, workers int) []fr.Element {
+	return computeHWith(pa, workers, len(pa.A) <= maxPrecomputedDomain)
+}
+
+// computeHWith chooses between two orderings that give the same H.
+//
+// With tables (gnark-crypto's precomputed twiddles and coset powers: about
+// four field elements per domain row, 0.5 GiB at 2^22, 17 GiB at 2^27;
+// about a quarter faster): DIF inverse, DIT coset forward, DIF coset
+// inverse, bit reversal.
+//
+// Without tables (above 2^22, where that memory matters more): gnark-crypto
+// would build a full coset table on every coset DIT forward and DIF inverse,
+// so use the orderings whose coset powers it computes on the fly instead:
+// DIF inverse, bit reversal, DIF coset forward (bit-reversed evaluations,
+// which the pointwise step does not mind), DIT coset inverse.
+func computeHWith(pa *r1cs.ProvingAssignment, workers int, tables bool) []fr.Element {
 	n := len(pa.A)
 	m, _ := DomainSize(n) // checked by checkShape
 	grow := func(v []fr.Element) []fr.Element {
@@ -180,12 +196,8 @@ func computeH(pa *r1cs.ProvingAssignment, workers int) []fr.Element {
 	a, b, c := grow(pa.A), grow(pa.B), grow(pa.C)
 	pa.A, pa.B, pa.C = nil, nil, nil
 
-	// gnark-crypto's precomputed twiddle and coset tables take about four
-	// field elements per domain row (0.5 GiB at 2^22, 17 GiB at 2^27) and
-	// save about a quarter of the FFT time. Above 2^22 the memory matters
-	// more: compute twiddles on the fly.
 	var domain *fft.Domain
-	if m <= maxPrecomputedDomain {
+	if tables {
 		domain = fft.NewDomain(uint64(m))
 	} else {
 		domain = fft.NewDomain(uint64(m), fft.WithoutPrecompute())
@@ -193,7 +205,12 @@ func computeH(pa *r1cs.ProvingAssignment, workers int) []fr.Element {
 	nt := fft.WithNbTasks(workers)
 	for _, v := range [][]fr.Element{a, b, c} {
 		domain.FFTInverse(v, fft.DIF, nt)
-		domain.FFT(v, fft.DIT, fft.OnCoset(), nt)
+		if tables {
+			domain.FFT(v, fft.DIT, fft.OnCoset(), nt)
+		} else {
+			fft.BitReverse(v)
+			domain.FFT(v, fft.DIF, fft.OnCoset(), nt)
+		}
 	}
 	var den fr.Element
 	den.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
@@ -204,8 +221,12 @@ func computeH(pa *r1cs.ProvingAssignment, workers int) []fr.Element {
 			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
 		}
 	})
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset(), nt)
-	fft.BitReverse(a)
+	if tables {
+		domain.FFTInverse(a, fft.DIF, fft.OnCoset(), nt)
+		fft.BitReverse(a)
+	} else {
+		domain.FFTInverse(a, fft.DIT, fft.OnCoset(), nt)
+	}
 	return a[:m-1]
 }
 

@@ -233,3 +233,19 @@ func TestDeterministicProofGolden(t *testing.T) {
 }
 
 func bigInt(v int64) *big.Int { return big.NewInt(v) }
+
+// Both FFT orderings (with and without gnark-crypto's tables) give the
+// same H.
+func TestComputeHOrderings(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
+	h1 := computeHWith(synthesizeForProving(t, c), 2, true)
+	h2 := computeHWith(synthesizeForProving(t, c), 2, false)
+	if len(h1) != len(h2) {
+		t.Fatal("lengths differ")
+	}
+	for i := range h1 {
+		if !h1[i].Equal(&h2[i]) {
+			t.Fatalf("coefficient %d differs", i)
+		}
+	}
+}

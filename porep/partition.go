@@ -75,6 +75,13 @@ func CircuitInputs(o *c1.Output, k int) (*PartitionInputs, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	return ValidatedCircuitInputs(o, k)
+}
+
+// ValidatedCircuitInputs is CircuitInputs for an Output that has already
+// passed Validate (re-validating the whole C1 for each of its partitions
+// is quadratic in the partition count: 126 for a 32 GiB NI-PoRep).
+func ValidatedCircuitInputs(o *c1.Output, k int) (*PartitionInputs, error) {
 	if k < 0 || k >= len(o.VanillaProofs) {
 		return nil, fmt.Errorf("%w: partition %d of %d", ErrPartition, k, len(o.VanillaProofs))
 	}
@@ -120,7 +127,7 @@ func CheckedCircuitInputs(ctx context.Context, o *c1.Output, workers int) ([]*Pa
 	}
 	out := make([]*PartitionInputs, len(o.VanillaProofs))
 	for k := range out {
-		in, err := CircuitInputs(o, k)
+		in, err := ValidatedCircuitInputs(o, k)
 		if err != nil {
 			return nil, err
 		}

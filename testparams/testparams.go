@@ -163,8 +163,12 @@ func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, o
 	if err != nil {
 		return f, err
 	}
-	if exists(f.Params) && !exists(f.Marker) {
-		return f, fmt.Errorf("%w: %s", ErrOfficialExists, f.Params)
+	// A .params or .vk without a marker is someone else's (a cache of
+	// official keys often holds only the .vk files): never touch it.
+	for _, p := range []string{f.Params, f.VK} {
+		if exists(p) && !exists(f.Marker) {
+			return f, fmt.Errorf("%w: %s", ErrOfficialExists, p)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return f, fmt.Errorf("testparams: %w", err)
@@ -209,8 +213,13 @@ Use it only for tests and demos.
 	if err := groth16.WriteParamsFile(f.Params, params); err != nil {
 		return f, err
 	}
-	if err := groth16.WriteVerifyingKeyFile(f.VK, params.VK); err != nil {
+	// Temp file and rename: a crash mid-write must not leave a truncated
+	// .vk that the next Ensure would reuse.
+	if err := groth16.WriteVerifyingKeyFile(f.VK+".tmp", params.VK); err != nil {
 		return f, err
+	}
+	if err := os.Rename(f.VK+".tmp", f.VK); err != nil {
+		return f, fmt.Errorf("testparams: %w", err)
 	}
 	if opt.Progress != nil {
 		opt.Progress(fmt.Sprintf("done in %v", time.Since(start).Round(time.Millisecond)), 1)

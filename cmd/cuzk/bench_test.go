@@ -225,7 +225,9 @@ func TestBenchBatch(t *testing.T) {
 		if tp[4] != strconv.Itoa(n) || math.Abs(ppm-float64(n)/span.Minutes()) > 0.01*ppm+0.002 || math.Abs(spp-span.Seconds()/n) > 0.002 {
 			t.Errorf("%s throughput %q", tp[1], tp[0])
 		}
-		if tp[1] == "client" && span != elapsed || span > elapsed {
+		// The daemon's span comes from millisecond totals rounded up, so it
+		// may exceed the client's by a millisecond or two.
+		if tp[1] == "client" && span != elapsed || span > elapsed+2*time.Millisecond {
 			t.Errorf("%s span %v, elapsed %v", tp[1], span, elapsed)
 		}
 	}

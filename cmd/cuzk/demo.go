@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"time"
 
@@ -102,10 +103,5 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func log2(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
+// log2 is ⌈log₂ n⌉.
+func log2(n int) int { return bits.Len(uint(n - 1)) }

@@ -46,6 +46,7 @@ func commands() map[string]command {
 const (
 	exitOK      = 0
 	exitInvalid = 1 // the proof does not verify
+	exitFailed  = 1 // the work itself failed (I/O, proving): for commands that verify nothing
 	exitUsage   = 2 // malformed input or usage
 )
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -34,8 +35,12 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	start := time.Now()
 	progress := newProgress(stderr, "params gen "+proof.CircuitID().String())
 	files, generated, err := testparams.Ensure(ctx, proof, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
-	if err != nil {
+	if errors.Is(err, testparams.ErrOfficialExists) {
 		return fail("%v", err)
+	}
+	if err != nil {
+		fail("%v", err)
+		return exitFailed
 	}
 	if !generated {
 		fmt.Fprintf(stdout, "test parameters already present (use --force to regenerate):\n  %s\n  %s\n", files.Params, files.VK)

@@ -164,8 +164,17 @@ func TestProveC2CLI(t *testing.T) {
 	if code != exitOK || strings.TrimSpace(out) != "valid" {
 		t.Fatalf("verify-seal: exit %d %q %q", code, out, stderr)
 	}
-	code, out, _ = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", filepath.Join(dir, "commdr.json"), "--sector", "2")
-	if code != exitInvalid {
+	// A flag that contradicts commdr.json is an error, not an override.
+	code, _, stderr = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", filepath.Join(dir, "commdr.json"), "--sector", "2")
+	if code != exitUsage || !strings.Contains(stderr, "disagrees") {
+		t.Fatalf("contradicting flag: exit %d %q", code, stderr)
+	}
+	// Another sector's public values make the proof invalid.
+	raw, _ := os.ReadFile(filepath.Join(dir, "commdr.json"))
+	other := filepath.Join(dir, "other.json")
+	os.WriteFile(other, []byte(strings.Replace(string(raw), `"sector": 1,`, `"sector": 2,`, 1)), 0o644)
+	code, out, _ = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", other)
+	if code != exitInvalid || strings.TrimSpace(out) != "invalid" {
 		t.Fatalf("wrong sector: exit %d %q", code, out)
 	}
 }

@@ -33,6 +33,10 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "cuzk prove-c2: "+format+"\n", a...)
 		return exitUsage
 	}
+	failed := func(format string, a ...any) int {
+		fail(format, a...)
+		return exitFailed
+	}
 	if *c1Path == "" || *out == "" {
 		return fail("--c1 and --out are required")
 	}
@@ -66,15 +70,15 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	t1 := time.Now()
 	params, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{Workers: *workers, SubgroupChecks: *checkParams})
 	if err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
 	if err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	pvk, err := groth16.Prepare(vk)
 	if err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	t2 := time.Now()
 	opt := c2.ProveOptions{Workers: *workers}
@@ -92,10 +96,10 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	proof, times, err := c2.Prove(ctx, params, pvk, parts, opt)
 	if err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	if err := os.WriteFile(*out, proof, 0o644); err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	fmt.Fprintf(stdout, "%v: %d partition(s), proof %d bytes written to %s\n", o.RegisteredProof, len(parts), len(proof), *out)
 	fmt.Fprintf(stdout, "check %v, params load %v, synthesis %v, prove %v, verify %v\n",

@@ -36,6 +36,10 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cuzk seal: "+format+"\n", a...)
 		return exitUsage
 	}
+	failed := func(format string, a ...any) int {
+		fail(format, a...)
+		return exitFailed
+	}
 	if *out == "" {
 		return fail("--out is required")
 	}
@@ -67,11 +71,11 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	o, r, err := seal.Seal(ctx, in, seed, *workers)
 	if err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	took := time.Since(start)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fail("%v", err)
+		return failed("%v", err)
 	}
 	raw, err := o.MarshalJSON()
 	if err != nil {
@@ -91,7 +95,7 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}, "", "  ")
 	for name, b := range map[string][]byte{"c1.json": raw, "c1-wrapped.json": wrapped, "commdr.json": append(cdr, '\n')} {
 		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
-			return fail("%v", err)
+			return failed("%v", err)
 		}
 	}
 	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json}\n",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +29,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Var(&porepID, "porep-id", "porep_id, 64 hex characters (instead of --registered-proof)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id")
 	apiVersion := fs.String("api-version", "", "api version override, e.g. 1.2.0 (needed with a --porep-id that names no registered proof)")
-	commdrPath := fs.String("commdr", "", "read every public value from a commdr.json written by 'cuzk seal' (flags given too must agree)")
+	commdrPath := fs.String("commdr", "", "read every public value from a commdr.json written by 'cuzk seal' (flags given as well must agree with it)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -36,37 +37,52 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "cuzk verify-seal: "+format+"\n", a...)
 		return exitUsage
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *proofID < -1 {
+		return fail("--registered-proof %d: not a proof id", *proofID)
+	}
 	if *commdrPath != "" {
 		c, err := readCommDR(*commdrPath)
 		if err != nil {
 			return fail("%v", err)
 		}
 		for _, f := range []struct {
-			dst *hex32
-			v   string
-			n   string
-		}{{&commR, c.CommR, "comm_r"}, {&commD, c.CommD, "comm_d"}, {&proverID, c.ProverID, "prover_id"}, {&ticket, c.Ticket, "ticket"}, {&seed, c.Seed, "seed"}, {&porepID, c.PoRepID, "porep_id"}} {
-			if f.dst.set {
-				continue
+			dst  *hex32
+			v    string
+			flag string
+		}{{&commR, c.CommR, "comm-r"}, {&commD, c.CommD, "comm-d"}, {&proverID, c.ProverID, "prover-id"}, {&ticket, c.Ticket, "ticket"}, {&seed, c.Seed, "seed"}, {&porepID, c.PoRepID, "porep-id"}} {
+			var v hex32
+			if err := v.Set(f.v); err != nil {
+				return fail("%s: %s: %v", *commdrPath, f.flag, err)
 			}
-			if err := f.dst.Set(f.v); err != nil {
-				return fail("%s: %s: %v", *commdrPath, f.n, err)
+			if given[f.flag] && v.v != f.dst.v {
+				return fail("--%s %x disagrees with %s (%x)", f.flag, f.dst.v, *commdrPath, v.v)
 			}
+			*f.dst = v
 		}
-		if *sector == 0 {
-			*sector = c.Sector
+		if given["sector"] && *sector != c.Sector {
+			return fail("--sector %d disagrees with %s (%d)", *sector, *commdrPath, c.Sector)
 		}
-		if *proofID < 0 {
-			*proofID = int64(c.RegisteredProof)
+		*sector = c.Sector
+		if given["registered-proof"] && uint64(*proofID) != c.RegisteredProof {
+			return fail("--registered-proof %d disagrees with %s (%d)", *proofID, *commdrPath, c.RegisteredProof)
 		}
+		*proofID = int64(c.RegisteredProof)
 	}
 	if *vkPath == "" || *proofPath == "" {
 		return fail("--vk and --proof are required")
 	}
-	for name, f := range map[string]*hex32{"--comm-r": &commR, "--comm-d": &commD, "--prover-id": &proverID, "--ticket": &ticket, "--seed": &seed} {
-		if !f.set {
-			return fail("%s is required", name)
+	for _, f := range []struct {
+		name string
+		v    *hex32
+	}{{"--comm-r", &commR}, {"--comm-d", &commD}, {"--prover-id", &proverID}, {"--ticket", &ticket}, {"--seed", &seed}} {
+		if !f.v.set {
+			return fail("%s is required", f.name)
 		}
+	}
+	if !given["sector"] && *commdrPath == "" {
+		return fail("--sector is required")
 	}
 	cfg, err := sealConfig(size, *proofID, porepID, *apiVersion)
 	if err != nil {

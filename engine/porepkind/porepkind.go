@@ -51,7 +51,13 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	parts, err := c2.Plan(ctx, o, c2.PlanOptions{Workers: k.Workers, SkipSelfCheck: k.SkipVanillaCheck})
+	opt := c2.PlanOptions{Workers: k.Workers, SkipSelfCheck: k.SkipVanillaCheck}
+	if req.MinerID != 0 {
+		// Curio names the miner: the proofs are then checked against exactly
+		// the public inputs verify_seal will use.
+		opt.Sector = &c2.SectorID{ProverID: filecoin.ProverID(req.MinerID), Number: w.SectorNum}
+	}
+	parts, err := c2.Plan(ctx, o, opt)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err

@@ -33,20 +33,39 @@ type Partition struct {
 
 // PlanOptions tune Plan.
 type PlanOptions struct {
-	// SkipSelfCheck skips the native check of the C1 (Merkle paths, labels,
-	// challenges, parents). Without it a tampered C1 is still caught, but
-	// only as an unsatisfied circuit or an invalid proof, after synthesis.
+	// SkipSelfCheck skips the native check of the C1's Merkle paths and
+	// labels. A C1 that does not satisfy the circuit then fails later, as
+	// an invalid proof; one whose challenges or parents are not those of
+	// its seed and porep_id fails too, because every proof is checked
+	// against public inputs derived from public values (see Partition),
+	// never against numbers read from the C1.
 	SkipSelfCheck bool
-	Workers       int
+	// Sector, when set, names the sector's prover and number (from the
+	// request: Curio sends the miner id and sector number). Plan then
+	// checks that the C1's replica_id is the one they imply, and the proofs
+	// are checked against exactly verify_seal's public inputs.
+	Sector  *SectorID
+	Workers int
 }
 
-// Plan validates a C1 and returns one circuit per partition.
+// SectorID identifies a sector for replica_id.
+type SectorID struct {
+	ProverID [32]byte
+	Number   uint64
+}
+
+// ErrReplicaID: the C1's replica_id is not the one its sector's prover id,
+// sector number, ticket, comm_d and porep_id give.
+var ErrReplicaID = errors.New("c2: replica_id does not match the sector")
+
+// Plan validates a C1 and returns one circuit per partition. Each
+// partition's PublicInputs are recomputed from public values — replica_id,
+// comm_d, comm_r, the challenges of the seed and the parents of the
+// registered proof's graph — so a proof that passes them would pass
+// verify_seal.
 func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
-	}
-	if len(o.VanillaProofs) == 0 {
-		return nil, errors.New("c2: C1 has no partitions")
 	}
 	if !opt.SkipSelfCheck {
 		if err := porep.SelfCheck(ctx, o, opt.Workers); err != nil {
@@ -57,9 +76,28 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := porep.ConfigFor(o.RegisteredProof)
+	if err != nil {
+		return nil, err
+	}
+	pub := porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, Ticket: o.Ticket, Seed: o.Seed}
+	if opt.Sector != nil {
+		pub.ProverID, pub.Sector = opt.Sector.ProverID, opt.Sector.Number
+		if id := pub.ReplicaID(); id != o.ReplicaID {
+			return nil, fmt.Errorf("%w: the C1 has %x, prover id %x with sector %d give %x",
+				ErrReplicaID, o.ReplicaID, opt.Sector.ProverID, opt.Sector.Number, id)
+		}
+	}
+	g, err := cfg.Graph()
+	if err != nil {
+		return nil, err
+	}
 	parts := make([]Partition, len(o.VanillaProofs))
 	for k := range parts {
-		in, err := porep.CircuitInputs(o, k)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		in, err := porep.ValidatedCircuitInputs(o, k)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +105,15 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 		if err != nil {
 			return nil, err
 		}
-		parts[k] = Partition{Circuit: s, PublicInputs: in.PublicInputs()}
+		challenges, err := cfg.Challenges(o.ReplicaID, o.CommR, o.Seed, k)
+		if err != nil {
+			return nil, err
+		}
+		inputs, err := porep.PartitionPublicInputs(g, o.ReplicaID, o.CommD, o.CommR, challenges)
+		if err != nil {
+			return nil, err
+		}
+		parts[k] = Partition{Circuit: s, PublicInputs: inputs}
 	}
 	return parts, nil
 }

@@ -202,3 +202,46 @@ func TestProofMatchesBellperson(t *testing.T) {
 		t.Fatalf("proof differs from bellperson's:\n cuzk       %s\n bellperson %s", got, g.ProofHex)
 	}
 }
+
+// A C1 that is internally consistent but whose challenges belong to another
+// seed satisfies the circuit; with the native check skipped, the proof must
+// still be refused, because it is checked against inputs derived from the
+// C1's public values.
+func TestForeignChallengesRejected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB sector")
+	}
+	params := testParams2KiB(t)
+	pvk, _ := groth16.Prepare(params.VK)
+	p := filecoin.StackedDrg2KiBV1_1
+	var otherSeed [32]byte
+	otherSeed[0] = 9
+	o, _, err := seal.Seal(context.Background(), seal.DefaultInput(p), otherSeed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Seed = seal.DefaultSeed // claims another seed than its challenges came from
+	ctx := context.Background()
+	if _, err := Plan(ctx, o, PlanOptions{}); err == nil {
+		t.Fatal("self-check accepted challenges of another seed")
+	}
+	parts, err := Plan(ctx, o, PlanOptions{SkipSelfCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Prove(ctx, params, pvk, parts, ProveOptions{}); !errors.Is(err, ErrSelfCheck) {
+		t.Fatalf("proof for foreign challenges: err = %v", err)
+	}
+}
+
+func TestPlanChecksReplicaID(t *testing.T) {
+	o, pub := sealed2KiB(t)
+	ctx := context.Background()
+	if _, err := Plan(ctx, o, PlanOptions{Sector: &SectorID{ProverID: pub.ProverID, Number: pub.Sector}}); err != nil {
+		t.Fatalf("honest sector: %v", err)
+	}
+	_, err := Plan(ctx, o, PlanOptions{Sector: &SectorID{ProverID: pub.ProverID, Number: pub.Sector + 1}})
+	if !errors.Is(err, ErrReplicaID) {
+		t.Fatalf("wrong sector number: %v", err)
+	}
+}

@@ -189,6 +189,7 @@ func stackedCase(t testing.TB, name string) *Stacked {
 	a := v.TreeArities
 	shape := Shape{
 		Tree:       gadgets.TreeShape{Base: a[0], Sub: a[1], Top: a[2]},
+		TreeLevels: len(in.Challenges[0].CommCPath),
 		Layers:     v.Layers,
 		TreeDDepth: len(in.Challenges[0].CommDPath),
 		Challenges: len(in.Challenges),
@@ -288,6 +289,43 @@ func TestSatisfiedAndTampered(t *testing.T) {
 			t.Errorf("%s: tampered C1 still satisfies the circuit", tc.name)
 		} else {
 			t.Logf("%s: %s", tc.name, ts.WhichIsUnsatisfied())
+		}
+	}
+}
+
+// New refuses inputs whose dimensions differ from the shape anywhere.
+func TestNewChecksDimensions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(in *porep.PartitionInputs)
+	}{
+		{"extra tree_r level", func(in *porep.PartitionInputs) {
+			c := &in.Challenges[0]
+			c.CommRLastPath = append(c.CommRLastPath, c.CommRLastPath[0])
+		}},
+		{"short parent path", func(in *porep.PartitionInputs) {
+			p := &in.Challenges[1].ExpParents[3]
+			p.Path = p.Path[:1]
+		}},
+		{"sibling count", func(in *porep.PartitionInputs) {
+			l := &in.Challenges[0].CommCPath[0]
+			l.Siblings = l.Siblings[:3]
+		}},
+		{"tree_d depth", func(in *porep.PartitionInputs) {
+			c := &in.Challenges[0]
+			c.CommDPath = c.CommDPath[1:]
+		}},
+	} {
+		shape, in, err := Blank(filecoin.StackedDrg2KiBV1_1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(shape, in); err != nil {
+			t.Fatalf("blank inputs rejected: %v", err)
+		}
+		tc.f(in)
+		if _, err := New(shape, in); err == nil {
+			t.Errorf("%s: accepted", tc.name)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 // a registered proof has the same Shape.
 type Shape struct {
 	Tree       gadgets.TreeShape
+	TreeLevels int // path length in tree_c and tree_r_last: base levels, then sub, then top
 	Layers     int
 	TreeDDepth int
 	Challenges int // per partition
@@ -30,6 +31,7 @@ func ShapeOf(p filecoin.RegisteredSealProof) (Shape, error) {
 	t := s.Tree()
 	return Shape{
 		Tree:       gadgets.TreeShape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+		TreeLevels: s.TreePathLength(),
 		Layers:     s.Layers(),
 		TreeDDepth: s.TreeDDepth(),
 		Challenges: p.ChallengesPerPartition(),
@@ -56,16 +58,47 @@ type Stacked struct {
 }
 
 // New returns the circuit for one partition's inputs, checking that they
-// have the shape's dimensions (the C1 parser checks this too; a circuit
-// must never silently emit a different R1CS).
+// have the shape's dimensions everywhere (the C1 parser checks this too; a
+// circuit must never silently emit a different R1CS).
 func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
 	if len(in.Challenges) != shape.Challenges {
 		return nil, fmt.Errorf("circuit: %d challenges, shape needs %d", len(in.Challenges), shape.Challenges)
 	}
+	arities := make([]int, 0, shape.TreeLevels)
+	for len(arities) < shape.TreeLevels-btoi(shape.Tree.Sub != 0)-btoi(shape.Tree.Top != 0) {
+		arities = append(arities, shape.Tree.Base)
+	}
+	if shape.Tree.Sub != 0 {
+		arities = append(arities, shape.Tree.Sub)
+	}
+	if shape.Tree.Top != 0 {
+		arities = append(arities, shape.Tree.Top)
+	}
+	checkPath := func(what string, path []porep.PathLevel, want []int) error {
+		if len(path) != len(want) {
+			return fmt.Errorf("%s has %d levels, want %d", what, len(path), len(want))
+		}
+		for l, a := range want {
+			if len(path[l].Siblings) != a-1 {
+				return fmt.Errorf("%s level %d has %d siblings, arity %d", what, l, len(path[l].Siblings), a)
+			}
+		}
+		return nil
+	}
+	binary := make([]int, shape.TreeDDepth)
+	for i := range binary {
+		binary[i] = 2
+	}
 	for i := range in.Challenges {
 		c := &in.Challenges[i]
-		if len(c.CommDPath) != shape.TreeDDepth {
-			return nil, fmt.Errorf("circuit: challenge %d: tree_d path has %d levels, want %d", i, len(c.CommDPath), shape.TreeDDepth)
+		if err := checkPath("tree_d path", c.CommDPath, binary); err != nil {
+			return nil, fmt.Errorf("circuit: challenge %d: %w", i, err)
+		}
+		if err := checkPath("tree_r_last path", c.CommRLastPath, arities); err != nil {
+			return nil, fmt.Errorf("circuit: challenge %d: %w", i, err)
+		}
+		if err := checkPath("c_x path", c.CommCPath, arities); err != nil {
+			return nil, fmt.Errorf("circuit: challenge %d: %w", i, err)
 		}
 		if len(c.DRGParents) != filecoin.DRGDegree || len(c.ExpParents) != filecoin.ExpansionDegree {
 			return nil, fmt.Errorf("circuit: challenge %d: %d DRG and %d expander parents", i, len(c.DRGParents), len(c.ExpParents))
@@ -75,10 +108,20 @@ func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
 				if len(cols[j].Rows) != shape.Layers {
 					return nil, fmt.Errorf("circuit: challenge %d: parent column with %d rows, want %d", i, len(cols[j].Rows), shape.Layers)
 				}
+				if err := checkPath("parent column path", cols[j].Path, arities); err != nil {
+					return nil, fmt.Errorf("circuit: challenge %d: %w", i, err)
+				}
 			}
 		}
 	}
 	return &Stacked{Shape: shape, In: in}, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Synthesize implements r1cs.Circuit.
