@@ -161,6 +161,13 @@ type Engine struct {
 	// CompletedJobMax caps how many finished results are kept; the oldest
 	// go first.
 	CompletedJobMax uint32 `toml:"completed_job_max"`
+	// MaxPending caps the jobs planning, queued or running at once; more
+	// submissions are refused (RESOURCE_EXHAUSTED) instead of piling up
+	// parsed C1s outside the memory budget.
+	MaxPending uint32 `toml:"max_pending"`
+	// MaxConcurrentPlans bounds how many requests are parsed and checked
+	// at once (0: GOMAXPROCS).
+	MaxConcurrentPlans uint32 `toml:"max_concurrent_plans"`
 }
 
 // Logging is the [logging] section.
@@ -211,6 +218,7 @@ func Default() Config {
 			SelfCheck:       true,
 			CompletedJobTTL: Duration{time.Hour},
 			CompletedJobMax: 4096,
+			MaxPending:      256,
 		},
 		Logging: Logging{Level: "info", Format: "text"},
 	}
@@ -352,6 +360,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Engine.CompletedJobTTL.Duration <= 0 {
 		add(invalid("engine.completed_job_ttl", c.Engine.CompletedJobTTL, "must be above zero"))
+	}
+	if c.Engine.MaxPending == 0 {
+		add(invalid("engine.max_pending", c.Engine.MaxPending, "must be at least 1"))
 	}
 	if c.Engine.CompletedJobMax == 0 {
 		add(invalid("engine.completed_job_max", c.Engine.CompletedJobMax, "must be at least 1"))

@@ -62,6 +62,8 @@ func TestDefaults(t *testing.T) {
 		{"engine.self_check", d.Engine.SelfCheck, true},
 		{"engine.completed_job_ttl", d.Engine.CompletedJobTTL.Duration, time.Hour},
 		{"engine.completed_job_max", d.Engine.CompletedJobMax, uint32(4096)},
+		{"engine.max_pending", d.Engine.MaxPending, uint32(256)},
+		{"engine.max_concurrent_plans", d.Engine.MaxConcurrentPlans, uint32(0)},
 		{"logging.level", d.Logging.Level, "info"},
 		{"logging.format", d.Logging.Format, "text"},
 	}
@@ -144,7 +146,7 @@ format = "json"
 	want.Synthesis.Threads = 48
 	want.Pipeline = Pipeline{SynthesisLookahead: 2, SynthesisConcurrency: 2, MaxParallelSynthesis: 0}
 	want.Prover.Threads = 32
-	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10}
+	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10, MaxPending: 256}
 	want.Logging = Logging{Level: "debug", Format: "json"}
 	if got := values(*cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("parsed\n%+v\nwant\n%+v", got, want)

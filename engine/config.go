@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// DefaultMaxPending is Config.MaxPending's default: far above what Curio
+// keeps in flight (its cuzk MaxPending defaults to 10 per node), low
+// enough that a burst of submissions cannot hold unbounded planned
+// requests in memory.
+const DefaultMaxPending = 256
+
 // Config tunes the engine. The daemon fills it from the TOML configuration
 // (see cmd/cuzk/daemon.go for the key each field comes from); the zero
 // value of a field means its default.
@@ -37,6 +43,15 @@ type Config struct {
 	// completed_job_ttl, completed_job_max). 0: 1h and 4096.
 	CompletedTTL time.Duration
 	CompletedMax int
+	// PlanConcurrency bounds how many requests are planned (decoded and
+	// checked) at once; a plan's memory (a 32 GiB PoRep C1 decodes to
+	// tens of MB) is outside the budget ([engine] max_concurrent_plans).
+	// 0: GOMAXPROCS.
+	PlanConcurrency int
+	// MaxPending bounds the jobs that are not final (planning, queued or
+	// running); a new submission beyond it fails with ErrTooManyJobs
+	// ([engine] max_pending). 0: 256.
+	MaxPending int
 	// LogTiming logs the per-partition stage lines at INFO instead of
 	// DEBUG (the daemon sets it when CUZK_TIMING=1).
 	LogTiming bool
@@ -60,6 +75,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompletedMax <= 0 {
 		c.CompletedMax = 4096
+	}
+	if c.PlanConcurrency <= 0 {
+		c.PlanConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = DefaultMaxPending
 	}
 	return c
 }

@@ -20,9 +20,25 @@
 // registers one Kind per proof kind (ProofKindTest only with
 // --enable-test-circuits; see engine/testkind). Plan runs on the
 // submitting goroutine, so invalid requests fail Submit with an error
-// wrapping ErrInvalidRequest, and so do missing parameters
-// (ErrParamsNotFound) and jobs that can never fit in the budget
-// (ErrExceedsBudget).
+// wrapping ErrInvalidRequest (also when the Kind panics), and so do
+// missing parameters (ErrParamsNotFound) and jobs that can never fit in
+// the budget (ErrExceedsBudget).
+//
+// While it plans, a job is in StatePlanning and already known by its id:
+// a retry with the same request id attaches to it, Await waits for it and
+// Cancel marks it (it ends CANCELLED when planning returns, without
+// running). Plan's context is not the submitter's: it ends only when
+// nobody wants the job any more (no Prove or Await caller waits and no
+// SubmitProof caller owns it), on Cancel and on shutdown. A caller that
+// attached to a plan stopped that way submits afresh. A SubmitProof
+// without a request id whose caller leaves during planning is dropped,
+// since nobody could ever learn its id.
+//
+// Planning runs outside the memory budget (decoding a 32 GiB PoRep C1
+// takes tens of MB), so it is bounded: at most Config.PlanConcurrency
+// plans run at once, and a submission that would make more than
+// Config.MaxPending jobs planning, queued or running fails with
+// ErrTooManyJobs.
 //
 // # Scheduling
 //
@@ -30,7 +46,9 @@
 // The unit of work is an item: partition i of every job of a batch (one job
 // unless batching is on). Items wait in a synthesis queue; synthesis
 // workers (Config.SynthesisWorkers) pick the best item whenever they are
-// free, at most Config.SynthesisConcurrency batches at a time. Synthesised
+// free, at most Config.SynthesisConcurrency batches at a time, except that
+// an item of higher priority than everything in synthesis may exceed that
+// limit (it then starts on the next free worker). Synthesised
 // items wait in a ready queue, from which the single prover picks the best
 // one whenever it is free. Nothing is assigned ahead of time, so a
 // higher-priority job overtakes every item that has not started: it waits
@@ -73,8 +91,16 @@
 // next check (Start and Finish check between MSMs; synthesis of one
 // partition runs to its end). A Prove caller whose context ends cancels
 // its job unless another caller waits on it or it was submitted with
-// Submit. Shutdown stops accepting, flushes batches, lets accepted jobs
-// finish until its context ends, then fails the rest with ErrShuttingDown.
+// Submit. Shutdown stops accepting, stops plans in progress, flushes
+// batches, lets accepted jobs finish until its context ends, then fails the
+// rest with ErrShuttingDown.
+//
+// # Panics
+//
+// A panic in a Kind's Plan, a circuit's synthesis, the backend's Start or
+// Finish, or the self-check is recovered and logged at ERROR with its
+// stack ("recovered from a panic"); the request is rejected or the job
+// fails, and the engine keeps serving.
 //
 // # Logs
 //

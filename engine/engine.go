@@ -5,16 +5,21 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/cuzk-dev/cuzk/r1cs"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/engine/budget"
 	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
+
+// errPlanAbandoned ends a plan nobody waited for any more. A caller that
+// attached to the job meanwhile submits again instead of failing.
+var errPlanAbandoned = fmt.Errorf("planning stopped because no caller waits for the job: %w", context.Canceled)
 
 // Observer is told about finished jobs and formed batches (metrics). It is
 // called with the engine's lock held and must return quickly without
@@ -61,13 +66,14 @@ type Engine struct {
 
 	baseCtx  context.Context
 	stopWork context.CancelFunc
-	finCh    chan *finishing
+	finCh    chan *finishing // closed by the prover when it stops
+	planSem  chan struct{}   // one token per plan in progress
 	workers  sync.WaitGroup
 
 	mu         sync.Mutex
 	jobs       map[string]*job
 	retained   []*job // final jobs in the order they finished
-	seq        uint64
+	seq        uint64 // numbers batches
 	collectors map[collectorKey]*collector
 	// densities holds each circuit's density bitmaps from its first exact
 	// synthesis (structure only; shared read-only by later syntheses).
@@ -126,8 +132,9 @@ func New(opt Options) (*Engine, error) {
 		kinds[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	cfg := opt.Config.withDefaults()
 	e := &Engine{
-		cfg:        opt.Config.withDefaults(),
+		cfg:        cfg,
 		kinds:      kinds,
 		backend:    opt.Backend,
 		params:     opt.Params,
@@ -138,6 +145,7 @@ func New(opt Options) (*Engine, error) {
 		baseCtx:    ctx,
 		stopWork:   cancel,
 		finCh:      make(chan *finishing, 1),
+		planSem:    make(chan struct{}, cfg.PlanConcurrency),
 		jobs:       map[string]*job{},
 		collectors: map[collectorKey]*collector{},
 		densities:  map[string]*r1cs.Densities{},
@@ -174,10 +182,12 @@ func (e *Engine) Budget() *budget.Budget { return e.budget }
 func (e *Engine) Params() *srs.Manager { return e.params }
 
 // Submit queues a proof and returns at once. A request whose RequestID
-// matches a queued, running or completed job attaches to it (nothing is
-// proved twice); one matching a failed or cancelled job runs again. The
-// job is owned by the engine until it is final: it keeps running when
-// ctx ends.
+// matches a planning, queued, running or completed job attaches to it
+// (nothing is proved twice); one matching a failed or cancelled job runs
+// again. The job is owned by the engine until it is final: it keeps
+// running when ctx ends, unless ctx ends while the request is being
+// planned and it has no RequestID (nobody could ever await or cancel it
+// then).
 func (e *Engine) Submit(ctx context.Context, req *Request) (SubmitResult, error) {
 	_, res, err := e.submit(ctx, req, true)
 	if err != nil {
@@ -210,12 +220,25 @@ func (e *Engine) Prove(ctx context.Context, req *Request) (Result, error) {
 	}
 }
 
-// releaseHolderLocked drops one holder. A job a Prove caller gave up on is
-// cancelled when its last holder leaves, unless a SubmitProof caller owns
-// it.
+// wantedLocked says whether anyone still wants j: a caller waits on it, or
+// a SubmitProof caller owns it and could still learn its id.
+func (e *Engine) wantedLocked(j *job) bool {
+	return j.holders > 0 || (j.keep && !j.orphaned)
+}
+
+// releaseHolderLocked drops one holder. A job nobody wants any more is
+// cancelled: a queued or running one at once (when a Prove caller gave up
+// on it), a planning one by ending its plan's context (its submitter then
+// decides).
 func (e *Engine) releaseHolderLocked(j *job) {
 	j.holders--
-	if j.holders == 0 && j.abandoned && !j.keep && !j.state.Final() {
+	if j.state.Final() || e.wantedLocked(j) {
+		return
+	}
+	switch {
+	case j.state == StatePlanning:
+		j.planCancel()
+	case j.abandoned:
 		e.log.Info("caller went away; cancelling its job", "job", j.id)
 		e.endLocked(j, StateCancelled, nil, nil)
 	}
@@ -229,12 +252,23 @@ func (e *Engine) submit(ctx context.Context, req *Request, detached bool) (*job,
 	if !ok {
 		return nil, SubmitResult{}, fmt.Errorf("%w: %d", ErrUnknownKind, int32(req.Kind))
 	}
+	digest := req.digest()
+	for {
+		j, res, err := e.submitOnce(ctx, kind, req, digest, detached)
+		if errors.Is(err, errPlanAbandoned) && ctx.Err() == nil {
+			// We attached to a plan that was stopped before we came; the
+			// job is gone, so submit afresh.
+			continue
+		}
+		return j, res, err
+	}
+}
+
+func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest [32]byte, detached bool) (*job, SubmitResult, error) {
 	id := req.RequestID
 	if id == "" {
 		id = newJobID()
 	}
-	digest := req.digest()
-
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()
@@ -248,90 +282,166 @@ func (e *Engine) submit(ctx context.Context, req *Request, detached bool) (*job,
 			return nil, SubmitResult{}, fmt.Errorf("%w: %q (job %s)", ErrRequestIDConflict, id, st)
 		}
 		if reuse {
-			e.hold(old, detached)
-			e.counts.Attached++
-			planned, st := old.planned, old.state
-			e.mu.Unlock()
-			e.log.Debug("request attached to existing job", "job", id, "state", st.String())
-			select {
-			case <-planned:
-			case <-ctx.Done():
-				e.unhold(old, detached)
-				return nil, SubmitResult{}, ctx.Err()
-			}
-			if old.planErr != nil {
-				e.unhold(old, detached)
-				return nil, SubmitResult{}, old.planErr
-			}
-			return old, SubmitResult{JobID: id, Attached: true}, nil
+			return e.attach(ctx, old, detached)
 		}
 		// A retained failure, cancellation or a different request under
 		// the same id: the new submission replaces it.
 		e.forgetLocked(old)
 	}
+	if n := e.liveJobsLocked(); n >= e.cfg.MaxPending {
+		e.mu.Unlock()
+		return nil, SubmitResult{}, fmt.Errorf("%w: %d jobs are planning, queued or running (max_pending %d)", ErrTooManyJobs, n, e.cfg.MaxPending)
+	}
 	prio := req.Priority
 	if prio == PriorityUnspecified {
 		prio = req.Kind.DefaultPriority()
 	}
+	// Plan under a context of our own: the caller's values, but ended only
+	// when nobody wants the job any more, so a retry that attached to it
+	// does not inherit the first caller's cancellation.
+	planCtx, planCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer planCancel()
 	j := &job{
-		id:        id,
-		kind:      req.Kind,
-		prio:      prio,
-		digest:    digest,
-		state:     StatePlanning,
-		planned:   make(chan struct{}),
-		done:      make(chan struct{}),
-		submitted: time.Now(),
+		id:         id,
+		kind:       req.Kind,
+		prio:       prio,
+		digest:     digest,
+		state:      StatePlanning,
+		planned:    make(chan struct{}),
+		planCancel: planCancel,
+		done:       make(chan struct{}),
+		submitted:  time.Now(),
+		anonymous:  req.RequestID == "",
 	}
 	e.hold(j, detached)
 	e.jobs[id] = j
 	e.mu.Unlock()
 
-	plan, err := e.plan(ctx, kind, req)
+	stop := context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		e.submitterLeftLocked(j, detached)
+		e.mu.Unlock()
+	})
+	plan, err := e.plan(planCtx, kind, req)
+	stop()
+	stopped := planCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 
 	e.mu.Lock()
-	if err != nil {
-		j.planErr = err
-		close(j.planned)
-		if e.jobs[id] == j {
-			delete(e.jobs, id)
+	defer e.mu.Unlock()
+	if ctx.Err() != nil {
+		e.submitterLeftLocked(j, detached)
+	}
+	// What the submitter hears when it has left: its own context's error.
+	left := func(err error) (*job, SubmitResult, error) {
+		if j.submitterLeft && (!detached || j.orphaned) {
+			return nil, SubmitResult{}, ctx.Err()
 		}
-		e.mu.Unlock()
-		e.log.Info("job rejected", "job", id, "kind", req.Kind.String(), "err", err)
 		return nil, SubmitResult{}, err
+	}
+	switch {
+	case j.cancelRequested && (err == nil || stopped):
+		// Cancel came while we planned: the job ends without running.
+		if plan != nil {
+			j.circuit = plan.CircuitID
+		}
+		close(j.planned)
+		e.endLocked(j, StateCancelled, nil, nil)
+		if j.submitterLeft && !detached {
+			return left(nil)
+		}
+		return j, SubmitResult{JobID: id}, nil
+	case e.closing:
+		e.dropPlanningLocked(j, ErrShuttingDown)
+		return left(ErrShuttingDown)
+	case !e.wantedLocked(j):
+		// Every caller left and none can come back for it.
+		e.dropPlanningLocked(j, errPlanAbandoned)
+		e.log.Info("job dropped: its caller left while it was planned", "job", id, "kind", req.Kind.String())
+		return left(errPlanAbandoned)
+	case err != nil:
+		if stopped {
+			err = errPlanAbandoned
+		}
+		e.dropPlanningLocked(j, err)
+		e.log.Info("job rejected", "job", id, "kind", req.Kind.String(), "err", err)
+		return left(err)
 	}
 	j.plan = plan
 	j.circuit = plan.CircuitID
 	j.parts = make([]jobPart, len(plan.Partitions))
 	j.remaining = len(plan.Partitions)
-	e.seq++
-	j.seq = e.seq
 	pos := 0
 	for _, o := range e.jobs {
 		if o != j && o.state == StateQueued && o.prio >= j.prio {
 			pos++
 		}
 	}
-	if e.closing {
-		// Shutdown began while we planned.
-		j.planErr = ErrShuttingDown
-		close(j.planned)
-		delete(e.jobs, id)
-		e.mu.Unlock()
-		return nil, SubmitResult{}, ErrShuttingDown
-	}
 	j.state = StateQueued
 	close(j.planned)
 	e.log.Info("job queued", "job", id, "kind", j.kind.String(), "circuit", j.circuit, "priority", j.prio.String(),
 		"partitions", len(plan.Partitions), "queue_position", pos)
 	e.enqueueLocked(j)
-	e.mu.Unlock()
+	if j.submitterLeft && !detached {
+		return left(nil)
+	}
 	return j, SubmitResult{JobID: id, QueuePosition: pos}, nil
+}
+
+// attach makes the caller share old, waiting until old's planning ends.
+// It is called with e.mu held and unlocks it.
+func (e *Engine) attach(ctx context.Context, old *job, detached bool) (*job, SubmitResult, error) {
+	e.hold(old, detached)
+	e.counts.Attached++
+	planned, st := old.planned, old.state
+	e.mu.Unlock()
+	e.log.Debug("request attached to existing job", "job", old.id, "state", st.String())
+	select {
+	case <-planned:
+	case <-ctx.Done():
+		e.unhold(old, detached)
+		return nil, SubmitResult{}, ctx.Err()
+	}
+	if old.planErr != nil {
+		e.unhold(old, detached)
+		return nil, SubmitResult{}, old.planErr
+	}
+	return old, SubmitResult{JobID: old.id, Attached: true}, nil
+}
+
+// submitterLeftLocked releases the hold of the caller that created j once
+// its context has ended. A planning job nobody wants any more has its plan
+// stopped.
+func (e *Engine) submitterLeftLocked(j *job, detached bool) {
+	if j.submitterLeft {
+		return
+	}
+	j.submitterLeft = true
+	if detached {
+		j.orphaned = j.anonymous
+		if j.state == StatePlanning && !e.wantedLocked(j) {
+			j.planCancel()
+		}
+		return
+	}
+	j.abandoned = true
+	e.releaseHolderLocked(j)
+}
+
+// dropPlanningLocked removes a job whose planning ended without queueing
+// it; err is what callers waiting for the plan are told.
+func (e *Engine) dropPlanningLocked(j *job, err error) {
+	j.planErr = err
+	close(j.planned)
+	if e.jobs[j.id] == j {
+		delete(e.jobs, j.id)
+	}
+	e.signalIdleLocked()
 }
 
 func (e *Engine) hold(j *job, detached bool) {
 	if detached {
 		j.keep = true
+		j.orphaned = false
 	} else {
 		j.holders++
 	}
@@ -347,9 +457,16 @@ func (e *Engine) unhold(j *job, detached bool) {
 }
 
 // plan runs the Kind and checks that the job can ever run: its parameters
-// exist and one partition fits in the memory budget with them.
+// exist and one partition fits in the memory budget with them. At most
+// Config.PlanConcurrency plans run at once.
 func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, error) {
-	plan, err := kind.Plan(ctx, req)
+	select {
+	case e.planSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.planSem }()
+	plan, err := e.runKind(ctx, kind, req)
 	if err != nil {
 		return nil, err
 	}
@@ -367,6 +484,23 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 			budget.FormatBytes(shape.WorkingSet()), budget.FormatBytes(e.budget.Total()))
 	}
 	return plan, nil
+}
+
+// runKind calls kind.Plan and turns a panic (a malformed request that a
+// Kind failed to reject) into an invalid-request error.
+func (e *Engine) runKind(ctx context.Context, kind Kind, req *Request) (plan *Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logPanic("plan", r, "kind", req.Kind.String(), "request_id", req.RequestID)
+			plan, err = nil, fmt.Errorf("%w: %s: planning panicked: %v", ErrInvalidRequest, req.Kind, r)
+		}
+	}()
+	return kind.Plan(ctx, req)
+}
+
+// logPanic logs a recovered panic with its stack.
+func (e *Engine) logPanic(stage string, r any, attrs ...any) {
+	e.log.Error("recovered from a panic", append([]any{"stage", stage, "panic", fmt.Sprint(r), "stack", string(debug.Stack())}, attrs...)...)
 }
 
 // enqueueLocked puts a planned job into its batch collector, or straight
@@ -439,7 +573,7 @@ func (e *Engine) flushLocked(k collectorKey, c *collector) {
 // admitLocked turns jobs into a batch and its items into synthesis work.
 func (e *Engine) admitLocked(jobs []*job) {
 	e.seq++
-	b := &batch{seq: e.seq, prio: jobs[0].prio, circuit: jobs[0].circuit, jobs: jobs}
+	b := &batch{seq: e.seq, prio: jobs[0].prio, circuit: jobs[0].circuit}
 	n := 0
 	for _, j := range jobs {
 		j.batch = b
@@ -481,11 +615,13 @@ func (e *Engine) wakeProverLocked() {
 }
 
 // Await waits until the job is final, timeout passes (0: no limit; the
-// result then has StateTimeout and the job keeps running) or ctx ends.
+// result then has StateTimeout and the job keeps running) or ctx ends. A
+// job still being planned is waited for too; if its planning fails, Await
+// reports ErrJobNotFound with the reason.
 func (e *Engine) Await(ctx context.Context, id string, timeout time.Duration) (Result, error) {
 	e.mu.Lock()
 	j, ok := e.jobs[id]
-	if !ok || j.state == StatePlanning {
+	if !ok {
 		e.mu.Unlock()
 		return Result{}, fmt.Errorf("%w: %q", ErrJobNotFound, id)
 	}
@@ -505,6 +641,18 @@ func (e *Engine) Await(ctx context.Context, id string, timeout time.Duration) (R
 		tc = t.C
 	}
 	select {
+	case <-j.planned:
+	case <-tc:
+		return Result{JobID: id, State: StateTimeout}, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+	if err := j.planErr; err != nil {
+		// Not %w: the caller asked about a job, and the reason it never
+		// existed (a context error, say) is not the caller's own error.
+		return Result{}, fmt.Errorf("%w: %q was not accepted: %v", ErrJobNotFound, id, err)
+	}
+	select {
 	case <-j.done:
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -516,16 +664,22 @@ func (e *Engine) Await(ctx context.Context, id string, timeout time.Duration) (R
 	}
 }
 
-// Cancel cancels a queued or running job. wasRunning says it had left the
-// queue. A final job is left as it is. An unknown id is ErrJobNotFound.
+// Cancel cancels a planning, queued or running job. wasRunning says it had
+// left the queue. A job still planning ends CANCELLED when its planning
+// returns. A final job is left as it is. An unknown id is ErrJobNotFound.
 func (e *Engine) Cancel(id string) (wasRunning bool, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	j, ok := e.jobs[id]
-	if !ok || j.state == StatePlanning {
+	if !ok {
 		return false, fmt.Errorf("%w: %q", ErrJobNotFound, id)
 	}
-	if j.state.Final() {
+	switch {
+	case j.state.Final():
+		return false, nil
+	case j.state == StatePlanning:
+		j.cancelRequested = true
+		j.planCancel()
 		return false, nil
 	}
 	wasRunning = j.state == StateRunning
@@ -599,7 +753,14 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 		e.obs.JobFinished(JobReport{ID: j.id, Kind: j.kind, CircuitID: j.circuit, State: st, Partitions: len(j.parts), Timings: j.timings})
 	}
 	e.pruneLocked(time.Now())
-	if e.inFlightJobsLocked() == 0 {
+	e.signalIdleLocked()
+}
+
+// signalIdleLocked wakes Shutdown when no job is planning, queued or
+// running any more. Every path that ends a job calls it: endLocked and
+// dropPlanningLocked.
+func (e *Engine) signalIdleLocked() {
+	if e.liveJobsLocked() == 0 {
 		close(e.idle)
 		e.idle = make(chan struct{})
 	}
@@ -658,7 +819,8 @@ func (e *Engine) retireLocked(it *item) {
 	e.inFlight--
 }
 
-func (e *Engine) inFlightJobsLocked() int {
+// liveJobsLocked counts the jobs that are not final (planning included).
+func (e *Engine) liveJobsLocked() int {
 	n := 0
 	for _, j := range e.jobs {
 		if !j.state.Final() {
@@ -712,21 +874,27 @@ func (e *Engine) janitor() {
 	}
 }
 
-// Shutdown stops accepting jobs, flushes partial batches and lets the jobs
-// already accepted finish until ctx ends; jobs still unfinished then fail
-// with ErrShuttingDown. It returns when the workers have stopped, or with
-// ctx's error if a worker is still inside a stage that cannot be
+// Shutdown stops accepting jobs, stops the plans in progress (their
+// submissions fail with ErrShuttingDown), flushes partial batches and lets
+// the jobs already queued finish until ctx ends; jobs still unfinished then
+// fail with ErrShuttingDown. It returns when the workers have stopped, or
+// with ctx's error if a worker is still inside a stage that cannot be
 // interrupted (synthesis of one partition).
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	if !e.closing {
 		e.closing = true
-		e.log.Info("engine shutting down", "in_flight_jobs", e.inFlightJobsLocked())
+		e.log.Info("engine shutting down", "in_flight_jobs", e.liveJobsLocked())
 		for k, c := range e.collectors {
 			e.flushLocked(k, c)
 		}
+		for _, j := range e.jobs {
+			if j.state == StatePlanning {
+				j.planCancel()
+			}
+		}
 	}
-	for e.inFlightJobsLocked() > 0 {
+	for e.liveJobsLocked() > 0 {
 		idle := e.idle
 		e.mu.Unlock()
 		select {

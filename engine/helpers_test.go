@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/budget"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -45,22 +47,44 @@ type rig struct {
 	eng    *engine.Engine
 	budget *budget.Budget
 	params *srs.Manager
+	logs   *syncBuffer
+}
+
+// rigOptions change what newRigWith builds; zero fields mean the defaults
+// of newRig.
+type rigOptions struct {
+	total   int64 // 0: a generous budget
+	minIdle time.Duration
+	kind    engine.Kind    // registered for ProofKindTest; nil: testkind
+	backend prover.Backend // nil: the CPU backend
 }
 
 // newRig starts an engine with the test kind over paramDir. total 0 means a
 // generous budget.
 func newRig(t *testing.T, cfg engine.Config, total int64, minIdle time.Duration) *rig {
 	t.Helper()
-	if total == 0 {
-		total = 4 << 30
+	return newRigWith(t, cfg, rigOptions{total: total, minIdle: minIdle})
+}
+
+func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
+	t.Helper()
+	if o.total == 0 {
+		o.total = 4 << 30
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := budget.New(total)
-	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: minIdle, Log: log})
+	if o.kind == nil {
+		o.kind = testkind.New()
+	}
+	if o.backend == nil {
+		o.backend = &cpu.Backend{}
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b := budget.New(o.total)
+	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: o.minIdle, Log: log})
 	e, err := engine.New(engine.Options{
 		Config:  cfg,
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{},
+		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind},
+		Backend: o.backend,
 		Params:  m,
 		Budget:  b,
 		Log:     log,
@@ -75,7 +99,10 @@ func newRig(t *testing.T, cfg engine.Config, total int64, minIdle time.Duration)
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &rig{eng: e, budget: b, params: m}
+	if g, ok := o.kind.(interface{ open() }); ok {
+		t.Cleanup(g.open) // runs before the shutdown above
+	}
+	return &rig{eng: e, budget: b, params: m, logs: logs}
 }
 
 type syncBuffer struct {

@@ -119,15 +119,24 @@ type job struct {
 	kind    ProofKind
 	prio    Priority
 	digest  [32]byte
-	seq     uint64
 	circuit string
 	plan    *Plan
 
-	state   State
-	planned chan struct{} // closed when planning ends
+	state State
+	// planned is closed when planning ends: the job is then queued, final
+	// (cancelled during planning), or gone from the engine with planErr
+	// saying why.
+	planned chan struct{}
 	planErr error
-	done    chan struct{} // closed when the state is final
-	result  Result
+	// planCancel ends the context Plan runs under. It is called when
+	// nobody wants the job any more (see wantedLocked), on Cancel and on
+	// shutdown; the caller's own context never reaches Plan directly.
+	planCancel context.CancelFunc
+	// cancelRequested: Cancel came while the job was planning; it ends
+	// CANCELLED when planning returns.
+	cancelRequested bool
+	done            chan struct{} // closed when the state is final
+	result          Result
 
 	// holders counts Prove and Await calls waiting on the job; keep says a
 	// SubmitProof caller owns it. A Prove call that gives up cancels the
@@ -135,6 +144,14 @@ type job struct {
 	holders   int
 	keep      bool
 	abandoned bool // a Prove caller gave up on it
+	// anonymous: submitted without a request id, so only the submitter
+	// knows the job id; orphaned: such a SubmitProof caller left during
+	// planning, so nobody could ever await or cancel the job.
+	anonymous bool
+	orphaned  bool
+	// submitterLeft: the caller that created the job has given up (its
+	// context ended) and its hold is released.
+	submitterLeft bool
 
 	submitted, started, finished time.Time
 	batch                        *batch
@@ -151,7 +168,6 @@ type batch struct {
 	seq     uint64
 	prio    Priority
 	circuit string
-	jobs    []*job
 	active  int // items of the batch in synthesis now
 }
 
@@ -179,8 +195,6 @@ type item struct {
 	cancel context.CancelFunc
 	lease  *srs.Lease
 	shape  srs.Shape
-	// readySince is when synthesis finished (for the prover's wait line).
-	readySince time.Time
 }
 
 type itemPart struct {

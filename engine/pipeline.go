@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -29,9 +30,14 @@ import (
 // the rest after Finish.
 
 // pickSynthLocked removes the best item synthesis may start now, or nil.
-// When the credits are used up, an item may still start if its priority is
-// above everything already synthesised or in synthesis: it can then reach
-// the prover's next free slot instead of queueing behind lower work.
+// Neither limit holds back a priority above the work it protects, so a
+// higher-priority job never waits behind lower work that has not reached
+// the prover:
+//   - When the credits are used up, an item may still start if its
+//     priority is above everything already synthesised or in synthesis.
+//   - SynthesisConcurrency bounds the batches in synthesis only for items
+//     whose priority is at or below the highest one in synthesis; a
+//     strictly higher one starts on the next free worker.
 func (e *Engine) pickSynthLocked() *item {
 	full := false
 	if e.cfg.NoPipeline {
@@ -41,15 +47,17 @@ func (e *Engine) pickSynthLocked() *item {
 	} else if e.credits >= e.cfg.Lookahead+e.cfg.SynthesisWorkers {
 		full = true
 	}
+	inSynth := PriorityUnspecified // highest priority in synthesis
+	for p := range e.synthByPrio {
+		if e.synthByPrio[p] > 0 {
+			inSynth = Priority(p)
+		}
+	}
 	ahead := PriorityUnspecified
 	if full {
+		ahead = inSynth
 		for _, it := range e.readyQ {
 			ahead = max(ahead, it.batch.prio)
-		}
-		for p := range e.synthByPrio {
-			if e.synthByPrio[p] > 0 {
-				ahead = max(ahead, Priority(p))
-			}
 		}
 	}
 	best := -1
@@ -57,7 +65,7 @@ func (e *Engine) pickSynthLocked() *item {
 		if full && it.batch.prio <= ahead {
 			continue
 		}
-		if it.batch.active == 0 && e.active >= e.cfg.SynthesisConcurrency && !full {
+		if it.batch.active == 0 && e.active >= e.cfg.SynthesisConcurrency && it.batch.prio <= inSynth {
 			continue
 		}
 		if best < 0 || it.less(e.synthQ[best]) {
@@ -175,6 +183,9 @@ func (e *Engine) synthesize(it *item) {
 	for _, p := range it.parts {
 		e.mu.Lock()
 		if p.dropped {
+			// Dropped before its turn: its working set goes back now, not
+			// when the item's other parts are proved.
+			e.releasePartLocked(it, p)
 			e.mu.Unlock()
 			continue
 		}
@@ -189,21 +200,7 @@ func (e *Engine) synthesize(it *item) {
 		tmpl := e.densities[b.circuit]
 		e.mu.Unlock()
 		t := time.Now()
-		var pa *r1cs.ProvingAssignment
-		if tmpl != nil {
-			pa = r1cs.NewTemplatedAssignment(it.shape.ProvingHint(), tmpl)
-		} else {
-			pa = r1cs.NewProvingAssignment(it.shape.ProvingHint())
-		}
-		cs, serr := r1cs.Synthesize(c, pa)
-		if serr == nil {
-			cs.AppendInputRows()
-			if n := cs.NumConstraints(); n > it.shape.Domain {
-				serr = fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, it.shape.Domain)
-			} else {
-				serr = pa.Check()
-			}
-		}
+		pa, serr := e.synthesizePart(c, it.shape, tmpl, p)
 		d := time.Since(t)
 		e.mu.Lock()
 		switch {
@@ -244,9 +241,34 @@ func (e *Engine) synthesize(it *item) {
 		return
 	}
 	it.where = inReadyQueue
-	it.readySince = time.Now()
 	e.readyQ = append(e.readyQ, it)
 	e.wakeProverLocked()
+}
+
+// synthesizePart synthesises one partition circuit into a fresh assignment
+// (templated when tmpl is known) and checks it against the parameters'
+// shape. A panic in the circuit fails the partition, not the daemon.
+func (e *Engine) synthesizePart(c r1cs.Circuit, shape srs.Shape, tmpl *r1cs.Densities, p *itemPart) (pa *r1cs.ProvingAssignment, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logPanic("synthesis", r, "job", p.job.id, "partition", p.index)
+			pa, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	if tmpl != nil {
+		pa = r1cs.NewTemplatedAssignment(shape.ProvingHint(), tmpl)
+	} else {
+		pa = r1cs.NewProvingAssignment(shape.ProvingHint())
+	}
+	cs, err := r1cs.Synthesize(c, pa)
+	if err != nil {
+		return pa, err
+	}
+	cs.AppendInputRows()
+	if n := cs.NumConstraints(); n > shape.Domain {
+		return pa, fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, shape.Domain)
+	}
+	return pa, pa.Check()
 }
 
 func (e *Engine) endSynthesisLocked(it *item) {
@@ -282,6 +304,8 @@ func (e *Engine) pickReadyLocked() *item {
 
 func (e *Engine) proverWorker() {
 	defer e.workers.Done()
+	// The finisher runs until this closes, so nothing sent is ever lost.
+	defer close(e.finCh)
 	for {
 		e.mu.Lock()
 		it := e.pickReadyLocked()
@@ -328,12 +352,9 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 		rnd, err = groth16.RandomRandomness(len(parts))
 	}
 	t := time.Now()
-	var pend interface {
-		Finish(context.Context) ([]groth16.Proof, error)
-		Times() groth16.StageTimes
-	}
+	var pend prover.Pending
 	if err == nil && len(parts) > 0 {
-		pend, err = e.backend.Start(it.ctx, it.lease.Params, pas, rnd)
+		pend, err = e.backendStart(it, pas, rnd)
 	}
 	d := time.Since(t)
 	for _, p := range parts {
@@ -373,35 +394,50 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d}
 }
 
+// backendStart runs the backend's Start; a panic fails the item's parts.
+func (e *Engine) backendStart(it *item, pas []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (pend prover.Pending, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logPanic("prove", r, "batch", it.batch.seq, "partition", it.index)
+			pend, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return e.backend.Start(it.ctx, it.lease.Params, pas, rnd)
+}
+
+// backendFinish runs a pending proof's Finish; a panic fails the item's
+// parts.
+func (e *Engine) backendFinish(f *finishing) (proofs []groth16.Proof, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logPanic("finish", r, "batch", f.it.batch.seq, "partition", f.it.index)
+			proofs, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f.pend.Finish(f.it.ctx)
+}
+
 // finisher runs Finish for one item at a time, so the prover's Start of the
-// next item overlaps with it.
+// next item overlaps with it. It runs until the prover closes finCh; once
+// the engine has stopped it retires what it receives without finishing it.
 func (e *Engine) finisher() {
 	defer e.workers.Done()
-	for {
-		select {
-		case f := <-e.finCh:
-			e.finish(f)
-		case <-e.baseCtx.Done():
-			// Hand back what the prover passed on but nobody will finish.
-			for {
-				select {
-				case f := <-e.finCh:
-					e.mu.Lock()
-					e.nFinishing--
-					e.retireLocked(f.it)
-					e.mu.Unlock()
-				default:
-					return
-				}
-			}
+	for f := range e.finCh {
+		if e.baseCtx.Err() != nil {
+			e.mu.Lock()
+			e.nFinishing--
+			e.retireLocked(f.it)
+			e.mu.Unlock()
+			continue
 		}
+		e.finish(f)
 	}
 }
 
 func (e *Engine) finish(f *finishing) {
 	it := f.it
 	t := time.Now()
-	proofs, err := f.pend.Finish(it.ctx)
+	proofs, err := e.backendFinish(f)
 	d := time.Since(t)
 	for _, p := range f.parts {
 		e.timing(p.job.id, p.index, "finish", t, d, it.batch)
@@ -472,7 +508,7 @@ func (e *Engine) complete(j *job) {
 	var err error
 	if !e.cfg.SkipSelfCheck {
 		t := time.Now()
-		err = selfCheck(pvk, proofs, inputs)
+		err = e.safeSelfCheck(j.id, pvk, proofs, inputs)
 		e.timing(j.id, -1, "self_check", t, time.Since(t), nil)
 	}
 	out := groth16.EncodeProofs(proofs)
@@ -494,6 +530,17 @@ func (e *Engine) complete(j *job) {
 		j.timings.QueueWait = j.started.Sub(j.submitted)
 	}
 	e.endLocked(j, StateCompleted, nil, out)
+}
+
+// safeSelfCheck is selfCheck with a panic turned into a failure.
+func (e *Engine) safeSelfCheck(jobID string, pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs [][]fr.Element) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.logPanic("self_check", r, "job", jobID)
+			err = fmt.Errorf("%w: panic: %v", ErrSelfCheck, r)
+		}
+	}()
+	return selfCheck(pvk, proofs, inputs)
 }
 
 // selfCheck verifies all partition proofs in one batch and, when the batch

@@ -31,6 +31,9 @@ var (
 	// ErrShuttingDown: the engine no longer accepts work, or a job was
 	// aborted because the daemon stopped before it finished.
 	ErrShuttingDown = errors.New("engine is shutting down")
+	// ErrTooManyJobs: Config.MaxPending jobs are already planning, queued
+	// or running; the request is refused (retry later).
+	ErrTooManyJobs = errors.New("too many pending jobs")
 	// ErrSelfCheck: a proof the engine made does not verify; the job fails
 	// and no proof bytes are returned.
 	ErrSelfCheck = errors.New("self-check failed: proof does not verify")
@@ -204,7 +207,9 @@ func (r *Request) digest() [32]byte {
 // Kind turns requests of one proof kind into partition circuits. Plan
 // validates the request fully and returns errors wrapping ErrInvalidRequest
 // for anything wrong with it. It runs on the submitting caller's goroutine,
-// before the job is queued; ctx is the caller's.
+// before the job is queued. ctx carries the caller's values but ends only
+// when nobody wants the job any more (every caller left, Cancel, or
+// shutdown). A panic in Plan is recovered and rejects the request.
 type Kind interface {
 	Plan(ctx context.Context, req *Request) (*Plan, error)
 }

@@ -19,7 +19,17 @@ type Status struct {
 	Counters CounterStatus       `json:"counters"`
 	Kinds    []string            `json:"kinds"`
 	Batching BatchingStatus      `json:"batching"`
+	Limits   LimitsStatus        `json:"limits"`
 	ByKind   map[string]KindDone `json:"by_kind"`
+}
+
+// LimitsStatus is the admission limits and how close the engine is to
+// them.
+type LimitsStatus struct {
+	MaxPending      int `json:"max_pending"`
+	Pending         int `json:"pending"` // jobs planning, queued or running
+	PlanConcurrency int `json:"max_concurrent_plans"`
+	Planning        int `json:"planning"`
 }
 
 // MemoryStatus is the budget.
@@ -129,6 +139,7 @@ func (e *Engine) Status() Status {
 			Attached: e.counts.Attached, Retained: len(e.retained),
 		},
 		Batching: BatchingStatus{MaxBatchSize: e.cfg.MaxBatchSize, MaxBatchWait: e.cfg.MaxBatchWait},
+		Limits:   LimitsStatus{MaxPending: e.cfg.MaxPending, PlanConcurrency: e.cfg.PlanConcurrency},
 		ByKind:   map[string]KindDone{},
 	}
 	for _, c := range e.collectors {
@@ -153,6 +164,10 @@ func (e *Engine) Status() Status {
 	for _, j := range e.jobs {
 		if j.state.Final() {
 			continue
+		}
+		s.Limits.Pending++
+		if j.state == StatePlanning {
+			s.Limits.Planning++
 		}
 		if q := queues[j.kind]; q != nil {
 			if j.state == StateRunning {

@@ -54,10 +54,16 @@ func TestTimingLinesParse(t *testing.T) {
 				}
 				seen[r.Stage]++
 			}
-			for stage, n := range map[string]int{"srs_load": 2, "synthesis": 2, "prove": 2, "finish": 2, "self_check": 1} {
+			for stage, n := range map[string]int{"synthesis": 2, "prove": 2, "finish": 2, "self_check": 1} {
 				if seen[stage] != n {
 					t.Errorf("%d %s lines, want %d (%v)", seen[stage], stage, n, seen)
 				}
+			}
+			// Partition 0 loads the parameters; partition 1 waits for that
+			// load (a line) unless, on a busy machine, its worker starts
+			// only after the load has ended (no line: nothing was waited).
+			if n := seen["srs_load"]; n < 1 || n > 2 {
+				t.Errorf("%d srs_load lines, want 1 or 2 (%v)", n, seen)
 			}
 		})
 	}

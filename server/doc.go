@@ -15,7 +15,7 @@
 //	engine.ErrJobNotFound                                       NotFound
 //	engine.ErrRequestIDConflict                                 AlreadyExists
 //	engine.ErrParamsNotFound, srs.ErrInUse                      FailedPrecondition
-//	engine.ErrExceedsBudget                                     ResourceExhausted
+//	engine.ErrExceedsBudget, ErrTooManyJobs                     ResourceExhausted
 //	engine.ErrShuttingDown                                      Unavailable
 //	context errors                                              Canceled / DeadlineExceeded
 //	anything else                                               Internal
@@ -31,7 +31,8 @@
 //
 // Shutdown order (Server.Shutdown): health NOT_SERVING; gRPC stops taking
 // new RPCs; the engine drains until the deadline and then aborts what is
-// left, which ends the pending Prove/Await calls; gRPC is stopped hard if a
-// call still lingers; the HTTP listener shuts down; the parameters are
-// released.
+// left, which ends the pending Prove/Await calls; gRPC calls still open
+// when the deadline has passed are cut; the HTTP listeners shut down, also
+// within the same deadline; the parameters are released. Every step shares
+// the one deadline, so Shutdown returns shortly after it.
 package server

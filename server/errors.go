@@ -30,7 +30,7 @@ func statusError(err error) error {
 		code = codes.AlreadyExists
 	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, srs.ErrInUse):
 		code = codes.FailedPrecondition
-	case errors.Is(err, engine.ErrExceedsBudget):
+	case errors.Is(err, engine.ErrExceedsBudget), errors.Is(err, engine.ErrTooManyJobs):
 		code = codes.ResourceExhausted
 	case errors.Is(err, engine.ErrShuttingDown):
 		code = codes.Unavailable

@@ -34,8 +34,9 @@ type Server struct {
 	health  *health.Server
 	grpc    *grpc.Server
 
-	mu   sync.Mutex
-	http []*http.Server
+	mu       sync.Mutex
+	http     []*http.Server
+	shutdown bool // Shutdown has begun: no new HTTP server starts
 }
 
 // Option configures New.
@@ -105,10 +106,17 @@ func (s *Server) HTTPHandler() http.Handler {
 	return mux
 }
 
-// ServeHTTP serves HTTPHandler on l until Shutdown.
+// ServeHTTP serves HTTPHandler on l until Shutdown. The server is
+// registered before it serves, so a Shutdown that runs first (or at the
+// same time) stops it; after Shutdown, ServeHTTP closes l and returns nil.
 func (s *Server) ServeHTTP(l net.Listener) error {
 	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		l.Close()
+		return nil
+	}
 	s.http = append(s.http, hs)
 	s.mu.Unlock()
 	s.log.Info("status HTTP listening", "addr", l.Addr().String())
@@ -119,8 +127,14 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 }
 
 // Shutdown stops the daemon in order (see the package documentation). The
-// engine gets until ctx's deadline to finish the jobs it holds.
+// engine gets until ctx's deadline to finish the jobs it holds; calls and
+// connections still open at the deadline are cut, so Shutdown returns
+// shortly after it.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shutdown = true
+	hs := s.http
+	s.mu.Unlock()
 	s.health.Shutdown()
 	stopped := make(chan struct{})
 	go func() {
@@ -131,24 +145,27 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.eng.Shutdown(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	// Every job is final now, so pending calls return promptly; give them
-	// a moment to be written out, then cut what lingers.
+	// Every job is final now, so pending calls return promptly; they may
+	// be written out until the deadline, then what lingers is cut.
 	select {
 	case <-stopped:
-	case <-time.After(2 * time.Second):
-		s.log.Warn("gRPC calls still open after the engine stopped; closing them")
-		s.grpc.Stop()
-		<-stopped
-	}
-	s.mu.Lock()
-	hs := s.http
-	s.mu.Unlock()
-	for _, h := range hs {
-		hctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		if err := h.Shutdown(hctx); err != nil {
-			errs = append(errs, fmt.Errorf("status HTTP: %w", err))
+	case <-ctx.Done():
+		select {
+		case <-stopped:
+		default:
+			s.log.Warn("gRPC calls still open at the shutdown deadline; closing them")
+			s.grpc.Stop()
+			<-stopped
 		}
-		cancel()
+	}
+	for _, h := range hs {
+		if err := h.Shutdown(ctx); err != nil {
+			// Connections still open at the deadline are closed.
+			h.Close()
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				errs = append(errs, fmt.Errorf("status HTTP: %w", err))
+			}
+		}
 	}
 	s.eng.Params().Close()
 	return errors.Join(errs...)

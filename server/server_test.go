@@ -54,6 +54,8 @@ func TestMain(m *testing.M) {
 
 type daemon struct {
 	c      *client.Client
+	srv    *server.Server
+	hl     net.Listener // the HTTP status listener
 	eng    *engine.Engine
 	budget *budget.Budget
 	params *srs.Manager
@@ -117,7 +119,7 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &daemon{c: c, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String()}
+	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String()}
 }
 
 func opts(o testkind.Options) []byte {

@@ -126,17 +126,13 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 		PinnedMemoryLimitBytes: uint64(st.Memory.TotalBytes),
 	}
 	for _, p := range st.Params {
-		var tier cuzkv1.SRSStatus_Tier
-		switch p.Tier {
-		case srs.TierHot:
-			tier = cuzkv1.SRSStatus_HOT
-		case srs.TierWarm, srs.TierLoading:
-			tier = cuzkv1.SRSStatus_WARM
-		default:
-			continue // cold entries are not "loaded"
+		// Only resident parameters are loaded; warm (evicted) and loading
+		// entries hold no decoded parameters (GET /status lists them all).
+		if p.Tier != srs.TierHot {
+			continue
 		}
 		out.LoadedSrs = append(out.LoadedSrs, &cuzkv1.SRSStatus{
-			CircuitId: p.CircuitID, Tier: tier, SizeBytes: uint64(p.Bytes), RefCount: uint32(p.Refs),
+			CircuitId: p.CircuitID, Tier: cuzkv1.SRSStatus_HOT, SizeBytes: uint64(p.Bytes), RefCount: uint32(p.Refs),
 		})
 	}
 	for _, q := range st.Queues {

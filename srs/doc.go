@@ -22,8 +22,10 @@
 // # Invariants
 //
 //   - An entry is evicted only when no Lease holds it (ref count 0), and by
-//     the budget's evictor only after it has been idle for MinIdle. Evict
-//     (the operator's call) ignores MinIdle but never touches a held entry.
+//     the budget's evictor only after it has been idle for MinIdle, and
+//     never for a caller that waits for memory in order to use that very
+//     entry. Evict (the operator's call) ignores MinIdle but never touches
+//     a held entry.
 //   - The prepared verifying key of a circuit is computed once and kept
 //     even when the parameters are evicted (it is small).
 //   - A parameter file with a sidecar "<file>.INSECURE-TEST-PARAMETERS"

@@ -186,7 +186,10 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		switch e.tier {
 		case TierHot:
 			m.mu.Unlock()
-			res, err := m.opt.Budget.Acquire(ctx, extra, prio)
+			// Not pinned while waiting: a head waiter of another circuit may
+			// need these parameters evicted to make progress. The keep tag
+			// only stops our own wait from evicting them.
+			res, err := m.opt.Budget.AcquireKeeping(ctx, extra, prio, id)
 			if err != nil {
 				return nil, fmt.Errorf("circuit %s: working memory: %w", id, err)
 			}
@@ -213,7 +216,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		// Cold or warm: reserve parameters and working memory together.
 		m.mu.Unlock()
 		pb := shape.ParamsBytes()
-		res, err := m.opt.Budget.Acquire(ctx, pb+extra, prio)
+		res, err := m.opt.Budget.AcquireKeeping(ctx, pb+extra, prio, id)
 		if err != nil {
 			return nil, fmt.Errorf("circuit %s: parameters (%s) and working memory (%s): %w",
 				id, budget.FormatBytes(pb), budget.FormatBytes(extra), err)
@@ -339,14 +342,15 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*
 
 // evictIdle is the budget's evictor: it drops hot, unpinned entries idle
 // for at least MinIdle, least recently used first, until need bytes are
-// freed, and says when the next idle entry becomes old enough.
-func (m *Manager) evictIdle(need int64) (int64, time.Time) {
+// freed, and says when the next idle entry becomes old enough. It never
+// drops keep, the circuit the waiting caller wants to use.
+func (m *Manager) evictIdle(need int64, keep string) time.Time {
 	now := time.Now()
 	m.mu.Lock()
 	var cands []*entry
 	var retryAt time.Time
 	for _, e := range m.entries {
-		if e.tier != TierHot || e.refs > 0 {
+		if e.tier != TierHot || e.refs > 0 || e.id == keep {
 			continue
 		}
 		if ready := e.lastUsed.Add(m.opt.MinIdle); ready.After(now) {
@@ -371,9 +375,9 @@ func (m *Manager) evictIdle(need int64) (int64, time.Time) {
 	m.mu.Unlock()
 	m.closeAll(drop, freed)
 	if freed >= need {
-		retryAt = time.Time{}
+		return time.Time{}
 	}
-	return freed, retryAt
+	return retryAt
 }
 
 // evictLocked turns a hot entry warm and returns its reservation, which

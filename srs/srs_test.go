@@ -360,3 +360,48 @@ func TestNoHoldAndWait(t *testing.T) {
 	l10.Mem.Close()
 	l10.Release()
 }
+
+// TestWaiterKeepsTheParamsItWaitsFor: a caller whose parameters are hot
+// but idle, waiting for working memory, must not have the evictor drop
+// those very parameters to make room (and then load them again).
+func TestWaiterKeepsTheParamsItWaitsFor(t *testing.T) {
+	s8, _ := srs.ReadShape(paramsPath(8))
+	m, b, _ := newManager(t, testkind.Locator(paramDir), s8.ParamsBytes()+1000, 0)
+	if _, _, err := m.Preload(context.Background(), "test-k8", 0); err != nil {
+		t.Fatal(err)
+	}
+	other, ok := b.TryAcquire(500) // someone else's working set
+	if !ok {
+		t.Fatal("no room for the other reservation")
+	}
+	got := make(chan *srs.Lease, 1)
+	go func() {
+		l, err := m.Acquire(context.Background(), "test-k8", 0, 600)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	waitFor := time.Now().Add(5 * time.Second)
+	for b.Waiting() != 1 && time.Now().Before(waitFor) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // the waiter has asked the evictor
+	st := m.Status()
+	if st[0].Tier != srs.TierHot {
+		t.Errorf("while its user waits for memory, test-k8 is %s", st[0].Tier)
+	}
+	other.Close()
+	l := <-got
+	if l == nil {
+		t.FailNow()
+	}
+	if st := m.Status(); st[0].Loads != 1 {
+		t.Fatalf("test-k8 loaded %d times, want 1", st[0].Loads)
+	}
+	l.Mem.Close()
+	l.Release()
+	if b.Used() != s8.ParamsBytes() {
+		t.Fatalf("used %d", b.Used())
+	}
+}

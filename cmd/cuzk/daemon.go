@@ -38,12 +38,17 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	enableTest := fs.Bool("enable-test-circuits", false, "serve the built-in test circuits (proof_kind 1000); for tests and benchmarks only")
 	trustParams := fs.Bool("trust-params", false, "decode proving keys without subgroup checks, as rust-fil-proofs does (loads about twice as fast; the self-check still rejects any proof a bad key makes)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long running jobs may take to finish after SIGINT/SIGTERM before they are aborted")
+	maxPending := fs.Int("max-pending", 0, fmt.Sprintf("most jobs planning, queued or running at once; more submissions get RESOURCE_EXHAUSTED (0: %d)", engine.DefaultMaxPending))
+	maxPlans := fs.Int("max-concurrent-plans", 0, "most requests decoded and checked at once (0: GOMAXPROCS)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "cuzk daemon: "+format+"\n", a...)
 		return exitUsage
+	}
+	if *maxPending < 0 || *maxPlans < 0 {
+		return fail("--max-pending and --max-concurrent-plans must not be negative")
 	}
 
 	cfg := config.Default()
@@ -102,6 +107,15 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	})
 	metrics := server.NewMetrics()
 	ecfg := engineConfig(&cfg)
+	// Until the config package has [engine] max_pending and
+	// max_concurrent_plans, these limits come from flags only (0: the
+	// engine's default).
+	if *maxPending > 0 {
+		ecfg.MaxPending = *maxPending
+	}
+	if *maxPlans > 0 {
+		ecfg.PlanConcurrency = *maxPlans
+	}
 	eng, err := engine.New(engine.Options{
 		Config:   ecfg,
 		Kinds:    kinds,
@@ -129,6 +143,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
+	lim := eng.Status().Limits
 	kindNames := make([]string, 0, len(kinds))
 	for _, k := range eng.Kinds() {
 		kindNames = append(kindNames, k.String())
@@ -137,10 +152,8 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusListen, "param_cache", cfg.SRS.ParamCache,
 		"memory_budget", budget.FormatBytes(int64(total)), "kinds", strings.Join(kindNames, ","),
 		"trust_params", *trustParams, "synthesis_workers", ecfg.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
-		"max_batch_size", ecfg.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "gomaxprocs", runtime.GOMAXPROCS(0))
-	if len(kinds) == 0 {
-		log.Warn("no proof kinds are served by this build; every request will be rejected")
-	}
+		"max_batch_size", ecfg.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
+		"max_concurrent_plans", lim.PlanConcurrency, "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
@@ -184,6 +197,8 @@ func engineConfig(c *config.Config) engine.Config {
 		SkipSelfCheck:        !c.Engine.SelfCheck,
 		CompletedTTL:         c.Engine.CompletedJobTTL.Duration,
 		CompletedMax:         int(c.Engine.CompletedJobMax),
+		MaxPending:           int(c.Engine.MaxPending),
+		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
 		LogTiming:            os.Getenv(TimingEnv) == "1",
 	}
 }

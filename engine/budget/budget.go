@@ -12,12 +12,14 @@ import (
 // than the whole budget.
 var ErrExceedsBudget = errors.New("memory request exceeds the whole budget")
 
-// Evictor frees memory on behalf of a waiter that does not fit. It returns
-// the bytes it freed (by releasing reservations) and, when it could free
-// more later (an entry becomes old enough to evict), the time to ask again;
-// a zero time means nothing will become evictable without some other
-// change, which Poke signals.
-type Evictor func(need int64) (freed int64, retryAt time.Time)
+// Evictor frees memory (by releasing reservations) on behalf of the head
+// waiter, which needs need more bytes than are free. keep is the waiter's
+// tag (see AcquireKeeping): the evictor must not free what the waiter is
+// waiting to use. It returns, when it could free more later (an entry
+// becomes old enough to evict), the time to ask again; a zero time means
+// nothing will become evictable without some other change, which Poke
+// signals.
+type Evictor func(need int64, keep string) (retryAt time.Time)
 
 // Budget is a byte budget with priority-ordered waiters.
 type Budget struct {
@@ -35,6 +37,7 @@ type waiter struct {
 	n       int64
 	prio    int
 	seq     uint64
+	keep    string
 	granted bool
 	ready   chan struct{} // closed on grant
 	kick    chan struct{} // buffered(1): "you are the head and do not fit"
@@ -107,6 +110,13 @@ func (b *Budget) TryAcquire(n int64) (*Reservation, bool) {
 // ErrExceedsBudget when n exceeds the whole budget, and with ctx's error when
 // ctx ends first (nothing is then reserved).
 func (b *Budget) Acquire(ctx context.Context, n int64, prio int) (*Reservation, error) {
+	return b.AcquireKeeping(ctx, n, prio, "")
+}
+
+// AcquireKeeping is Acquire for a caller that waits in order to use
+// something the evictor could free: while this request is the head
+// waiter, the evictor is asked to keep the thing tagged keep.
+func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep string) (*Reservation, error) {
 	if n < 0 {
 		panic("budget: negative request")
 	}
@@ -118,7 +128,7 @@ func (b *Budget) Acquire(ctx context.Context, n int64, prio int) (*Reservation, 
 	}
 	b.mu.Lock()
 	b.seq++
-	w := &waiter{n: n, prio: prio, seq: b.seq, ready: make(chan struct{}), kick: make(chan struct{}, 1)}
+	w := &waiter{n: n, prio: prio, seq: b.seq, keep: keep, ready: make(chan struct{}), kick: make(chan struct{}, 1)}
 	b.insertLocked(w)
 	b.dispatchLocked()
 	b.mu.Unlock()
@@ -149,19 +159,25 @@ func (b *Budget) Acquire(ctx context.Context, n int64, prio int) (*Reservation, 
 		case <-timerC:
 			timerC = nil
 		}
-		// This waiter is the head and does not fit: ask the evictor, outside
-		// the lock, then let dispatch decide.
+		// A kick or the timer can race with a grant (select picks at
+		// random among ready cases), and a waiter kicked as head may have
+		// been overtaken since. Only a head that still does not fit asks
+		// the evictor, outside the lock; then dispatch decides.
 		b.mu.Lock()
+		if w.granted {
+			b.mu.Unlock()
+			return &Reservation{b: b, n: n}, nil
+		}
 		ev, free := b.evictor, b.total-b.used
+		head := b.waiters[0] == w
 		b.mu.Unlock()
-		if ev == nil || w.n <= free {
+		if ev == nil || !head || w.n <= free {
 			b.mu.Lock()
 			b.dispatchQuietLocked()
 			b.mu.Unlock()
 			continue
 		}
-		_, retryAt := ev(w.n - free)
-		if !retryAt.IsZero() {
+		if retryAt := ev(w.n-free, w.keep); !retryAt.IsZero() {
 			d := max(time.Until(retryAt), time.Millisecond)
 			if timer == nil {
 				timer = time.NewTimer(d)

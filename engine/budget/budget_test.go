@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -138,20 +139,18 @@ func TestEvictorAndRetryAt(t *testing.T) {
 	var calls atomic.Int32
 	ready := time.Now().Add(80 * time.Millisecond)
 	var mu sync.Mutex
-	b.SetEvictor(func(need int64) (int64, time.Time) {
+	b.SetEvictor(func(need int64, _ string) time.Time {
 		calls.Add(1)
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Now().Before(ready) {
-			return 0, ready
+			return ready
 		}
-		if pinned == nil {
-			return 0, time.Time{}
+		if pinned != nil {
+			pinned.Close()
+			pinned = nil
 		}
-		n := pinned.Remaining()
-		pinned.Close()
-		pinned = nil
-		return n, time.Time{}
+		return time.Time{}
 	})
 	start := time.Now()
 	r, err := b.Acquire(context.Background(), 5, 0)
@@ -174,13 +173,11 @@ func TestPokeRetriesEviction(t *testing.T) {
 	b := New(10)
 	held, _ := b.TryAcquire(10)
 	var evictable atomic.Bool
-	b.SetEvictor(func(need int64) (int64, time.Time) {
-		if !evictable.Load() {
-			return 0, time.Time{} // nothing will become evictable by itself
+	b.SetEvictor(func(need int64, _ string) time.Time {
+		if evictable.Load() {
+			held.Close()
 		}
-		n := held.Remaining()
-		held.Close()
-		return n, time.Time{}
+		return time.Time{} // nothing will become evictable by itself
 	})
 	got := acquireAsync(b, context.Background(), 10, 0)
 	waitWaiting(t, b, 1)
@@ -260,5 +257,91 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestGrantedWaiterDoesNotEvict: a waiter granted while it was asking the
+// evictor, with another "do not fit" kick pending, returns its reservation
+// instead of asking the evictor again for memory it no longer needs.
+func TestGrantedWaiterDoesNotEvict(t *testing.T) {
+	for run := range 20 {
+		b := New(10)
+		held, _ := b.TryAcquire(6)
+		var calls atomic.Int32
+		inEvictor := make(chan struct{})
+		resume := make(chan struct{})
+		b.SetEvictor(func(need int64, _ string) time.Time {
+			if calls.Add(1) == 1 {
+				close(inEvictor)
+				<-resume
+			}
+			return time.Time{}
+		})
+		got := acquireAsync(b, context.Background(), 5, 0)
+		<-inEvictor
+		b.Poke()        // a kick for the head, which does not fit yet
+		held.Release(2) // now it fits: granted while in the evictor
+		close(resume)
+		r := <-got
+		if r == nil {
+			t.Fatal("not granted")
+		}
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("run %d: evictor called %d times; the granted waiter evicted again", run, n)
+		}
+		r.Close()
+		held.Close()
+	}
+}
+
+// TestOnlyTheHeadEvicts: a waiter that was kicked as head but has been
+// overtaken by a higher-priority request since leaves eviction to the new
+// head; the evictor hears each waiter's keep tag.
+func TestOnlyTheHeadEvicts(t *testing.T) {
+	b := New(10)
+	held, _ := b.TryAcquire(8)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	inEvictor := make(chan struct{})
+	resume := make(chan struct{})
+	b.SetEvictor(func(need int64, keep string) time.Time {
+		mu.Lock()
+		calls[keep]++
+		first := calls[keep] == 1 && keep == "low"
+		mu.Unlock()
+		if first {
+			close(inEvictor)
+			<-resume
+		}
+		return time.Time{}
+	})
+	low := make(chan *Reservation, 1)
+	go func() {
+		r, _ := b.AcquireKeeping(context.Background(), 5, 0, "low")
+		low <- r
+	}()
+	<-inEvictor
+	b.Poke() // kicks "low", the head for now
+	high := make(chan *Reservation, 1)
+	go func() {
+		r, _ := b.AcquireKeeping(context.Background(), 5, 9, "high")
+		high <- r
+	}()
+	waitWaiting(t, b, 2)
+	close(resume)
+	time.Sleep(20 * time.Millisecond) // "low" acts on its stale kick
+	mu.Lock()
+	got := maps.Clone(calls)
+	mu.Unlock()
+	if got["low"] != 1 || got["high"] < 1 {
+		t.Fatalf("evictor calls by tag %v: want low once (before it was overtaken), high at least once", got)
+	}
+	held.Close()
+	rh := <-high
+	rh.Close()
+	rl := <-low
+	rl.Close()
+	if b.Used() != 0 {
+		t.Fatal(b.Used())
 	}
 }

@@ -14,6 +14,10 @@
 //     dispatch, which runs on every release, enqueue, cancellation and
 //     Poke, and the head waiter re-runs the evictor at the time the evictor
 //     names (for example when an idle entry becomes old enough to evict).
+//   - Only the head waiter, and only while it is not granted, asks the
+//     evictor, so nothing is evicted for a request that no longer needs
+//     it. A waiter may name what it waits to use (AcquireKeeping); the
+//     evictor is told, so it does not free that to make room for it.
 //
 // Invariants: 0 ≤ Used ≤ Total at all times; a Reservation's bytes are
 // returned exactly once (Release of more than remains panics, Close is
