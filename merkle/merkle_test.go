@@ -209,7 +209,7 @@ func TestPoseidonShapes(t *testing.T) {
 					t.Fatal(err)
 				}
 				if p.Leaf != leaves[i] || p.Root != tree.Root() || p.LeafIndex() != uint64(i) {
-					t.Fatalf("leaf %d: proof carries the wrong leaf/root/index", i)
+					t.Fatalf("leaf %d: proof carries the wrong leaf, root or index", i)
 				}
 				if err := VerifyPoseidon(p, c.shape, n); err != nil {
 					t.Fatalf("leaf %d: %v", i, err)
