@@ -26,10 +26,7 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench batch: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench batch")
 	if count < 1 || conc < 1 {
 		return fail("--count and --concurrency must be at least 1")
 	}

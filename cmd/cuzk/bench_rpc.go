@@ -28,10 +28,7 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench status: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench status")
 	c, err := df.dial()
 	if err != nil {
 		return fail("%v", err)
@@ -144,10 +141,7 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench preload: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench preload")
 	if id == "" {
 		return fail("-c/--circuit-id is required")
 	}
@@ -190,10 +184,7 @@ func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench evict: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench evict")
 	if id == "" {
 		return fail("-c/--circuit-id is required")
 	}
@@ -231,10 +222,7 @@ func runBenchMetrics(ctx context.Context, args []string, stdout, stderr io.Write
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench metrics: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench metrics")
 	c, err := df.dial()
 	if err != nil {
 		return fail("%v", err)

@@ -53,10 +53,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench single: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench single")
 	typ, err := bench.ParseProofType(pf.typ)
 	if err != nil {
 		return fail("%v", err)

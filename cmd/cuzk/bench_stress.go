@@ -30,10 +30,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench stress: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench stress")
 	mix, err := bench.ParseMix(*mixFlag)
 	if err != nil {
 		return fail("%v", err)

@@ -47,10 +47,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench synth: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench synth")
 	kind, err := bench.ParseCSKind(*csName)
 	if err != nil {
 		return fail("%v", err)

@@ -24,10 +24,7 @@ func runBenchTimeline(_ context.Context, args []string, stdout, stderr io.Writer
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk bench timeline: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk bench timeline")
 	var in io.Reader = os.Stdin
 	if *logPath != "-" {
 		f, err := os.Open(*logPath)

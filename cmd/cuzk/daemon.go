@@ -43,10 +43,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk daemon: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk daemon")
 	if *maxPending < 0 || *maxPlans < 0 {
 		return fail("--max-pending and --max-concurrent-plans must not be negative")
 	}

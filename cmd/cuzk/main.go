@@ -96,6 +96,15 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "\nrun 'cuzk <command> -h' for a command's flags")
 }
 
+// failer returns the error reporter of a command: it prints
+// "<command>: <message>" to stderr and returns exitUsage.
+func failer(stderr io.Writer, command string) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, command+": "+format+"\n", a...)
+		return exitUsage
+	}
+}
+
 // newFlags returns a FlagSet that reports errors instead of exiting.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)

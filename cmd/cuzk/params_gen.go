@@ -21,10 +21,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk params gen: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk params gen")
 	if *dir == "" {
 		return fail("--dir is required")
 	}

@@ -29,10 +29,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk prove-c2: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk prove-c2")
 	failed := func(format string, a ...any) int {
 		fail(format, a...)
 		return exitFailed

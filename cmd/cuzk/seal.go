@@ -32,10 +32,7 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk seal: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk seal")
 	failed := func(format string, a ...any) int {
 		fail(format, a...)
 		return exitFailed

@@ -21,10 +21,7 @@ func runVerifyGroth16(_ context.Context, args []string, stdout, stderr io.Writer
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk verify-groth16: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk verify-groth16")
 	if *vkPath == "" || *proofPath == "" || *inputsPath == "" {
 		return fail("--vk, --proof and --inputs are required")
 	}

@@ -33,10 +33,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk verify-seal: "+format+"\n", a...)
-		return exitUsage
-	}
+	fail := failer(stderr, "cuzk verify-seal")
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *proofID < -1 {
