@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/groth16"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/budget"
 )
 
 // rpcJSON renders responses for --json with the wire's field names and

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/engine/budget"
+	"github.com/cuzk-dev/cuzk/budget"
 )
 
 // runBenchStress is `cuzk bench stress`: open-loop arrivals of a mix of

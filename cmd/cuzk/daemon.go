@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
-	"github.com/cuzk-dev/cuzk/engine/budget"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
