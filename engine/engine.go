@@ -175,12 +175,6 @@ func (e *Engine) Kinds() []ProofKind {
 	return out
 }
 
-// Budget is the engine's memory budget.
-func (e *Engine) Budget() *budget.Budget { return e.budget }
-
-// Params is the engine's parameter manager.
-func (e *Engine) Params() *srs.Manager { return e.params }
-
 // Submit queues a proof and returns at once. A request whose RequestID
 // matches a planning, queued, running or completed job attaches to it
 // (nothing is proved twice); one matching a failed or cancelled job runs

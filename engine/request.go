@@ -43,6 +43,9 @@ var (
 	ErrParamsNotFound = srs.ErrParamsNotFound
 	// ErrUnknownCircuit: a Kind planned a circuit id no locator knows.
 	ErrUnknownCircuit = srs.ErrUnknownCircuit
+	// ErrParamsInUse is returned by EvictParams when a job holds the
+	// parameters.
+	ErrParamsInUse = srs.ErrInUse
 )
 
 // ProofKind is the proof family of a request. The values of the four

@@ -14,7 +14,7 @@
 //	engine.ErrInvalidRequest, ErrUnknownKind, ErrUnknownCircuit  InvalidArgument
 //	engine.ErrJobNotFound                                       NotFound
 //	engine.ErrRequestIDConflict                                 AlreadyExists
-//	engine.ErrParamsNotFound, srs.ErrInUse                      FailedPrecondition
+//	engine.ErrParamsNotFound, ErrParamsInUse              FailedPrecondition
 //	engine.ErrExceedsBudget, ErrTooManyJobs                     ResourceExhausted
 //	engine.ErrShuttingDown                                      Unavailable
 //	context errors                                              Canceled / DeadlineExceeded

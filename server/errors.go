@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cuzk-dev/cuzk/engine"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // statusError maps an engine error to a gRPC status; see the package
@@ -28,7 +27,7 @@ func statusError(err error) error {
 		code = codes.NotFound
 	case errors.Is(err, engine.ErrRequestIDConflict):
 		code = codes.AlreadyExists
-	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, srs.ErrInUse):
+	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, engine.ErrParamsInUse):
 		code = codes.FailedPrecondition
 	case errors.Is(err, engine.ErrExceedsBudget), errors.Is(err, engine.ErrTooManyJobs):
 		code = codes.ResourceExhausted

@@ -167,6 +167,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			}
 		}
 	}
-	s.eng.Params().Close()
+	s.eng.ReleaseParams()
 	return errors.Join(errs...)
 }

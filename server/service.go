@@ -10,7 +10,6 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // service implements cuzkv1.ProvingEngineServer over the engine.
@@ -128,7 +127,7 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 	for _, p := range st.Params {
 		// Only resident parameters are loaded; warm (evicted) and loading
 		// entries hold no decoded parameters (GET /status lists them all).
-		if p.Tier != srs.TierHot {
+		if !p.Resident() {
 			continue
 		}
 		out.LoadedSrs = append(out.LoadedSrs, &cuzkv1.SRSStatus{
@@ -150,7 +149,7 @@ func (v *service) GetMetrics(context.Context, *cuzkv1.GetMetricsRequest) (*cuzkv
 }
 
 func (v *service) PreloadSRS(ctx context.Context, req *cuzkv1.PreloadSrsRequest) (*cuzkv1.PreloadSrsResponse, error) {
-	already, d, err := v.s.eng.Params().Preload(ctx, req.GetCircuitId(), int(engine.PriorityNormal))
+	already, d, err := v.s.eng.PreloadParams(ctx, req.GetCircuitId())
 	if err != nil {
 		return nil, statusError(err)
 	}
@@ -158,7 +157,7 @@ func (v *service) PreloadSRS(ctx context.Context, req *cuzkv1.PreloadSrsRequest)
 }
 
 func (v *service) EvictSRS(_ context.Context, req *cuzkv1.EvictSrsRequest) (*cuzkv1.EvictSrsResponse, error) {
-	was, freed, err := v.s.eng.Params().Evict(req.GetCircuitId())
+	was, freed, err := v.s.eng.EvictParams(req.GetCircuitId())
 	if err != nil {
 		return nil, statusError(err)
 	}

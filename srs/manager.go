@@ -489,6 +489,9 @@ type EntryStatus struct {
 	Params    string        `json:"params_file"`
 }
 
+// Resident says the parameter set is decoded in memory (tier hot).
+func (s EntryStatus) Resident() bool { return s.Tier == TierHot }
+
 // Status lists the parameter sets the manager has seen, by circuit id.
 func (m *Manager) Status() []EntryStatus {
 	now := time.Now()
