@@ -156,14 +156,16 @@ type Engine struct {
 	// reaching the chain.
 	SelfCheck bool `toml:"self_check"`
 	// CompletedJobTTL is how long a finished job's result stays available
-	// to AwaitProof and to retries with the same request id.
+	// to AwaitProof and to retries with the same request id (0: the
+	// engine's default, engine.Config.CompletedTTL).
 	CompletedJobTTL Duration `toml:"completed_job_ttl"`
 	// CompletedJobMax caps how many finished results are kept; the oldest
-	// go first.
+	// go first (0: the engine's default).
 	CompletedJobMax uint32 `toml:"completed_job_max"`
 	// MaxPending caps the jobs planning, queued or running at once; more
 	// submissions are refused (RESOURCE_EXHAUSTED) instead of piling up
-	// parsed C1s outside the memory budget.
+	// parsed C1s outside the memory budget (0: the engine's default,
+	// engine.DefaultMaxPending).
 	MaxPending uint32 `toml:"max_pending"`
 	// MaxConcurrentPlans bounds how many requests are parsed and checked
 	// at once (0: GOMAXPROCS).
@@ -214,12 +216,9 @@ func Default() Config {
 			SynthesisConcurrency: 1,
 			MaxParallelSynthesis: 18,
 		},
-		Engine: Engine{
-			SelfCheck:       true,
-			CompletedJobTTL: Duration{time.Hour},
-			CompletedJobMax: 4096,
-			MaxPending:      256,
-		},
+		// The other [engine] keys stay zero: zero means the engine's own
+		// default, stated once in engine.Config.
+		Engine:  Engine{SelfCheck: true},
 		Logging: Logging{Level: "info", Format: "text"},
 	}
 }
@@ -358,14 +357,8 @@ func (c *Config) Validate() error {
 	if c.Scheduler.MaxBatchWaitMS < 0 {
 		add(invalid("scheduler.max_batch_wait_ms", c.Scheduler.MaxBatchWaitMS, "must not be negative"))
 	}
-	if c.Engine.CompletedJobTTL.Duration <= 0 {
-		add(invalid("engine.completed_job_ttl", c.Engine.CompletedJobTTL, "must be above zero"))
-	}
-	if c.Engine.MaxPending == 0 {
-		add(invalid("engine.max_pending", c.Engine.MaxPending, "must be at least 1"))
-	}
-	if c.Engine.CompletedJobMax == 0 {
-		add(invalid("engine.completed_job_max", c.Engine.CompletedJobMax, "must be at least 1"))
+	if c.Engine.CompletedJobTTL.Duration < 0 {
+		add(invalid("engine.completed_job_ttl", c.Engine.CompletedJobTTL, "must not be negative (0: the engine's default)"))
 	}
 	if _, err := c.Logging.SlogLevel(); err != nil {
 		add(err)

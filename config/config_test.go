@@ -60,9 +60,10 @@ func TestDefaults(t *testing.T) {
 		{"pipeline.max_gpu_queue_depth", d.Pipeline.MaxGPUQueueDepth, uint32(0)},
 		{"prover.threads", d.Prover.Threads, uint32(0)},
 		{"engine.self_check", d.Engine.SelfCheck, true},
-		{"engine.completed_job_ttl", d.Engine.CompletedJobTTL.Duration, time.Hour},
-		{"engine.completed_job_max", d.Engine.CompletedJobMax, uint32(4096)},
-		{"engine.max_pending", d.Engine.MaxPending, uint32(256)},
+		// Zero: the engine's default (stated once, in engine.Config).
+		{"engine.completed_job_ttl", d.Engine.CompletedJobTTL.Duration, time.Duration(0)},
+		{"engine.completed_job_max", d.Engine.CompletedJobMax, uint32(0)},
+		{"engine.max_pending", d.Engine.MaxPending, uint32(0)},
 		{"engine.max_concurrent_plans", d.Engine.MaxConcurrentPlans, uint32(0)},
 		{"logging.level", d.Logging.Level, "info"},
 		{"logging.format", d.Logging.Format, "text"},
@@ -146,7 +147,7 @@ format = "json"
 	want.Synthesis.Threads = 48
 	want.Pipeline = Pipeline{SynthesisLookahead: 2, SynthesisConcurrency: 2, MaxParallelSynthesis: 0}
 	want.Prover.Threads = 32
-	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10, MaxPending: 256}
+	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10}
 	want.Logging = Logging{Level: "debug", Format: "json"}
 	if got := values(*cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("parsed\n%+v\nwant\n%+v", got, want)
@@ -184,8 +185,6 @@ func TestBadValues(t *testing.T) {
 		{"[scheduler]\nmax_batch_wait_ms = -1", "scheduler.max_batch_wait_ms", `-1`, ErrInvalidValue, "negative"},
 		{"[synthesis]\nthreads = -1", "synthesis.threads", `-1`, nil, "range"},
 		{"[pipeline]\nsynthesis_lookahead = 4294967296", "pipeline.synthesis_lookahead", `4294967296`, nil, "range"},
-		{"[engine]\ncompleted_job_max = 0", "engine.completed_job_max", `0`, ErrInvalidValue, "at least 1"},
-		{"[engine]\ncompleted_job_ttl = \"0s\"", "engine.completed_job_ttl", `0s`, ErrInvalidValue, "above zero"},
 		{"[logging]\nlevel = \"verbose\"", "logging.level", `"verbose"`, ErrInvalidValue, "trace, debug"},
 		{"[logging]\nlevel = \"info,cuzk_core=debug\"", "logging.level", `"info,cuzk_core=debug"`, ErrInvalidValue, "directives"},
 		{"[logging]\nformat = \"xml\"", "logging.format", `"xml"`, ErrInvalidValue, "json"},
@@ -209,10 +208,10 @@ func TestBadValues(t *testing.T) {
 func TestValidateAll(t *testing.T) {
 	c := Default()
 	c.Daemon.Listen = ""
-	c.Engine.CompletedJobMax = 0
+	c.Engine.CompletedJobTTL = Duration{-time.Second}
 	c.Logging.Level = "loud"
 	err := c.Validate()
-	for _, key := range []string{"daemon.listen", "engine.completed_job_max", "logging.level"} {
+	for _, key := range []string{"daemon.listen", "engine.completed_job_ttl", "logging.level"} {
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("Validate() = %v, want it to name %s", err, key)
 		}

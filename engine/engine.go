@@ -47,6 +47,9 @@ type Options struct {
 	Params  *srs.Manager
 	Budget  *budget.Budget
 	Log     *slog.Logger
+	// Randomness draws each proof's (r, s); nil means prover.Fresh. Only
+	// tests and byte-exact comparisons fix it.
+	Randomness prover.RandomnessSource
 	// Observer may be nil.
 	Observer Observer
 }
@@ -58,6 +61,7 @@ type Engine struct {
 	cfg     Config
 	kinds   map[ProofKind]Kind
 	backend prover.Backend
+	rnd     prover.RandomnessSource
 	params  *srs.Manager
 	budget  *budget.Budget
 	log     *slog.Logger
@@ -131,12 +135,16 @@ func New(opt Options) (*Engine, error) {
 		}
 		kinds[k] = v
 	}
+	if opt.Randomness == nil {
+		opt.Randomness = prover.Fresh
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := opt.Config.withDefaults()
 	e := &Engine{
 		cfg:        cfg,
 		kinds:      kinds,
 		backend:    opt.Backend,
+		rnd:        opt.Randomness,
 		params:     opt.Params,
 		budget:     opt.Budget,
 		log:        log,

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -349,7 +348,7 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	var err error
 	var rnd []groth16.Randomness
 	if len(parts) > 0 {
-		rnd, err = groth16.RandomRandomness(len(parts))
+		rnd, err = e.rnd.Randomness(len(parts))
 	}
 	t := time.Now()
 	var pend prover.Pending
@@ -511,7 +510,7 @@ func (e *Engine) complete(j *job) {
 		err = e.safeSelfCheck(j.id, pvk, proofs, inputs)
 		e.timing(j.id, -1, "self_check", t, time.Since(t), nil)
 	}
-	out := groth16.EncodeProofs(proofs)
+	out := prover.Encode(proofs)
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -532,7 +531,7 @@ func (e *Engine) complete(j *job) {
 	e.endLocked(j, StateCompleted, nil, out)
 }
 
-// safeSelfCheck is selfCheck with a panic turned into a failure.
+// safeSelfCheck is prover.Verify with a panic turned into a failure.
 func (e *Engine) safeSelfCheck(jobID string, pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs [][]fr.Element) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -540,32 +539,7 @@ func (e *Engine) safeSelfCheck(jobID string, pvk *groth16.PreparedVerifyingKey, 
 			err = fmt.Errorf("%w: panic: %v", ErrSelfCheck, r)
 		}
 	}()
-	return selfCheck(pvk, proofs, inputs)
-}
-
-// selfCheck verifies all partition proofs in one batch and, when the batch
-// fails, names the first partition whose proof does not verify.
-func selfCheck(pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs [][]fr.Element) error {
-	if pvk == nil {
-		return fmt.Errorf("%w: no verifying key", ErrSelfCheck)
-	}
-	ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
-	if err == nil && ok {
-		return nil
-	}
-	if err != nil && !errors.Is(err, groth16.ErrInputCount) {
-		return fmt.Errorf("%w: %w", ErrSelfCheck, err)
-	}
-	for i := range proofs {
-		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
-		if err != nil {
-			return fmt.Errorf("%w: partition %d: %w", ErrSelfCheck, i, err)
-		}
-		if !ok {
-			return fmt.Errorf("%w: partition %d of %d", ErrSelfCheck, i, len(proofs))
-		}
-	}
-	return fmt.Errorf("%w: the batch check failed but every partition verifies alone", ErrSelfCheck)
+	return prover.Verify(pvk, proofs, inputs)
 }
 
 // timing logs one stage of one partition (partition -1: the whole job).

@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -34,9 +35,10 @@ var (
 	// ErrTooManyJobs: Config.MaxPending jobs are already planning, queued
 	// or running; the request is refused (retry later).
 	ErrTooManyJobs = errors.New("too many pending jobs")
-	// ErrSelfCheck: a proof the engine made does not verify; the job fails
-	// and no proof bytes are returned.
-	ErrSelfCheck = errors.New("self-check failed: proof does not verify")
+	// ErrSelfCheck is the failure of a job whose proof does not verify
+	// against the public inputs its Kind derived: the job fails and no proof
+	// bytes are returned.
+	ErrSelfCheck = prover.ErrSelfCheck
 	// ErrExceedsBudget: the job needs more memory than the whole budget.
 	ErrExceedsBudget = budget.ErrExceedsBudget
 	// ErrParamsNotFound: the circuit's parameter file is missing.

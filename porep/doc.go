@@ -15,7 +15,7 @@
 //     partition of a seal proof.
 //   - [CircuitInputs] turns a parsed C1 into what the stacked circuit of
 //     partition k needs (package porep/circuit consumes it), and
-//     [SelfCheck] verifies a C1 natively: challenges, parents, Merkle
+//     [VerifyVanilla] verifies a C1 natively: challenges, parents, Merkle
 //     paths, column hashes, labels, encoding and comm_r.
 //
 // # Invariants

@@ -70,7 +70,7 @@ type PartitionInputs struct {
 // inputs of partition k. Like upstream it requires the partition's proofs
 // to agree on comm_r_last and comm_c (ErrInconsistentRoots) but checks
 // nothing else semantically, so a tampered C1 reaches the circuit and makes
-// it unsatisfied; run [SelfCheck] to reject such a C1 up front.
+// it unsatisfied; run [VerifyVanilla] to reject such a C1 up front.
 func CircuitInputs(o *c1.Output, k int) (*PartitionInputs, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -118,11 +118,11 @@ func ValidatedCircuitInputs(o *c1.Output, k int) (*PartitionInputs, error) {
 	return in, nil
 }
 
-// CheckedCircuitInputs runs [SelfCheck] and then extracts the circuit
+// CheckedCircuitInputs runs [VerifyVanilla] and then extracts the circuit
 // inputs of every partition: what a prover should use when it wants a bad
 // C1 rejected with a precise error before any synthesis.
 func CheckedCircuitInputs(ctx context.Context, o *c1.Output, workers int) ([]*PartitionInputs, error) {
-	if err := SelfCheck(ctx, o, workers); err != nil {
+	if err := VerifyVanilla(ctx, o, workers); err != nil {
 		return nil, err
 	}
 	out := make([]*PartitionInputs, len(o.VanillaProofs))
@@ -139,7 +139,7 @@ func CheckedCircuitInputs(ctx context.Context, o *c1.Output, workers int) ([]*Pa
 // PublicInputs are the values the circuit for these inputs puts into its
 // public inputs, in order: replica_id, comm_d, comm_r, then per challenge
 // the leaf indexes its paths open and the challenge. For an honest C1 they
-// equal [SealPublic.PublicInputs] (SelfCheck checks the parts that could
+// equal [SealPublic.PublicInputs] (VerifyVanilla checks the parts that could
 // differ).
 func (p *PartitionInputs) PublicInputs() []fr.Element {
 	out := make([]fr.Element, 0, 3+InputsPerChallenge*len(p.Challenges))

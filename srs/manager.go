@@ -48,6 +48,11 @@ type Options struct {
 	// bad proving key is rejected before it is returned, so skipping the
 	// (costly: about as much again as the decode) checks costs no safety.
 	TrustParams bool
+	// CheckParams checks every point even where the file's provenance is
+	// known (official names, marked test parameters); it overrides
+	// TrustParams. For files of unknown history (`cuzk prove-c2
+	// --check-params`).
+	CheckParams bool
 	// DecodeWorkers bounds the goroutines decoding a file (0: GOMAXPROCS).
 	DecodeWorkers int
 	Log           *slog.Logger
@@ -306,7 +311,7 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*
 	// this machine's cuzk generated (marker). A bad point in a proving key
 	// could only make proofs fail, and failing proofs never leave the
 	// self-check; the verifying key is always checked in full.
-	checks := !m.opt.TrustParams && !f.Official && !test
+	checks := m.opt.CheckParams || (!m.opt.TrustParams && !f.Official && !test)
 	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks)
 	t := time.Now()
 	p, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})

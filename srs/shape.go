@@ -99,7 +99,7 @@ func readShape(r io.ReaderAt, size int64) (Shape, error) {
 	count := func(what string, elem int64) (int, error) {
 		var b [4]byte
 		if _, err := r.ReadAt(b[:], off); err != nil {
-			return 0, fmt.Errorf("%w: reading %s count at offset %d: %v", groth16.ErrParamsFormat, what, off, err)
+			return 0, fmt.Errorf("%w: reading %s count at offset %d: %w", groth16.ErrParamsFormat, what, off, err)
 		}
 		n := int64(binary.BigEndian.Uint32(b[:]))
 		off += 4 + n*elem

@@ -98,7 +98,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	code := exitOK
 	switch {
 	case r.Status == bench.StatusError:
-		code = exitUsage // no answer from the daemon
+		code = exitError // no answer from the daemon
 	case !r.OK():
 		code = exitInvalid
 	}
@@ -117,7 +117,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 			code = exitInvalid
 		}
 		if err != nil && !errors.Is(err, bench.ErrReplicaMismatch) {
-			code = exitUsage
+			code = exitError
 		}
 	}
 	if *asJSON {

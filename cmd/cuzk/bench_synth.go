@@ -70,7 +70,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail("sealing the default sector: %v", err)
 		}
 	}
-	parts, err := c2.Plan(ctx, o, c2.PlanOptions{SkipSelfCheck: true})
+	parts, err := c2.Plan(ctx, o, c2.PlanOptions{SkipVanillaCheck: true})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -203,7 +203,7 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "cuzk bench synth:", err)
-		return exitUsage
+		return exitError
 	}
 	rest := []string{"bench", "synth", "--json", "-i", "1"}
 	fs.Visit(func(f *flag.Flag) {
@@ -238,12 +238,12 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		x, err := run(first)
 		if err != nil {
 			fmt.Fprintln(stderr, "cuzk bench synth:", err)
-			return exitUsage
+			return exitError
 		}
 		y, err := run(second)
 		if err != nil {
 			fmt.Fprintln(stderr, "cuzk bench synth:", err)
-			return exitUsage
+			return exitError
 		}
 		if r%2 == 1 {
 			x, y = y, x

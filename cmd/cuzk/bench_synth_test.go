@@ -54,7 +54,7 @@ func TestBenchSynthCount2KiB(t *testing.T) {
 		{"bench", "synth", "--cs", "count", "--partition", "1"}, // 2 KiB has one partition
 		{"bench", "synth", "--c1", "/nonexistent.json"},
 	} {
-		if code, _, stderr := runCmd(t, bad...); code != exitUsage || stderr == "" {
+		if code, _, stderr := runCmd(t, bad...); code != exitError || stderr == "" {
 			t.Errorf("%v: exit %d %q", bad, code, stderr)
 		}
 	}

@@ -163,7 +163,7 @@ func TestBenchSingle(t *testing.T) {
 		{"single", "-t", "porep", "--c1", "/nonexistent/c1.json"},
 		{"single", "-t", "test", "--priority", "urgent"},
 	} {
-		if code, _, stderr := d.bench(t, bad...); code != exitUsage || stderr == "" {
+		if code, _, stderr := d.bench(t, bad...); code != exitError || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
@@ -260,7 +260,7 @@ func TestBenchBatch(t *testing.T) {
 	if code != exitInvalid || strings.Count(out, " FAILED ") != 2 || !strings.Contains(out, "0 completed, 2 failed") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if code, _, stderr := d.bench(t, "batch", "-t", "test", "-c", "0"); code != exitUsage || !strings.Contains(stderr, "at least 1") {
+	if code, _, stderr := d.bench(t, "batch", "-t", "test", "-c", "0"); code != exitError || !strings.Contains(stderr, "at least 1") {
 		t.Fatalf("exit %d %q", code, stderr)
 	}
 }
@@ -329,7 +329,7 @@ func TestBenchStress(t *testing.T) {
 		{"stress", "--mix", "test=1/s", "--arrivals", "bursty"},
 		{"stress", "--mix", "test=1/s", "--duration", "0s"},
 	} {
-		if code, _, stderr := d.bench(t, bad...); code != exitUsage || stderr == "" {
+		if code, _, stderr := d.bench(t, bad...); code != exitError || stderr == "" {
 			t.Errorf("%v: exit %d %q", bad, code, stderr)
 		}
 	}
@@ -418,7 +418,7 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		{[]string{"preload", "-c", "porep-3x"}, "PreloadSRS porep-3x"},
 		{[]string{"evict", "-c", "nonsense"}, "EvictSRS nonsense"},
 	} {
-		if code, _, stderr := d.bench(t, bad.args...); code != exitUsage || !strings.Contains(stderr, bad.want) {
+		if code, _, stderr := d.bench(t, bad.args...); code != exitError || !strings.Contains(stderr, bad.want) {
 			t.Errorf("%v: exit %d %q", bad.args, code, stderr)
 		}
 	}
@@ -532,7 +532,7 @@ func TestBenchTimeline(t *testing.T) {
 
 	empty := filepath.Join(t.TempDir(), "empty.log")
 	os.WriteFile(empty, []byte("time=x level=INFO msg=\"job queued\" job=a\n"), 0o644)
-	if code, _, stderr := runCmd(t, "bench", "timeline", "--log", empty); code != exitUsage || !strings.Contains(stderr, "no stage timing lines") {
+	if code, _, stderr := runCmd(t, "bench", "timeline", "--log", empty); code != exitError || !strings.Contains(stderr, "no stage timing lines") {
 		t.Fatalf("exit %d %q", code, stderr)
 	}
 }

@@ -15,11 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
-	"github.com/cuzk-dev/cuzk/engine/porepkind"
-	"github.com/cuzk-dev/cuzk/engine/testkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // TimingEnv, set to 1, logs the per-partition stage lines (engine doc.go)
@@ -80,50 +76,20 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		log.Warn("config: " + w)
 	}
 
-	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
-	if err != nil {
-		return fail("%v", err)
-	}
-	bud := budget.New(int64(total))
-	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	// PoSt and SnapDeals register here when their circuits land.
-	kinds := map[engine.ProofKind]engine.Kind{
-		engine.ProofKindPoRep: &porepkind.Kind{},
-	}
-	if *enableTest {
-		kinds[engine.ProofKindTest] = testkind.New()
-		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
-		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
-	}
-	params := srs.NewManager(srs.Options{
-		Locator:     srs.Chain(locators...),
-		Budget:      bud,
-		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams: *trustParams,
-		Log:         log,
-	})
-	metrics := server.NewMetrics()
-	ecfg := engineConfig(&cfg)
-	// Until the config package has [engine] max_pending and
-	// max_concurrent_plans, these limits come from flags only (0: the
-	// engine's default).
+	// The flags override [engine] max_pending and max_concurrent_plans.
 	if *maxPending > 0 {
-		ecfg.MaxPending = *maxPending
+		cfg.Engine.MaxPending = uint32(*maxPending)
 	}
 	if *maxPlans > 0 {
-		ecfg.PlanConcurrency = *maxPlans
+		cfg.Engine.MaxConcurrentPlans = uint32(*maxPlans)
 	}
-	eng, err := engine.New(engine.Options{
-		Config:   ecfg,
-		Kinds:    kinds,
-		Backend:  &cpu.Backend{Workers: int(cfg.Prover.Threads)},
-		Params:   params,
-		Budget:   bud,
-		Log:      log,
-		Observer: metrics,
-	})
+	metrics := server.NewMetrics()
+	eng, total, err := newEngine(&cfg, engineOptions{enableTest: *enableTest, trustParams: *trustParams, log: log, observer: metrics})
 	if err != nil {
 		return fail("%v", err)
+	}
+	if *enableTest {
+		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(metrics))
 
@@ -140,16 +106,17 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	lim := eng.Status().Limits
-	kindNames := make([]string, 0, len(kinds))
+	st := eng.Status()
+	lim := st.Limits
+	kindNames := make([]string, 0, len(eng.Kinds()))
 	for _, k := range eng.Kinds() {
 		kindNames = append(kindNames, k.String())
 	}
 	log.Info("cuzk daemon started",
 		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusListen, "param_cache", cfg.SRS.ParamCache,
-		"memory_budget", budget.FormatBytes(int64(total)), "kinds", strings.Join(kindNames, ","),
-		"trust_params", *trustParams, "synthesis_workers", ecfg.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
-		"max_batch_size", ecfg.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
+		"memory_budget", budget.FormatBytes(total), "kinds", strings.Join(kindNames, ","),
+		"trust_params", *trustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
+		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
 		"max_concurrent_plans", lim.PlanConcurrency, "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	errc := make(chan error, 2)
@@ -173,31 +140,6 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	log.Info("cuzk daemon stopped")
 	return code
-}
-
-// engineConfig maps the TOML keys onto the engine.
-func engineConfig(c *config.Config) engine.Config {
-	workers := int(c.Synthesis.Threads)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if mp := int(c.Pipeline.MaxParallelSynthesis); mp > 0 {
-		workers = min(workers, mp)
-	}
-	return engine.Config{
-		SynthesisWorkers:     workers,
-		SynthesisConcurrency: int(c.Pipeline.SynthesisConcurrency),
-		Lookahead:            int(c.Pipeline.SynthesisLookahead),
-		NoPipeline:           !c.Pipeline.Enabled,
-		MaxBatchSize:         int(c.Scheduler.MaxBatchSize),
-		MaxBatchWait:         c.Scheduler.MaxBatchWait(),
-		SkipSelfCheck:        !c.Engine.SelfCheck,
-		CompletedTTL:         c.Engine.CompletedJobTTL.Duration,
-		CompletedMax:         int(c.Engine.CompletedJobMax),
-		MaxPending:           int(c.Engine.MaxPending),
-		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
-		LogTiming:            os.Getenv(TimingEnv) == "1",
-	}
 }
 
 func newLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {

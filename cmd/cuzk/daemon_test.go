@@ -152,7 +152,7 @@ func TestDaemonFlagsAndConfigErrors(t *testing.T) {
 		{[]string{"daemon", "extra"}, "unexpected arguments"},
 	} {
 		code, _, stderr := runCmd(t, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+		if code != exitError || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: code %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
 		}
 	}

@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math/bits"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
-	"github.com/cuzk-dev/cuzk/porep/c2"
+	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -29,10 +30,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cuzk demo: "+format+"\n", a...)
-		return 1
-	}
+	fail := failer(stderr, "cuzk demo")
 	proof, err := sealProofFor(size, -1)
 	if err != nil {
 		return fail("%v", err)
@@ -58,50 +56,48 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("parameters: %v", err)
 	}
-	params, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{Workers: *workers})
+	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
 	if err != nil {
 		return fail("parameters: %v", err)
 	}
-	pvk, err := groth16.Prepare(params.VK)
-	if err != nil {
-		return fail("parameters: %v", err)
-	}
-	verb := "loaded cached"
+	verb := "found cached"
 	if generated {
 		verb = "generated"
 	}
-	step("2. %s INSECURE test parameters in %v (%.0f MiB): %s", verb, time.Since(t).Round(time.Millisecond), float64(params.EncodedSize())/(1<<20), files.Params)
+	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
 
-	t = time.Now()
-	parts, err := c2.Plan(ctx, o, c2.PlanOptions{Workers: *workers})
+	// The proof goes through an in-process engine, the daemon's pipeline:
+	// the native C1 check, synthesis, proving and the self-check.
+	wrapped, err := c1.Wrap(o, in.Sector).MarshalJSON()
 	if err != nil {
 		return fail("C1: %v", err)
 	}
-	step("3. checked the C1 output natively in %v: %d partition(s)", time.Since(t).Round(time.Millisecond), len(parts))
-
-	proofBytes, times, err := c2.Prove(ctx, params, pvk, parts, c2.ProveOptions{Workers: *workers})
-	if err != nil {
-		return fail("prove: %v", err)
+	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
+		SectorNumber: in.Sector, VanillaProof: wrapped}
+	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
+	if code, failed := jobFailed(fail, res, err); failed {
+		return code
 	}
-	rows := len(params.H) + 1
-	step("4. proved: synthesis %v, prove %v (Start %v + Finish %v; domain 2^%d), self-check %v", times.Synthesis.Round(time.Millisecond),
-		times.Prove.Round(time.Millisecond), times.Start.Round(time.Millisecond), times.Finish.Round(time.Millisecond), log2(rows), times.Verify.Round(time.Millisecond))
+	proofBytes, tm := res.Proof, res.Timings
+	step("3. proved through the engine: parameters loaded in %v, C1 checked natively and %d partition(s) synthesised in %v, proved in %v (total %v, self-checked)",
+		tm.SRSLoad.Round(time.Millisecond), len(proofBytes)/groth16.ProofSize, tm.Synthesis.Round(time.Millisecond),
+		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()
 	cfg, _ := porep.ConfigFor(proof)
 	pub := porep.SealPublic{Config: cfg, CommR: commR, CommD: commD, ProverID: in.ProverID, Sector: in.Sector, Ticket: in.Ticket, Seed: seal.DefaultSeed}
-	ok, err := porep.VerifySeal(params.VK, proofBytes, pub)
+	ok, err := porep.VerifySeal(vk, proofBytes, pub)
 	if err != nil {
 		return fail("verify-seal: %v", err)
 	}
 	if !ok {
-		return fail("verify-seal: proof INVALID")
+		fail("verify-seal: proof INVALID")
+		return exitInvalid
 	}
-	step("5. verify-seal from public values only: valid (%v)", time.Since(t).Round(time.Millisecond))
+	step("4. verify-seal from public values only: valid (%v)", time.Since(t).Round(time.Millisecond))
 	step("proof (%d bytes): %s", len(proofBytes), hex.EncodeToString(proofBytes))
-	step("peak RSS %d MiB (parameters resident: %d MiB decoded)", bench.PeakRSS()>>20, params.MemorySize()>>20)
+	step("peak RSS %d MiB", bench.PeakRSS()>>20)
 	return exitOK
 }
 
-// log2 is ⌈log₂ n⌉.
-func log2(n int) int { return bits.Len(uint(n - 1)) }

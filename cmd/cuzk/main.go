@@ -42,12 +42,16 @@ func commands() map[string]command {
 	}
 }
 
-// Exit codes shared by the verify commands (scripts depend on them).
+// Exit codes of every command (scripts depend on them).
 const (
-	exitOK      = 0
-	exitInvalid = 1 // the proof does not verify
-	exitFailed  = 1 // the work itself failed (I/O, proving): for commands that verify nothing
-	exitUsage   = 2 // malformed input or usage
+	exitOK = 0
+	// exitInvalid: what the command checked is invalid — a proof that
+	// does not verify, a vanilla proof that fails its check, jobs the
+	// daemon failed.
+	exitInvalid = 1
+	// exitError: anything else — usage, malformed input, I/O, missing
+	// parameters, work that could not be done.
+	exitError = 2
 )
 
 func main() {
@@ -62,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr, cmds)
 		if len(args) == 0 {
-			return exitUsage
+			return exitError
 		}
 		return exitOK
 	}
@@ -78,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		fmt.Fprintf(stderr, "cuzk: unknown command %q\n\n", args[0])
 		usage(stderr, cmds)
-		return exitUsage
+		return exitError
 	}
 	return cmd.run(ctx, args[1:], stdout, stderr)
 }
@@ -97,11 +101,11 @@ func usage(w io.Writer, cmds map[string]command) {
 }
 
 // failer returns the error reporter of a command: it prints
-// "<command>: <message>" to stderr and returns exitUsage.
+// "<command>: <message>" to stderr and returns exitError.
 func failer(stderr io.Writer, command string) func(format string, a ...any) int {
 	return func(format string, a ...any) int {
 		fmt.Fprintf(stderr, command+": "+format+"\n", a...)
-		return exitUsage
+		return exitError
 	}
 }
 
@@ -118,11 +122,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
 		}
-		return exitUsage, false
+		return exitError, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "%s: unexpected arguments: %v\n", fs.Name(), fs.Args())
-		return exitUsage, false
+		return exitError, false
 	}
 	return 0, true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -32,12 +31,8 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	start := time.Now()
 	progress := newProgress(stderr, "params gen "+proof.CircuitID().String())
 	files, generated, err := testparams.Ensure(ctx, proof, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
-	if errors.Is(err, testparams.ErrOfficialExists) {
-		return fail("%v", err)
-	}
 	if err != nil {
-		fail("%v", err)
-		return exitFailed
+		return fail("%v", err)
 	}
 	if !generated {
 		fmt.Fprintf(stdout, "test parameters already present (use --force to regenerate):\n  %s\n  %s\n", files.Params, files.VK)

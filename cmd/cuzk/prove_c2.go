@@ -2,20 +2,25 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep/c1"
-	"github.com/cuzk-dev/cuzk/porep/c2"
+	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
+// runProveC2 proves a C1 output through an in-process engine: the same
+// planning, pipeline, self-check and encoding as the daemon's.
 func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prove-c2", stderr)
 	c1Path := fs.String("c1", "", "C1 output `file`: SealCommitPhase1Output JSON, or Curio's wrapper")
@@ -30,77 +35,77 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return code
 	}
 	fail := failer(stderr, "cuzk prove-c2")
-	failed := func(format string, a ...any) int {
-		fail(format, a...)
-		return exitFailed
-	}
 	if *c1Path == "" || *out == "" {
 		return fail("--c1 and --out are required")
 	}
 	if r.set != s.set {
 		return fail("--r and --s go together")
 	}
+	opt := engineOptions{checkParams: *checkParams, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if r.set {
+		var fixed groth16.Randomness
+		var err error
+		if fixed.R, err = fr.LittleEndian.Element(&r.v); err != nil {
+			return fail("--r: %v", err)
+		}
+		if fixed.S, err = fr.LittleEndian.Element(&s.v); err != nil {
+			return fail("--s: %v", err)
+		}
+		opt.randomness = prover.Fixed(fixed)
+	}
 	raw, err := os.ReadFile(*c1Path)
 	if err != nil {
 		return fail("%v", err)
 	}
-	o, _, err := c1.ParseAny(raw)
+	o, w, err := c1.ParseAny(raw)
 	if err != nil {
 		return fail("%s: %v", *c1Path, err)
+	}
+	if w == nil {
+		// The engine takes C1 outputs as Curio sends them.
+		if raw, err = c1.Wrap(o, 0).MarshalJSON(); err != nil {
+			return fail("%v", err)
+		}
 	}
 	dir := *paramsDir
 	if dir == "" {
 		dir = filecoin.ParameterCacheDir(os.LookupEnv)
 	}
-	files, err := testparams.PathsFor(o.RegisteredProof, dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if testparams.IsTest(files.Params) {
+	if files, err := testparams.PathsFor(o.RegisteredProof, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
-	t0 := time.Now()
-	parts, err := c2.Plan(ctx, o, c2.PlanOptions{Workers: *workers})
-	if err != nil {
+	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
+	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
+	if code, ok := jobFailed(fail, res, err); ok {
+		return code
+	}
+	if err := os.WriteFile(*out, res.Proof, 0o644); err != nil {
 		return fail("%v", err)
 	}
-	t1 := time.Now()
-	params, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{Workers: *workers, SubgroupChecks: *checkParams})
-	if err != nil {
-		return failed("%v", err)
-	}
-	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
-	if err != nil {
-		return failed("%v", err)
-	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		return failed("%v", err)
-	}
-	t2 := time.Now()
-	opt := c2.ProveOptions{Workers: *workers}
-	if r.set {
-		var rr, ss fr.Element
-		if rr, err = fr.LittleEndian.Element(&r.v); err != nil {
-			return fail("--r: %v", err)
-		}
-		if ss, err = fr.LittleEndian.Element(&s.v); err != nil {
-			return fail("--s: %v", err)
-		}
-		for range parts {
-			opt.Randomness = append(opt.Randomness, groth16.Randomness{R: rr, S: ss})
-		}
-	}
-	proof, times, err := c2.Prove(ctx, params, pvk, parts, opt)
-	if err != nil {
-		return failed("%v", err)
-	}
-	if err := os.WriteFile(*out, proof, 0o644); err != nil {
-		return failed("%v", err)
-	}
-	fmt.Fprintf(stdout, "%v: %d partition(s), proof %d bytes written to %s\n", o.RegisteredProof, len(parts), len(proof), *out)
-	fmt.Fprintf(stdout, "check %v, params load %v, synthesis %v, prove %v, verify %v\n",
-		t1.Sub(t0).Round(time.Millisecond), t2.Sub(t1).Round(time.Millisecond), times.Synthesis.Round(time.Millisecond),
-		times.Prove.Round(time.Millisecond), times.Verify.Round(time.Millisecond))
+	t := res.Timings
+	fmt.Fprintf(stdout, "%v: %d partition(s), proof %d bytes written to %s\n", o.RegisteredProof, len(res.Proof)/groth16.ProofSize, len(res.Proof), *out)
+	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
+		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
 	return exitOK
+}
+
+// jobFailed maps an in-process proof that did not complete to the exit
+// codes: an invalid vanilla proof or a proof that does not verify is
+// exitInvalid, anything else (missing parameters, I/O, memory) exitError.
+// ok is false when the job completed.
+func jobFailed(fail func(string, ...any) int, res engine.Result, err error) (code int, ok bool) {
+	switch {
+	case errors.Is(err, engine.ErrInvalidRequest):
+		fail("%v", err)
+		return exitInvalid, true
+	case err != nil:
+		return fail("%v", err), true
+	case res.State == engine.StateCompleted:
+		return exitOK, false
+	case errors.Is(res.Err, engine.ErrSelfCheck):
+		fail("%v", res.Err)
+		return exitInvalid, true
+	default:
+		return fail("job %s: %v", res.State, res.Err), true
+	}
 }

@@ -33,10 +33,6 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fail := failer(stderr, "cuzk seal")
-	failed := func(format string, a ...any) int {
-		fail(format, a...)
-		return exitFailed
-	}
 	if *out == "" {
 		return fail("--out is required")
 	}
@@ -68,11 +64,11 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	o, r, err := seal.Seal(ctx, in, seed, *workers)
 	if err != nil {
-		return failed("%v", err)
+		return fail("%v", err)
 	}
 	took := time.Since(start)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return failed("%v", err)
+		return fail("%v", err)
 	}
 	raw, err := o.MarshalJSON()
 	if err != nil {
@@ -92,7 +88,7 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}, "", "  ")
 	for name, b := range map[string][]byte{"c1.json": raw, "c1-wrapped.json": wrapped, "commdr.json": append(cdr, '\n')} {
 		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
-			return failed("%v", err)
+			return fail("%v", err)
 		}
 	}
 	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json}\n",

@@ -90,7 +90,7 @@ func TestVerifyGroth16CLI(t *testing.T) {
 	}
 	for _, m := range malformed {
 		code, _, errOut := runCmd(t, append([]string{"verify-groth16"}, m.args...)...)
-		if code != exitUsage || !strings.Contains(errOut, m.want) {
+		if code != exitError || !strings.Contains(errOut, m.want) {
 			t.Errorf("%s: code %d, stderr %q (want exit 2 mentioning %q)", m.name, code, errOut, m.want)
 		}
 	}

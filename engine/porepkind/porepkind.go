@@ -20,15 +20,17 @@ type Kind struct {
 	SkipVanillaCheck bool
 }
 
+// invalid wraps engine.ErrInvalidRequest; format may use %w, so the cause
+// stays matchable (porep.ErrVanillaInvalid, c2.ErrReplicaID, ...).
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: porep: %s", engine.ErrInvalidRequest, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: porep: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
 }
 
 // Plan implements engine.Kind.
 func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	proof, err := filecoin.SealProofFromID(req.RegisteredProof)
 	if err != nil {
-		return nil, invalid("registered_proof: %v", err)
+		return nil, invalid("registered_proof: %w", err)
 	}
 	size := proof.SectorSize()
 	if req.SectorSize != 0 && req.SectorSize != uint64(size) {
@@ -39,7 +41,7 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 	}
 	o, w, err := c1.ParseWrapped(req.VanillaProof)
 	if err != nil {
-		return nil, invalid("vanilla_proof: %v", err)
+		return nil, invalid("vanilla_proof: %w", err)
 	}
 	if o.RegisteredProof != proof {
 		return nil, invalid("registered_proof is %v but the C1 is for %v", proof, o.RegisteredProof)
@@ -49,9 +51,9 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 	}
 	cid, err := filecoin.PoRepCircuitID(size)
 	if err != nil {
-		return nil, invalid("%v", err)
+		return nil, invalid("%w", err)
 	}
-	opt := c2.PlanOptions{Workers: k.Workers, SkipSelfCheck: k.SkipVanillaCheck}
+	opt := c2.PlanOptions{Workers: k.Workers, SkipVanillaCheck: k.SkipVanillaCheck}
 	if req.MinerID != 0 {
 		// Curio names the miner: the proofs are then checked against exactly
 		// the public inputs verify_seal will use.
@@ -62,7 +64,7 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
-		return nil, invalid("C1 check: %v", err)
+		return nil, invalid("C1 check: %w", err)
 	}
 	plan := &engine.Plan{CircuitID: string(cid), Partitions: make([]engine.Partition, len(parts))}
 	for i, p := range parts {

@@ -157,7 +157,7 @@ func (t *Kind) publicInputs(k int) []fr.Element {
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: test circuit: %s", engine.ErrInvalidRequest, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: test circuit: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
 }
 
 // Plan implements engine.Kind.
@@ -174,7 +174,7 @@ func (t *Kind) Plan(_ context.Context, req *engine.Request) (*engine.Plan, error
 		dec := json.NewDecoder(bytes.NewReader(req.VanillaProof))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&opt); err != nil {
-			return nil, invalid("vanilla_proof is not a valid options object: %v", err)
+			return nil, invalid("vanilla_proof is not a valid options object: %w", err)
 		}
 		if dec.More() {
 			return nil, invalid("vanilla_proof has data after the options object")

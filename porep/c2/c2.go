@@ -5,23 +5,22 @@
 // (rust-fil-proofs filecoin-proofs/src/api/seal.rs,
 // seal_commit_phase2_circuit_proofs, which also verifies before returning).
 //
-// The engine uses Plan and proves partitions itself; Prove is the one-shot
-// path of the command-line tools.
+// Plan is the PoRep side of the one proving path: engine/porepkind calls
+// it for every request, the daemon's and the command-line tools' alike
+// (they prove through an in-process engine), and the engine proves,
+// self-checks and encodes the partitions.
 package c2
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/circuit"
-	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
 // Partition is one partition's circuit and the public inputs (ONE
@@ -33,13 +32,13 @@ type Partition struct {
 
 // PlanOptions tune Plan.
 type PlanOptions struct {
-	// SkipSelfCheck skips the native check of the C1's Merkle paths and
-	// labels. A C1 that does not satisfy the circuit then fails later, as
+	// SkipVanillaCheck skips the native check of the C1's Merkle paths and
+	// labels (porep.VerifyVanilla). A C1 that does not satisfy the circuit then fails later, as
 	// an invalid proof; one whose challenges or parents are not those of
 	// its seed and porep_id fails too, because every proof is checked
 	// against public inputs derived from public values (see Partition),
 	// never against numbers read from the C1.
-	SkipSelfCheck bool
+	SkipVanillaCheck bool
 	// Sector, when set, names the sector's prover and number (from the
 	// request: Curio sends the miner id and sector number). Plan then
 	// checks that the C1's replica_id is the one they imply, and the proofs
@@ -54,8 +53,8 @@ type SectorID struct {
 	Number   uint64
 }
 
-// ErrReplicaID: the C1's replica_id is not the one its sector's prover id,
-// sector number, ticket, comm_d and porep_id give.
+// ErrReplicaID is returned by Plan when the C1's replica_id is not the one
+// its sector's prover id, sector number, ticket, comm_d and porep_id give.
 var ErrReplicaID = errors.New("c2: replica_id does not match the sector")
 
 // Plan validates a C1 and returns one circuit per partition. Each
@@ -67,8 +66,8 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if !opt.SkipSelfCheck {
-		if err := porep.SelfCheck(ctx, o, opt.Workers); err != nil {
+	if !opt.SkipVanillaCheck {
+		if err := porep.VerifyVanilla(ctx, o, opt.Workers); err != nil {
 			return nil, err
 		}
 	}
@@ -116,88 +115,4 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 		parts[k] = Partition{Circuit: s, PublicInputs: inputs}
 	}
 	return parts, nil
-}
-
-// Times says where a C2's time went.
-type Times struct {
-	Synthesis time.Duration
-	Prove     time.Duration // Start + Finish
-	Start     time.Duration // H (FFTs) and the G1 multi-exponentiations
-	Finish    time.Duration // the G2 multi-exponentiation and assembly
-	Verify    time.Duration
-}
-
-// ErrSelfCheck: a proof did not verify against its public inputs (a C1 that
-// does not satisfy the circuit, or parameters that do not match the
-// verifying key). No proof bytes are returned.
-var ErrSelfCheck = errors.New("c2: proof failed verification")
-
-// ProveOptions tune Prove.
-type ProveOptions struct {
-	Workers int
-	// Randomness fixes (r, s) per partition for byte-exact comparisons with
-	// bellperson's create_proof_batch; nil draws fresh randomness (always,
-	// in production).
-	Randomness []groth16.Randomness
-}
-
-// Prove synthesises, proves and verifies every partition, one at a time
-// (peak memory is one partition's working set), and returns the
-// concatenated proofs.
-func Prove(ctx context.Context, p *groth16.Params, pvk *groth16.PreparedVerifyingKey, parts []Partition, opt ProveOptions) ([]byte, Times, error) {
-	var times Times
-	rnd := opt.Randomness
-	if rnd == nil {
-		var err error
-		if rnd, err = groth16.RandomRandomness(len(parts)); err != nil {
-			return nil, times, err
-		}
-	}
-	if len(rnd) != len(parts) {
-		return nil, times, fmt.Errorf("c2: %d randomness pairs for %d partitions", len(rnd), len(parts))
-	}
-	m := len(p.H) + 1
-	hint := r1cs.Shape{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
-	var densities *r1cs.Densities
-	proofs := make([]groth16.Proof, len(parts))
-	for k, part := range parts {
-		t0 := time.Now()
-		var pa *r1cs.ProvingAssignment
-		if densities == nil {
-			pa = r1cs.NewProvingAssignment(hint)
-		} else {
-			pa = r1cs.NewTemplatedAssignment(hint, densities)
-		}
-		cs, err := r1cs.Synthesize(part.Circuit, pa)
-		if err != nil {
-			return nil, times, fmt.Errorf("c2: partition %d: %w", k, err)
-		}
-		cs.AppendInputRows()
-		densities = pa.Density
-		t1 := time.Now()
-		times.Synthesis += t1.Sub(t0)
-		pend, err := groth16.Start(ctx, p, []*r1cs.ProvingAssignment{pa}, rnd[k:k+1], groth16.ProveOptions{Workers: opt.Workers})
-		if err != nil {
-			return nil, times, fmt.Errorf("c2: partition %d: %w", k, err)
-		}
-		tStart := time.Now()
-		ps, err := pend.Finish(ctx)
-		if err != nil {
-			return nil, times, fmt.Errorf("c2: partition %d: %w", k, err)
-		}
-		t2 := time.Now()
-		times.Start += tStart.Sub(t1)
-		times.Finish += t2.Sub(tStart)
-		times.Prove += t2.Sub(t1)
-		ok, err := groth16.Verify(pvk, &ps[0], part.PublicInputs)
-		times.Verify += time.Since(t2)
-		if err != nil {
-			return nil, times, fmt.Errorf("c2: partition %d: %w", k, err)
-		}
-		if !ok {
-			return nil, times, fmt.Errorf("%w: partition %d", ErrSelfCheck, k)
-		}
-		proofs[k] = ps[0]
-	}
-	return groth16.EncodeProofs(proofs), times, nil
 }

@@ -159,7 +159,7 @@ func TestRustRef8MiB(t *testing.T) {
 }
 
 // TestSealModes seals 2 KiB sectors of every api version and challenge
-// mode; each C1 must validate, pass the native self-check (which derives
+// mode; each C1 must validate, pass the native vanilla check (which derives
 // the challenges independently) and survive a JSON round trip.
 func TestSealModes(t *testing.T) {
 	for _, p := range []filecoin.RegisteredSealProof{
@@ -177,7 +177,7 @@ func TestSealModes(t *testing.T) {
 			if len(o.VanillaProofs) != p.Partitions() {
 				t.Fatalf("%d partitions, want %d", len(o.VanillaProofs), p.Partitions())
 			}
-			if err := porep.SelfCheck(context.Background(), o, 2); err != nil {
+			if err := porep.VerifyVanilla(context.Background(), o, 2); err != nil {
 				t.Fatal(err)
 			}
 			enc := o.AppendJSON(nil)

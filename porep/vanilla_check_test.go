@@ -59,7 +59,7 @@ func TestRustC1(t *testing.T) {
 	for _, size := range []string{"2KiB", "8MiB"} {
 		t.Run(size, func(t *testing.T) {
 			o, pub, cd := rustSeal(t, size)
-			if err := SelfCheck(context.Background(), o, 2); err != nil {
+			if err := VerifyVanilla(context.Background(), o, 2); err != nil {
 				t.Fatal(err)
 			}
 			if got := pub.ReplicaID(); got != o.ReplicaID || got != hex32(t, cd.ReplicaID) {
@@ -104,9 +104,9 @@ func TestRustC1(t *testing.T) {
 	}
 }
 
-// TestSelfCheckTamper changes one value of a real C1 at a time; each must
+// TestVerifyVanillaTamper changes one value of a real C1 at a time; each must
 // be reported with its sentinel at its JSON path.
-func TestSelfCheckTamper(t *testing.T) {
+func TestVerifyVanillaTamper(t *testing.T) {
 	const p01 = "vanilla_proofs.StackedDrg2KiBV1[0][1]"
 	inc := func(b *[32]byte) { b[0]++ }
 	cases := []struct {
@@ -151,7 +151,7 @@ func TestSelfCheckTamper(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, _ := rustSeal(t, "2KiB")
 			tc.mutate(o)
-			err := SelfCheck(context.Background(), o, 2)
+			err := VerifyVanilla(context.Background(), o, 2)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}
@@ -191,18 +191,18 @@ func TestCircuitInputsRoots(t *testing.T) {
 	}
 }
 
-func TestSelfCheckCancelled(t *testing.T) {
+func TestVerifyVanillaCancelled(t *testing.T) {
 	o, _, _ := rustSeal(t, "2KiB")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := SelfCheck(ctx, o, 1); !errors.Is(err, context.Canceled) {
+	if err := VerifyVanilla(ctx, o, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
 
-// FuzzSelfCheck: whatever parses must never make the extraction or the
-// self-check panic.
-func FuzzSelfCheck(f *testing.F) {
+// FuzzVerifyVanilla: whatever parses must never make the extraction or the
+// vanilla check panic.
+func FuzzVerifyVanilla(f *testing.F) {
 	raw, err := os.ReadFile(testdata("rustref", "seal", "2KiB", "c1.json"))
 	if err != nil {
 		f.Fatal(err)
@@ -215,6 +215,6 @@ func FuzzSelfCheck(f *testing.F) {
 			return
 		}
 		_, _ = CircuitInputs(o, 0)
-		_ = SelfCheck(context.Background(), o, 2)
+		_ = VerifyVanilla(context.Background(), o, 2)
 	})
 }

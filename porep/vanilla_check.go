@@ -14,33 +14,38 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/graph"
 )
 
-// Errors of SelfCheck (and ErrInconsistentRoots of CircuitInputs). Each
-// names a way a C1 can be wrong that would make the circuit unsatisfiable or
-// the proof invalid.
+// ErrVanillaInvalid is returned (wrapped, through one of the errors below)
+// by VerifyVanilla and CircuitInputs when a C1's vanilla proofs are wrong:
+// they would make the circuit unsatisfiable or the proof invalid. It is the
+// native check of a request; a proof that does not verify is the engine's
+// self-check, prover.ErrSelfCheck.
+var ErrVanillaInvalid = errors.New("porep: vanilla proof invalid")
+
+// The ways a C1 can be wrong; each wraps ErrVanillaInvalid.
 var (
 	// ErrInconsistentRoots: a proof's root is not the commitment it must
 	// open: tree_d roots against comm_d, tree_r_last roots against the
 	// partition's comm_r_last, tree_c roots against its comm_c.
-	ErrInconsistentRoots = errors.New("porep: Merkle root disagrees with its commitment")
+	ErrInconsistentRoots = fmt.Errorf("%w: Merkle root disagrees with its commitment", ErrVanillaInvalid)
 	// ErrCommR: comm_r is not Poseidon-2(comm_c, comm_r_last).
-	ErrCommR = errors.New("porep: comm_r is not H(comm_c, comm_r_last)")
+	ErrCommR = fmt.Errorf("%w: comm_r is not H(comm_c, comm_r_last)", ErrVanillaInvalid)
 	// ErrChallenge: a challenge is not the one derived from the public
 	// values, or a part of a proof opens another node.
-	ErrChallenge = errors.New("porep: wrong challenge")
+	ErrChallenge = fmt.Errorf("%w: wrong challenge", ErrVanillaInvalid)
 	// ErrParents: a parent column is not the graph's parent.
-	ErrParents = errors.New("porep: wrong parent column")
+	ErrParents = fmt.Errorf("%w: wrong parent column", ErrVanillaInvalid)
 	// ErrMerkleProof: an inclusion path does not hash to its root.
-	ErrMerkleProof = errors.New("porep: Merkle proof does not verify")
+	ErrMerkleProof = fmt.Errorf("%w: Merkle proof does not verify", ErrVanillaInvalid)
 	// ErrColumnHash: a tree_c leaf is not the hash of its column.
-	ErrColumnHash = errors.New("porep: tree_c leaf is not the column hash")
+	ErrColumnHash = fmt.Errorf("%w: tree_c leaf is not the column hash", ErrVanillaInvalid)
 	// ErrLabel: a labeling proof has the wrong layer, node or parents, or
 	// its label is not the column's row.
-	ErrLabel = errors.New("porep: label does not recompute")
+	ErrLabel = fmt.Errorf("%w: label does not recompute", ErrVanillaInvalid)
 	// ErrEncoding: the encoding proof or the replica node is wrong.
-	ErrEncoding = errors.New("porep: encoding does not recompute")
+	ErrEncoding = fmt.Errorf("%w: encoding does not recompute", ErrVanillaInvalid)
 )
 
-// SelfCheck verifies a C1 natively, as rust-fil-proofs' vanilla
+// VerifyVanilla verifies a C1 natively, as rust-fil-proofs' vanilla
 // verify_all_partitions does after commit phase 1, plus the public-input
 // consistency verify_seal would find later: the challenges derive from
 // replica_id and seed (or comm_r), every proof opens its challenge, parent
@@ -52,7 +57,7 @@ var (
 // first failure in document order is returned, naming its JSON path.
 // replica_id itself cannot be checked: it needs prover id, sector number
 // and ticket, which a C1 does not carry in full.
-func SelfCheck(ctx context.Context, o *c1.Output, workers int) error {
+func VerifyVanilla(ctx context.Context, o *c1.Output, workers int) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -81,7 +86,7 @@ func SelfCheck(ctx context.Context, o *c1.Output, workers int) error {
 }
 
 // checker holds what every challenge check reads; it is not modified
-// once SelfCheck has built it.
+// once VerifyVanilla has built it.
 type checker struct {
 	o      *c1.Output
 	cfg    Config
@@ -139,7 +144,7 @@ func (s *checker) partition(ctx context.Context, k, workers int) error {
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("porep: self-check: %w", err)
+		return fmt.Errorf("porep: vanilla check: %w", err)
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/srs"
+)
+
+// engineOptions are what a command adds to the configuration when it
+// builds an engine: the daemon and the one-shot commands (prove-c2, demo)
+// build theirs the same way, so a proof is made by one pipeline whichever
+// command asks for it.
+type engineOptions struct {
+	enableTest  bool
+	trustParams bool
+	checkParams bool
+	randomness  prover.RandomnessSource // nil: fresh for every proof
+	log         *slog.Logger
+	observer    engine.Observer
+}
+
+// newEngine builds the engine a configuration describes: one memory
+// budget shared by the parameter manager and the pipeline, the proof kinds
+// this build serves and the CPU backend.
+func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, error) {
+	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
+	if err != nil {
+		return nil, 0, err
+	}
+	bud := budget.New(int64(total))
+	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
+	// PoSt and SnapDeals register here when their circuits land.
+	kinds := map[engine.ProofKind]engine.Kind{
+		engine.ProofKindPoRep: &porepkind.Kind{},
+	}
+	if opt.enableTest {
+		kinds[engine.ProofKindTest] = testkind.New()
+		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
+	}
+	params := srs.NewManager(srs.Options{
+		Locator:     srs.Chain(locators...),
+		Budget:      bud,
+		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams: opt.trustParams,
+		CheckParams: opt.checkParams,
+		Log:         opt.log,
+	})
+	eng, err := engine.New(engine.Options{
+		Config:     engineConfig(cfg),
+		Kinds:      kinds,
+		Backend:    &cpu.Backend{Workers: int(cfg.Prover.Threads)},
+		Params:     params,
+		Budget:     bud,
+		Log:        opt.log,
+		Observer:   opt.observer,
+		Randomness: opt.randomness,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("engine: %w", err)
+	}
+	return eng, int64(total), nil
+}
+
+// engineConfig maps the TOML keys onto the engine. A key left at zero
+// stays zero, so the engine's own default applies (engine.Config states
+// each default once).
+func engineConfig(c *config.Config) engine.Config {
+	workers := int(c.Synthesis.Threads)
+	if mp := int(c.Pipeline.MaxParallelSynthesis); mp > 0 {
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		workers = min(workers, mp)
+	}
+	return engine.Config{
+		SynthesisWorkers:     workers,
+		SynthesisConcurrency: int(c.Pipeline.SynthesisConcurrency),
+		Lookahead:            int(c.Pipeline.SynthesisLookahead),
+		NoPipeline:           !c.Pipeline.Enabled,
+		MaxBatchSize:         int(c.Scheduler.MaxBatchSize),
+		MaxBatchWait:         c.Scheduler.MaxBatchWait(),
+		SkipSelfCheck:        !c.Engine.SelfCheck,
+		CompletedTTL:         c.Engine.CompletedJobTTL.Duration,
+		CompletedMax:         int(c.Engine.CompletedJobMax),
+		MaxPending:           int(c.Engine.MaxPending),
+		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
+		LogTiming:            os.Getenv(TimingEnv) == "1",
+	}
+}
+
+// proveInProcess proves one request through an engine of its own, as the
+// daemon would, and shuts it down. A job that fails (its vanilla proof is
+// invalid, its proof did not verify) is a Result with StateFailed, not an
+// error.
+func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, req *engine.Request) (engine.Result, error) {
+	eng, _, err := newEngine(cfg, opt)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = eng.Shutdown(sctx)
+		eng.ReleaseParams()
+	}()
+	return eng.Prove(ctx, req)
+}
+
+// oneShotConfig is the configuration of a one-shot command: the daemon's
+// defaults with parameters read from dir and the given CPU budget.
+func oneShotConfig(dir string, workers int) *config.Config {
+	cfg := config.Default()
+	cfg.SRS.ParamCache = dir
+	cfg.Synthesis.Threads = uint32(max(workers, 0))
+	cfg.Prover.Threads = uint32(max(workers, 0))
+	return &cfg
+}

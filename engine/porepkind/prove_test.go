@@ -1,0 +1,254 @@
+package porepkind
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/porep"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+// These tests prove through the engine, the one proving path of the daemon
+// and the command-line tools.
+
+var (
+	paramsOnce sync.Once
+	paramsDir  string
+	paramsErr  error
+)
+
+// testParamsDir returns the shared test-parameter directory with the 2 KiB
+// PoRep parameters generated once.
+func testParamsDir(t *testing.T) string {
+	t.Helper()
+	paramsOnce.Do(func() {
+		start := time.Now()
+		paramsDir = testparams.DefaultDir(os.LookupEnv)
+		_, gen, err := testparams.Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, paramsDir, testparams.Options{})
+		paramsErr = err
+		if gen {
+			t.Logf("generated 2 KiB test parameters in %v", time.Since(start))
+		}
+	})
+	if paramsErr != nil {
+		t.Fatal(paramsErr)
+	}
+	return paramsDir
+}
+
+// newEngine is an engine over the test parameters serving kind.
+func newEngine(t *testing.T, kind *Kind, rnd prover.RandomnessSource) *engine.Engine {
+	t.Helper()
+	bud := budget.New(8 << 30)
+	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(testParamsDir(t)), Budget: bud})
+	e, err := engine.New(engine.Options{
+		Kinds:      map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: kind},
+		Backend:    &cpu.Backend{},
+		Params:     params,
+		Budget:     bud,
+		Randomness: rnd,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := e.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		e.ReleaseParams()
+	})
+	return e
+}
+
+func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Request {
+	return &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof),
+		SectorNumber: sector, MinerID: miner, VanillaProof: wrapped(t, o, sector)}
+}
+
+// Seal → C1 → engine → proof → verify-seal, at 2 KiB.
+func TestEndToEnd2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 2 KiB parameters (about a minute) and proves a 2^22 domain")
+	}
+	p := filecoin.StackedDrg2KiBV1_1
+	in := seal.DefaultInput(p)
+	o, r, err := seal.Seal(context.Background(), in, seal.DefaultSeed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e := newEngine(t, &Kind{}, nil)
+	res, err := e.Prove(ctx, porepRequest(t, o, in.Sector, seal.DefaultMinerID))
+	if err != nil || res.State != engine.StateCompleted {
+		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
+	}
+	t.Logf("synthesis %v, prove %v, total %v", res.Timings.Synthesis, res.Timings.Prove, res.Timings.Total)
+	if len(res.Proof) != groth16.ProofSize {
+		t.Fatalf("proof is %d bytes", len(res.Proof))
+	}
+	cfg, _ := porep.ConfigFor(p)
+	pub := porep.SealPublic{Config: cfg, CommR: r.CommR(), CommD: r.CommD(), ProverID: in.ProverID, Sector: in.Sector,
+		Ticket: in.Ticket, Seed: seal.DefaultSeed}
+	vk := readVK(t, p)
+	if ok, err := porep.VerifySeal(vk, res.Proof, pub); err != nil || !ok {
+		t.Fatalf("verify-seal rejected our proof: %v %v", ok, err)
+	}
+	bad := pub
+	bad.Seed[0] ^= 1
+	if ok, _ := porep.VerifySeal(vk, res.Proof, bad); ok {
+		t.Fatal("proof verified for another seed")
+	}
+
+	// A tampered C1 is rejected by the vanilla check with a precise error,
+	// and without it by the self-check: never a silent success.
+	tampered := *o
+	tampered.VanillaProofs = [][]c1.Proof{append([]c1.Proof(nil), o.VanillaProofs[0]...)}
+	pr := &tampered.VanillaProofs[0][1]
+	rows := append([][32]byte(nil), pr.ReplicaColumnProofs.DRGParents[0].Column.Rows...)
+	rows[0][0] ^= 1
+	pr.ReplicaColumnProofs.DRGParents[0].Column.Rows = rows
+	if _, err := e.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0)); !errors.Is(err, porep.ErrVanillaInvalid) || !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Fatalf("tampered parent label: %v", err)
+	} else {
+		t.Logf("vanilla check: %v", err)
+	}
+	unchecked := newEngine(t, &Kind{SkipVanillaCheck: true}, nil)
+	res, err = unchecked.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0))
+	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) || res.Proof != nil {
+		t.Fatalf("tampered C1 without the vanilla check: %v %v %v", err, res.State, res.Err)
+	}
+}
+
+func readVK(t *testing.T, p filecoin.RegisteredSealProof) *groth16.VerifyingKey {
+	t.Helper()
+	f, err := testparams.PathsFor(p, testParamsDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(f.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vk
+}
+
+// bellpersonProof is testdata/rustref/proof/2KiB.json: the proof bellperson's
+// create_proof_batch made (tools/rustref prove) for the Rust-sealed 2 KiB C1
+// with our deterministic test parameters and fixed r, s.
+type bellpersonProof struct {
+	ParamsSeed   string `json:"params_seed"`
+	ParamsSHA256 string `json:"params_sha256"`
+	C1           string `json:"c1"`
+	R            string `json:"r"`
+	S            string `json:"s"`
+	ProofHex     string `json:"proof_hex"`
+}
+
+// The engine and bellperson give byte-identical proofs for the same
+// circuit, parameters, r and s. This also checks that bellperson reads the
+// .params files cuzk writes.
+func TestProofMatchesBellperson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB sector")
+	}
+	raw, err := os.ReadFile(filepath.Join(golden.Dir(), "proof", "2KiB.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g bellpersonProof
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.ParamsSeed != testparams.DefaultSeed {
+		t.Fatalf("golden was made with parameter seed %q, testparams uses %q", g.ParamsSeed, testparams.DefaultSeed)
+	}
+	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, testParamsDir(t))
+	pf, err := os.Open(f.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	io.Copy(h, pf)
+	pf.Close()
+	if got := hex.EncodeToString(h.Sum(nil)); got != g.ParamsSHA256 {
+		t.Fatalf("test parameters hash to %s, bellperson proved with %s: setup is no longer deterministic or changed", got, g.ParamsSHA256)
+	}
+	c1raw, err := os.ReadFile(filepath.Join(golden.Dir(), g.C1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c1.Parse(c1raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rnd groth16.Randomness
+	for _, x := range []struct {
+		h string
+		e *fr.Element
+	}{{g.R, &rnd.R}, {g.S, &rnd.S}} {
+		b, err := hex.DecodeString(x.h)
+		if err != nil || len(b) != 32 {
+			t.Fatalf("bad hex %q", x.h)
+		}
+		if *x.e, err = fr.LittleEndian.Element((*[32]byte)(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEngine(t, &Kind{}, prover.Fixed(rnd))
+	res, err := e.Prove(context.Background(), porepRequest(t, o, 0, 0))
+	if err != nil || res.State != engine.StateCompleted {
+		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
+	}
+	if got := hex.EncodeToString(res.Proof); got != g.ProofHex {
+		t.Fatalf("proof differs from bellperson's:\n cuzk       %s\n bellperson %s", got, g.ProofHex)
+	}
+}
+
+// A C1 that is internally consistent but whose challenges belong to another
+// seed satisfies the circuit; with the vanilla check skipped, the proof must
+// still be refused, because it is checked against inputs derived from the
+// C1's public values.
+func TestForeignChallengesRejected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB sector")
+	}
+	p := filecoin.StackedDrg2KiBV1_1
+	var otherSeed [32]byte
+	otherSeed[0] = 9
+	o, _, err := seal.Seal(context.Background(), seal.DefaultInput(p), otherSeed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Seed = seal.DefaultSeed // claims another seed than its challenges came from
+	ctx := context.Background()
+	if _, err := newEngine(t, &Kind{}, nil).Prove(ctx, porepRequest(t, o, 0, 0)); !errors.Is(err, porep.ErrVanillaInvalid) {
+		t.Fatalf("vanilla check of challenges of another seed: %v", err)
+	}
+	res, err := newEngine(t, &Kind{SkipVanillaCheck: true}, nil).Prove(ctx, porepRequest(t, o, 0, 0))
+	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) {
+		t.Fatalf("proof for foreign challenges: %v %v %v", err, res.State, res.Err)
+	}
+}
