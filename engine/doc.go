@@ -40,6 +40,43 @@
 // Config.MaxPending jobs planning, queued or running fails with
 // ErrTooManyJobs.
 //
+// # Job states
+//
+//	               Submit / Prove
+//	                     │
+//	                     ▼
+//	rejected ◀──── PLANNING ──── Cancel ────────────────┐
+//	(no job kept;      │ Kind.Plan, parameters and       │
+//	 the error goes    │ budget checks passed            │
+//	 to the caller)    ▼                                 │
+//	                QUEUED ───── Cancel ─────────────────┤
+//	                   │ a partition of it left the      │
+//	                   │ synthesis queue                 │
+//	                   ▼                                 ▼
+//	                RUNNING ──── Cancel ───────────▶ CANCELLED
+//	                   │ │
+//	 every partition   │ └─ synthesis, Start or Finish failed,
+//	 proved and the    │    the self-check failed, or Shutdown
+//	 self-check passed │    reached its deadline ─────▶ FAILED
+//	                   ▼
+//	               COMPLETED
+//
+// COMPLETED, FAILED and CANCELLED are final: the result is retained for
+// Await and for retries with the same request id (Config.CompletedTTL,
+// Config.CompletedMax); a retry of a FAILED or CANCELLED request runs
+// again. TIMEOUT is never a job's state, only what Await reports when its
+// timeout passes first. Each partition of a job moves through the
+// pipeline as part of an item (see Scheduling):
+//
+//	synthesis queue → synthesis → ready queue → Start (prover) → Finish (finisher) → done
+//
+// and a final job's parts are dropped wherever they are (see Cancellation).
+//
+// The code follows the lifecycle: submit.go (Submit, attach, plan, Await,
+// Cancel), queue.go (batch collectors and admission), pipeline.go (the
+// stages), stages.go (the per-stage counts and their invariants), end.go
+// (final states, retiring items, pruning, Shutdown).
+//
 // # Scheduling
 //
 // Jobs run by priority (CRITICAL > HIGH > NORMAL > LOW), then by arrival.

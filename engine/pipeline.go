@@ -40,18 +40,13 @@ import (
 func (e *Engine) pickSynthLocked() *item {
 	full := false
 	if e.cfg.NoPipeline {
-		if e.inFlight > 0 {
+		if e.stage.inFlight > 0 {
 			return nil
 		}
-	} else if e.credits >= e.cfg.Lookahead+e.cfg.SynthesisWorkers {
+	} else if e.stage.credits >= e.cfg.Lookahead+e.cfg.SynthesisWorkers {
 		full = true
 	}
-	inSynth := PriorityUnspecified // highest priority in synthesis
-	for p := range e.synthByPrio {
-		if e.synthByPrio[p] > 0 {
-			inSynth = Priority(p)
-		}
-	}
+	inSynth := e.stage.highestInSynthesis()
 	ahead := PriorityUnspecified
 	if full {
 		ahead = inSynth
@@ -64,7 +59,7 @@ func (e *Engine) pickSynthLocked() *item {
 		if full && it.batch.prio <= ahead {
 			continue
 		}
-		if it.batch.active == 0 && e.active >= e.cfg.SynthesisConcurrency && it.batch.prio <= inSynth {
+		if it.batch.active == 0 && e.stage.activeBatches >= e.cfg.SynthesisConcurrency && it.batch.prio <= inSynth {
 			continue
 		}
 		if best < 0 || it.less(e.synthQ[best]) {
@@ -76,15 +71,8 @@ func (e *Engine) pickSynthLocked() *item {
 	}
 	it := e.synthQ[best]
 	e.synthQ = slices.Delete(e.synthQ, best, best+1)
-	if it.batch.active == 0 {
-		e.active++
-	}
-	it.batch.active++
-	e.synthByPrio[it.batch.prio]++
+	e.stage.startSynthesis(it.batch)
 	it.where = inSynthesis
-	e.credits++
-	e.inFlight++
-	e.nSynth++
 	now := time.Now()
 	for _, p := range it.parts {
 		if p.dropped {
@@ -170,10 +158,8 @@ func (e *Engine) synthesize(it *item) {
 				}
 			}
 		}
-		e.credits--
-		e.inFlight--
-		it.where = itemDone
-		it.cancel()
+		e.stage.leftBeforeProver()
+		e.retireLocked(it)
 		e.wakeSynthLocked()
 		e.mu.Unlock()
 		return
@@ -234,7 +220,7 @@ func (e *Engine) synthesize(it *item) {
 	defer e.mu.Unlock()
 	e.endSynthesisLocked(it)
 	if it.live == 0 {
-		e.credits--
+		e.stage.leftBeforeProver()
 		e.retireLocked(it)
 		e.wakeSynthLocked()
 		return
@@ -271,11 +257,7 @@ func (e *Engine) synthesizePart(c r1cs.Circuit, shape srs.Shape, tmpl *r1cs.Dens
 }
 
 func (e *Engine) endSynthesisLocked(it *item) {
-	e.nSynth--
-	e.synthByPrio[it.batch.prio]--
-	it.batch.active--
-	if it.batch.active == 0 {
-		e.active--
+	if e.stage.endSynthesis(it.batch) {
 		// A batch slot opened: another batch may start.
 		e.wakeSynthLocked()
 	}
@@ -294,9 +276,8 @@ func (e *Engine) pickReadyLocked() *item {
 	}
 	it := e.readyQ[best]
 	e.readyQ = slices.Delete(e.readyQ, best, best+1)
-	e.credits--
+	e.stage.takenByProver()
 	it.where = inProver
-	e.nProving++
 	e.wakeSynthLocked()
 	return it
 }
@@ -333,7 +314,7 @@ func (e *Engine) proverWorker() {
 			case e.finCh <- f:
 			case <-e.baseCtx.Done():
 				e.mu.Lock()
-				e.nFinishing--
+				e.stage.endFinish()
 				e.retireLocked(it)
 				e.mu.Unlock()
 				return
@@ -362,8 +343,8 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.nProving--
 	if err != nil || len(parts) == 0 {
+		e.stage.endStart(false)
 		if err != nil && it.ctx.Err() == nil {
 			for _, p := range parts {
 				if !p.dropped {
@@ -389,7 +370,7 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 		}
 	}
 	it.where = inFinisher
-	e.nFinishing++
+	e.stage.endStart(true)
 	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d}
 }
 
@@ -424,7 +405,7 @@ func (e *Engine) finisher() {
 	for f := range e.finCh {
 		if e.baseCtx.Err() != nil {
 			e.mu.Lock()
-			e.nFinishing--
+			e.stage.endFinish()
 			e.retireLocked(f.it)
 			e.mu.Unlock()
 			continue
@@ -447,7 +428,7 @@ func (e *Engine) finish(f *finishing) {
 
 	var complete []*job
 	e.mu.Lock()
-	e.nFinishing--
+	e.stage.endFinish()
 	for i, p := range f.parts {
 		if p.dropped {
 			continue
@@ -563,4 +544,13 @@ func (e *Engine) timing(jobID string, partition int, stage string, start time.Ti
 		attrs = append(attrs, slog.Uint64("batch", b.seq), slog.String("circuit", b.circuit))
 	}
 	e.log.LogAttrs(context.Background(), lvl, "timing", attrs...)
+}
+
+// finishing is an item whose Start is done, on its way to Finish.
+type finishing struct {
+	it      *item
+	pend    prover.Pending
+	parts   []*itemPart
+	started time.Time
+	start   time.Duration
 }

@@ -130,8 +130,8 @@ func (e *Engine) Status() Status {
 		Pipeline: PipelineStatus{
 			SynthesisWorkers: e.cfg.SynthesisWorkers, SynthesisConcurrency: e.cfg.SynthesisConcurrency,
 			Lookahead: e.cfg.Lookahead, Enabled: !e.cfg.NoPipeline,
-			SynthesisQueued: len(e.synthQ), Synthesizing: e.nSynth, Ready: len(e.readyQ),
-			Proving: e.nProving, Finishing: e.nFinishing,
+			SynthesisQueued: len(e.synthQ), Synthesizing: e.stage.synthesizing, Ready: len(e.readyQ),
+			Proving: e.stage.proving, Finishing: e.stage.finishing,
 		},
 		Params: params,
 		Counters: CounterStatus{
