@@ -104,7 +104,7 @@
 // # Memory
 //
 // Before synthesis an item reserves its parameters (when not resident)
-// and one working set per partition (srs.Shape.WorkingSet, computed from
+// and one working set per partition (srs.Sizes.WorkingSet, computed from
 // the parameter file's vector lengths) in one request; a request that can
 // never fit fails at once. The a/b/c share is returned when the prover's
 // Start has consumed the vectors, the rest when Finish returns. Parameters

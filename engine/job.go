@@ -194,7 +194,7 @@ type item struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	lease  *srs.Lease
-	shape  srs.Shape
+	sizes  srs.Sizes
 }
 
 type itemPart struct {

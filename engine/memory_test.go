@@ -13,9 +13,9 @@ import (
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-func shapeOf(t *testing.T, k int) srs.Shape {
+func shapeOf(t *testing.T, k int) srs.Sizes {
 	t.Helper()
-	s, err := srs.ReadShape(paramDir + "/" + testkind.FileBase(k) + ".params")
+	s, err := srs.ReadSizes(paramDir + "/" + testkind.FileBase(k) + ".params")
 	if err != nil {
 		t.Fatal(err)
 	}

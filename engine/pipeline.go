@@ -121,11 +121,11 @@ func (e *Engine) synthesize(it *item) {
 	}
 	e.mu.Unlock()
 
-	shape, err := e.params.Shape(b.circuit)
+	sizes, err := e.params.Sizes(b.circuit)
 	if err == nil {
 		t := time.Now()
 		var lease *srs.Lease
-		lease, err = e.params.Acquire(it.ctx, b.circuit, int(b.prio), int64(len(reserved))*shape.WorkingSet())
+		lease, err = e.params.Acquire(it.ctx, b.circuit, int(b.prio), int64(len(reserved))*sizes.WorkingSet())
 		if err == nil {
 			if lease.Loaded > 0 {
 				for _, p := range reserved {
@@ -133,9 +133,9 @@ func (e *Engine) synthesize(it *item) {
 				}
 			}
 			e.mu.Lock()
-			it.lease, it.shape = lease, lease.Shape
+			it.lease, it.sizes = lease, lease.Sizes
 			for _, p := range reserved {
-				p.held = shape.WorkingSet()
+				p.held = sizes.WorkingSet()
 				if p.dropped {
 					// Dropped while we waited: its share goes back now.
 					e.releasePartLocked(it, p)
@@ -185,7 +185,7 @@ func (e *Engine) synthesize(it *item) {
 		tmpl := e.densities[b.circuit]
 		e.mu.Unlock()
 		t := time.Now()
-		pa, serr := e.synthesizePart(c, it.shape, tmpl, p)
+		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p)
 		d := time.Since(t)
 		e.mu.Lock()
 		switch {
@@ -232,8 +232,8 @@ func (e *Engine) synthesize(it *item) {
 
 // synthesizePart synthesises one partition circuit into a fresh assignment
 // (templated when tmpl is known) and checks it against the parameters'
-// shape. A panic in the circuit fails the partition, not the daemon.
-func (e *Engine) synthesizePart(c r1cs.Circuit, shape srs.Shape, tmpl *r1cs.Densities, p *itemPart) (pa *r1cs.ProvingAssignment, err error) {
+// sizes. A panic in the circuit fails the partition, not the daemon.
+func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Densities, p *itemPart) (pa *r1cs.ProvingAssignment, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.logPanic("synthesis", r, "job", p.job.id, "partition", p.index)
@@ -241,17 +241,17 @@ func (e *Engine) synthesizePart(c r1cs.Circuit, shape srs.Shape, tmpl *r1cs.Dens
 		}
 	}()
 	if tmpl != nil {
-		pa = r1cs.NewTemplatedAssignment(shape.ProvingHint(), tmpl)
+		pa = r1cs.NewTemplatedAssignment(sizes.ProvingHint(), tmpl)
 	} else {
-		pa = r1cs.NewProvingAssignment(shape.ProvingHint())
+		pa = r1cs.NewProvingAssignment(sizes.ProvingHint())
 	}
 	cs, err := r1cs.Synthesize(c, pa)
 	if err != nil {
 		return pa, err
 	}
 	cs.AppendInputRows()
-	if n := cs.NumConstraints(); n > shape.Domain {
-		return pa, fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, shape.Domain)
+	if n := cs.NumConstraints(); n > sizes.Domain {
+		return pa, fmt.Errorf("%w: %d rows do not fit the parameters' domain of %d", groth16.ErrShape, n, sizes.Domain)
 	}
 	return pa, pa.Check()
 }
@@ -359,7 +359,7 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	// Start consumed a, b and c: their memory goes back now. The witness
 	// stays reserved until Finish, which still reads it (also for parts
 	// dropped meanwhile).
-	abc := it.shape.ABCBytes()
+	abc := it.sizes.ABCBytes()
 	for _, p := range parts {
 		if p.held >= abc {
 			it.lease.Mem.Release(abc)

@@ -62,11 +62,11 @@ func (e *Engine) maxBatch(j *job) int {
 	if !j.kind.Batchable() || e.cfg.MaxBatchSize <= 1 || j.prio > PriorityNormal {
 		return 1
 	}
-	shape, err := e.params.Shape(j.circuit)
-	if err != nil || shape.WorkingSet() == 0 {
+	sizes, err := e.params.Sizes(j.circuit)
+	if err != nil || sizes.WorkingSet() == 0 {
 		return 1
 	}
-	fit := (e.budget.Total() - shape.ParamsBytes()) / shape.WorkingSet()
+	fit := (e.budget.Total() - sizes.ParamsBytes()) / sizes.WorkingSet()
 	return int(max(1, min(int64(e.cfg.MaxBatchSize), fit)))
 }
 

@@ -314,15 +314,15 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 	if err := plan.validate(); err != nil {
 		return nil, fmt.Errorf("engine: %s: %w", req.Kind, err)
 	}
-	shape, err := e.params.Shape(plan.CircuitID)
+	sizes, err := e.params.Sizes(plan.CircuitID)
 	if err != nil {
 		return nil, err
 	}
-	need := shape.ParamsBytes() + shape.WorkingSet()
+	need := sizes.ParamsBytes() + sizes.WorkingSet()
 	if need > e.budget.Total() {
 		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s",
-			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(shape.ParamsBytes()),
-			budget.FormatBytes(shape.WorkingSet()), budget.FormatBytes(e.budget.Total()))
+			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(sizes.ParamsBytes()),
+			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()))
 	}
 	return plan, nil
 }

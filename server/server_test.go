@@ -419,7 +419,7 @@ func TestPriorityAndBatchingOverGRPC(t *testing.T) {
 }
 
 func TestConcurrentJobsWithinBudget(t *testing.T) {
-	s, err := srs.ReadShape(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
+	s, err := srs.ReadSizes(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestStatusMetricsPreloadEvict(t *testing.T) {
 			t.Errorf("queue %q missing from %v", k, kinds)
 		}
 	}
-	s, _ := srs.ReadShape(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
+	s, _ := srs.ReadSizes(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
 	if len(st.GetLoadedSrs()) != 1 || st.GetLoadedSrs()[0].GetCircuitId() != "test-k10" ||
 		st.GetLoadedSrs()[0].GetTier() != cuzkv1.SRSStatus_HOT || st.GetLoadedSrs()[0].GetSizeBytes() != uint64(s.ParamsBytes()) {
 		t.Fatalf("loaded_srs %v", st.GetLoadedSrs())

@@ -1,6 +1,6 @@
 // Package srs manages Groth16 parameter sets (the "structured reference
 // string") for the daemon: it finds the files of a circuit, reads their
-// shape without loading them, loads them on first use, keeps them resident
+// sizes without loading them, loads them on first use, keeps them resident
 // while jobs use them and evicts idle ones when memory runs short.
 //
 // It replaces the Rust cuzk's SrsManager (Curio

@@ -70,7 +70,7 @@ type Manager struct {
 type entry struct {
 	id    string
 	files Files
-	shape *Shape // nil until read
+	sizes *Sizes // nil until read
 
 	tier     Tier
 	params   *groth16.Params
@@ -110,30 +110,30 @@ func (m *Manager) entryLocked(id string) (*entry, error) {
 	return e, nil
 }
 
-// Shape returns the shape of id's parameters, reading the file header the
+// Sizes returns the sizes of id's parameters, reading the file header the
 // first time. A missing file is an error wrapping ErrParamsNotFound and is
 // looked for again on the next call.
-func (m *Manager) Shape(id string) (Shape, error) {
+func (m *Manager) Sizes(id string) (Sizes, error) {
 	m.mu.Lock()
 	e, err := m.entryLocked(id)
 	if err != nil {
 		m.mu.Unlock()
-		return Shape{}, err
+		return Sizes{}, err
 	}
-	if e.shape != nil {
-		s := *e.shape
+	if e.sizes != nil {
+		s := *e.sizes
 		m.mu.Unlock()
 		return s, nil
 	}
 	path := e.files.Params
 	m.mu.Unlock()
-	s, err := ReadShape(path)
+	s, err := ReadSizes(path)
 	if err != nil {
-		return Shape{}, fmt.Errorf("circuit %s: %w", id, err)
+		return Sizes{}, fmt.Errorf("circuit %s: %w", id, err)
 	}
 	m.mu.Lock()
-	if e.shape == nil {
-		e.shape = &s
+	if e.sizes == nil {
+		e.sizes = &s
 	}
 	m.mu.Unlock()
 	return s, nil
@@ -145,7 +145,7 @@ func (m *Manager) Shape(id string) (Shape, error) {
 type Lease struct {
 	Params   *groth16.Params
 	Verifier *groth16.PreparedVerifyingKey
-	Shape    Shape
+	Sizes    Sizes
 	Mem      *budget.Reservation
 	// Loaded is the time this call spent loading the parameters or waiting
 	// for another call's load; zero when they were hot.
@@ -176,7 +176,7 @@ func (l *Lease) Release() {
 // reservation or pin is held while waiting for memory, so two callers can
 // never hold memory while each waits for the other's.
 func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64) (*Lease, error) {
-	shape, err := m.Shape(id)
+	sizes, err := m.Sizes(id)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 			}
 			m.mu.Lock()
 			if e.tier == TierHot {
-				return m.pinLocked(e, shape, res, loaded), nil
+				return m.pinLocked(e, sizes, res, loaded), nil
 			}
 			// Evicted while we waited for memory: start over.
 			m.mu.Unlock()
@@ -220,7 +220,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		}
 		// Cold or warm: reserve parameters and working memory together.
 		m.mu.Unlock()
-		pb := shape.ParamsBytes()
+		pb := sizes.ParamsBytes()
 		res, err := m.opt.Budget.AcquireKeeping(ctx, pb+extra, prio, id)
 		if err != nil {
 			return nil, fmt.Errorf("circuit %s: parameters (%s) and working memory (%s): %w",
@@ -230,7 +230,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		switch e.tier {
 		case TierHot:
 			res.Release(pb)
-			return m.pinLocked(e, shape, res, loaded), nil
+			return m.pinLocked(e, sizes, res, loaded), nil
 		case TierLoading:
 			// Someone else loads: wait holding only our working memory,
 			// which the load does not need.
@@ -247,7 +247,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 			loaded += time.Since(t)
 			m.mu.Lock()
 			if e.tier == TierHot {
-				return m.pinLocked(e, shape, res, loaded), nil
+				return m.pinLocked(e, sizes, res, loaded), nil
 			}
 			m.mu.Unlock()
 			res.Close()
@@ -278,15 +278,15 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		e.tier = TierHot
 		e.loads++
 		e.lastLoad = d
-		return m.pinLocked(e, shape, res, loaded), nil
+		return m.pinLocked(e, sizes, res, loaded), nil
 	}
 }
 
 // pinLocked pins e and unlocks m.mu.
-func (m *Manager) pinLocked(e *entry, s Shape, res *budget.Reservation, loaded time.Duration) *Lease {
+func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded time.Duration) *Lease {
 	e.refs++
 	e.lastUsed = time.Now()
-	l := &Lease{Params: e.params, Verifier: e.pvk, Shape: s, Mem: res, Loaded: loaded, m: m, e: e}
+	l := &Lease{Params: e.params, Verifier: e.pvk, Sizes: s, Mem: res, Loaded: loaded, m: m, e: e}
 	m.mu.Unlock()
 	return l
 }
@@ -509,8 +509,8 @@ func (m *Manager) Status() []EntryStatus {
 		switch {
 		case e.tier == TierHot:
 			s.Bytes = e.res.Remaining()
-		case e.shape != nil:
-			s.Bytes = e.shape.ParamsBytes()
+		case e.sizes != nil:
+			s.Bytes = e.sizes.ParamsBytes()
 		}
 		if !e.lastUsed.IsZero() {
 			s.IdleFor = now.Sub(e.lastUsed)

@@ -75,7 +75,7 @@ func newManager(t *testing.T, loc srs.Locator, total int64, minIdle time.Duratio
 
 func TestShapeMatchesLoadedParams(t *testing.T) {
 	for _, k := range []int{8, 10} {
-		s, err := srs.ReadShape(paramsPath(k))
+		s, err := srs.ReadSizes(paramsPath(k))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestShapeMatchesLoadedParams(t *testing.T) {
 // hint fills the domain without reallocating, and its footprint is within
 // the working-set estimate.
 func TestProvingHintAvoidsRegrowth(t *testing.T) {
-	s, err := srs.ReadShape(paramsPath(10))
+	s, err := srs.ReadSizes(paramsPath(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestProvingHintAvoidsRegrowth(t *testing.T) {
 }
 
 func TestReadShapeRejects(t *testing.T) {
-	if _, err := srs.ReadShape(filepath.Join(paramDir, "nope.params")); !errors.Is(err, srs.ErrParamsNotFound) {
+	if _, err := srs.ReadSizes(filepath.Join(paramDir, "nope.params")); !errors.Is(err, srs.ErrParamsNotFound) {
 		t.Fatalf("missing: %v", err)
 	}
 	data, err := os.ReadFile(paramsPath(8))
@@ -136,7 +136,7 @@ func TestReadShapeRejects(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := srs.ReadShape(p); !errors.Is(err, groth16.ErrParamsFormat) {
+		if _, err := srs.ReadSizes(p); !errors.Is(err, groth16.ErrParamsFormat) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -208,7 +208,7 @@ func TestLoadOnceWarnsAndPins(t *testing.T) {
 	if !strings.Contains(logs.String(), "subgroup_checks=false") {
 		t.Error("marked test parameters (generated here) were loaded with subgroup checks")
 	}
-	shape, _ := m.Shape("test-k10")
+	shape, _ := m.Sizes("test-k10")
 	if b.Used() != shape.ParamsBytes()+4000 {
 		t.Fatalf("used %d, want params %d + 4×1000", b.Used(), shape.ParamsBytes())
 	}
@@ -322,8 +322,8 @@ func TestOfficialNamesSkipSubgroupChecks(t *testing.T) {
 // A caller waiting for memory holds nothing, so the second circuit loads as
 // soon as the first's idle set becomes evictable.
 func TestNoHoldAndWait(t *testing.T) {
-	s8, _ := srs.ReadShape(paramsPath(8))
-	s10, _ := srs.ReadShape(paramsPath(10))
+	s8, _ := srs.ReadSizes(paramsPath(8))
+	s10, _ := srs.ReadSizes(paramsPath(10))
 	total := s10.ParamsBytes() + 100
 	m, b, _ := newManager(t, testkind.Locator(paramDir), total, 50*time.Millisecond)
 	l8, err := m.Acquire(context.Background(), "test-k8", 0, 100)
@@ -365,7 +365,7 @@ func TestNoHoldAndWait(t *testing.T) {
 // but idle, waiting for working memory, must not have the evictor drop
 // those very parameters to make room (and then load them again).
 func TestWaiterKeepsTheParamsItWaitsFor(t *testing.T) {
-	s8, _ := srs.ReadShape(paramsPath(8))
+	s8, _ := srs.ReadSizes(paramsPath(8))
 	m, b, _ := newManager(t, testkind.Locator(paramDir), s8.ParamsBytes()+1000, 0)
 	if _, _, err := m.Preload(context.Background(), "test-k8", 0); err != nil {
 		t.Fatal(err)

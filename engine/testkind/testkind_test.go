@@ -93,7 +93,7 @@ func TestWriteParamsMarksThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := srs.ReadShape(filepath.Join(dir, FileBase(6)+".params"))
+	s, err := srs.ReadSizes(filepath.Join(dir, FileBase(6)+".params"))
 	if err != nil || s.Domain != 64 || s.Inputs != Inputs+1 {
 		t.Fatalf("%+v %v", s, err)
 	}

@@ -14,9 +14,9 @@ import (
 // ErrParamsNotFound: a circuit's parameter file does not exist.
 var ErrParamsNotFound = errors.New("parameter file not found")
 
-// Shape is what a parameter file says about its circuit, read from the
+// Sizes is what a parameter file says about its circuit, read from the
 // vector lengths in the file header without decoding any point.
-type Shape struct {
+type Sizes struct {
 	Domain  int // evaluation domain m = len(H)+1
 	Inputs  int // len(IC), ONE included
 	Aux     int // len(L)
@@ -34,25 +34,25 @@ const (
 
 // ParamsBytes is the heap the decoded parameters occupy
 // (groth16.Params.MemorySize of the loaded set).
-func (s Shape) ParamsBytes() int64 {
+func (s Sizes) ParamsBytes() int64 {
 	return int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem
 }
 
 // ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
 // c get room for the whole domain, so neither synthesis nor the prover's
 // FFT padding ever reallocates them.
-func (s Shape) ProvingHint() r1cs.Shape {
+func (s Sizes) ProvingHint() r1cs.Shape {
 	return r1cs.Shape{Constraints: s.Domain, Inputs: s.Inputs, Aux: s.Aux}
 }
 
 // ABCBytes is the size of one partition's a, b and c vectors padded to the
 // domain. The prover consumes them in Start, so they can be returned to the
 // budget as soon as Start returns.
-func (s Shape) ABCBytes() int64 { return 3 * frMem * int64(s.Domain) }
+func (s Sizes) ABCBytes() int64 { return 3 * frMem * int64(s.Domain) }
 
 // WitnessBytes is one partition's input and aux assignment plus its three
 // density bitmaps; held until the proof is finished.
-func (s Shape) WitnessBytes() int64 {
+func (s Sizes) WitnessBytes() int64 {
 	words := 2*((s.Aux+63)/64) + (s.Inputs+63)/64
 	return frMem*int64(s.Aux+s.Inputs) + 8*int64(words)
 }
@@ -61,39 +61,39 @@ func (s Shape) WitnessBytes() int64 {
 // the FFT domain tables and the MSMs' compacted point and scalar copies and
 // digit decompositions. It errs high (four field elements per domain row
 // and per B-dense variable's G2 point copy).
-func (s Shape) ScratchBytes() int64 {
+func (s Sizes) ScratchBytes() int64 {
 	return 4*frMem*int64(s.Domain) + int64(s.B)*(g2Mem+frMem)/2
 }
 
 // WorkingSet is the memory reserved for one partition from synthesis until
 // its proof is finished.
-func (s Shape) WorkingSet() int64 { return s.ABCBytes() + s.WitnessBytes() + s.ScratchBytes() }
+func (s Sizes) WorkingSet() int64 { return s.ABCBytes() + s.WitnessBytes() + s.ScratchBytes() }
 
-// ReadShape reads the shape of the .params file at path.
-func ReadShape(path string) (Shape, error) {
+// ReadSizes reads the sizes of the .params file at path from its header.
+func ReadSizes(path string) (Sizes, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Shape{}, fmt.Errorf("%w: %s", ErrParamsNotFound, path)
+			return Sizes{}, fmt.Errorf("%w: %s", ErrParamsNotFound, path)
 		}
-		return Shape{}, fmt.Errorf("srs: %w", err)
+		return Sizes{}, fmt.Errorf("srs: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return Shape{}, fmt.Errorf("srs: %w", err)
+		return Sizes{}, fmt.Errorf("srs: %w", err)
 	}
-	s, err := readShape(f, st.Size())
+	s, err := readSizes(f, st.Size())
 	if err != nil {
-		return Shape{}, fmt.Errorf("srs: %s: %w", path, err)
+		return Sizes{}, fmt.Errorf("srs: %s: %w", path, err)
 	}
 	return s, nil
 }
 
-// readShape walks the vector counts of a .params image: the verifying key
+// readSizes walks the vector counts of a .params image: the verifying key
 // (fixed points, then the IC count and points), then h, l, a, b_g1 (G1) and
 // b_g2 (G2), each a big-endian u32 count followed by uncompressed points.
-func readShape(r io.ReaderAt, size int64) (Shape, error) {
+func readSizes(r io.ReaderAt, size int64) (Sizes, error) {
 	const g1, g2 = groth16.G1Uncompressed, groth16.G2Uncompressed
 	off := int64(3*g1 + 3*g2)
 	count := func(what string, elem int64) (int, error) {
@@ -108,7 +108,7 @@ func readShape(r io.ReaderAt, size int64) (Shape, error) {
 		}
 		return int(n), nil
 	}
-	var s Shape
+	var s Sizes
 	var err error
 	if s.Inputs, err = count("ic", g1); err != nil {
 		return s, err
