@@ -1,0 +1,119 @@
+package archtest
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cuzk-dev/cuzk/"
+
+// layer is each package's place in docs/architecture.md: a package may
+// import only packages of a lower layer. A package missing from the table
+// fails the test, so every new package states where it belongs.
+var layer = map[string]int{
+	// 0: leaves.
+	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "filecoin": 0,
+	"internal/detstream": 0, "api/cuzk/v1": 0, "internal/archtest": 0,
+	// 1: hashing and Groth16 over R1CS.
+	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1,
+	// 2: trees, gadgets; the proving interface, parameter files, the client.
+	"merkle": 2, "gadgets": 2, "prover": 2, "srs": 2, "client": 2,
+	// 3: PoRep formats and graph; the CPU backend.
+	"porep/graph": 3, "porep/c1": 3, "prover/cpu": 3,
+	// 4-6: PoRep native side, circuit, planning; test parameters.
+	"porep": 4, "porep/circuit": 5, "porep/seal": 5, "porep/c2": 6, "testparams": 6,
+	// 7: the engine; 8: the proof kinds it serves and the gRPC server.
+	"engine": 7, "engine/porepkind": 8, "engine/testkind": 8, "server": 8,
+	// 9: the daemon harnesses; 10: the binary.
+	"bench": 9, "cmd/cuzk": 10,
+}
+
+// daemon packages: nothing that proves or describes Filecoin proofs may
+// know about them, whatever its layer.
+var daemon = map[string]bool{
+	"budget": true, "config": true, "prover": true, "prover/cpu": true, "srs": true, "client": true,
+	"engine": true, "engine/porepkind": true, "engine/testkind": true, "server": true, "bench": true, "cmd/cuzk": true,
+}
+
+var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams"}
+
+func isDomain(pkg string) bool {
+	for _, d := range domain {
+		if pkg == d || strings.HasPrefix(pkg, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestImportLayers(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range check(strings.Split(strings.TrimSpace(string(out)), "\n")) {
+		t.Error(p)
+	}
+}
+
+// The rule itself catches what it must: an upward import, a proof package
+// importing the daemon, and a package nobody placed.
+func TestCheckCatches(t *testing.T) {
+	got := check([]string{
+		module + "srs " + module + "engine " + module + "groth16",
+		module + "porep " + module + "budget",
+		module + "newpkg " + module + "r1cs",
+		module + "engine " + module + "srs fmt",
+	})
+	want := []string{
+		"newpkg: not in the layer table (add it here and to docs/architecture.md)",
+		"porep is a proof package and imports the daemon package budget",
+		"srs (layer 2) imports engine (layer 7)",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("check found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// check reads "package import import ..." lines and lists every broken rule.
+func check(lines []string) []string {
+	var problems []string
+	for _, line := range lines {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkg, ok := strings.CutPrefix(f[0], module)
+		if !ok {
+			continue
+		}
+		lp, known := layer[pkg]
+		if !known {
+			problems = append(problems, pkg+": not in the layer table (add it here and to docs/architecture.md)")
+			continue
+		}
+		for _, imp := range f[1:] {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			ld, known := layer[dep]
+			switch {
+			case !known:
+				// Reported on its own line.
+			case ld >= lp:
+				problems = append(problems, fmt.Sprintf("%s (layer %d) imports %s (layer %d)", pkg, lp, dep, ld))
+			case isDomain(pkg) && daemon[dep]:
+				problems = append(problems, pkg+" is a proof package and imports the daemon package "+dep)
+			}
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
