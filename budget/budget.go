@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ErrExceedsBudget: the request can never be granted because it is larger
+// ErrExceedsBudget is returned when the request can never be granted because it is larger
 // than the whole budget.
 var ErrExceedsBudget = errors.New("memory request exceeds the whole budget")
 

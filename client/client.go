@@ -23,10 +23,15 @@ const TestProofKind cuzkv1.ProofKind = 1000
 
 // Errors a *JobError matches with errors.Is.
 var (
-	ErrFailed    = errors.New("proof failed")
+	// ErrFailed is returned when the daemon reports the job FAILED.
+	ErrFailed = errors.New("proof failed")
+	// ErrCancelled is returned when the job was cancelled.
 	ErrCancelled = errors.New("proof cancelled")
-	ErrTimeout   = errors.New("await timed out")
-	ErrNotFinal  = errors.New("job not final")
+	// ErrTimeout is returned when AwaitProof's timeout passed first.
+	ErrTimeout = errors.New("await timed out")
+	// ErrNotFinal is returned when the daemon answers with a job that is
+	// not final where a final one was expected.
+	ErrNotFinal = errors.New("job not final")
 )
 
 // JobError says why a job produced no proof.

@@ -18,11 +18,11 @@ import (
 // of the wrong TOML type, an unparsable size or duration) come from the TOML
 // decoder and name the line and the key.
 var (
-	// ErrUnknownKey: the file has a key the daemon does not know. The Rust
+	// ErrUnknownKey is returned when the file has a key the daemon does not know. The Rust
 	// cuzk silently ignores such keys; a typo there means a silent default,
 	// so here it is an error.
 	ErrUnknownKey = errors.New("unknown config key")
-	// ErrInvalidValue: a key has a value outside what it accepts.
+	// ErrInvalidValue is returned when a key has a value outside what it accepts.
 	ErrInvalidValue = errors.New("invalid config value")
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// ErrNoMemTotal means /proc/meminfo had no usable MemTotal line.
+// ErrNoMemTotal is returned when /proc/meminfo has no usable MemTotal line.
 var ErrNoMemTotal = errors.New("no MemTotal in meminfo")
 
 // MemTotalFunc reports the machine's total memory in bytes. ReadMemTotal is

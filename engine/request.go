@@ -18,32 +18,32 @@ import (
 
 // Errors callers (the gRPC server) must tell apart.
 var (
-	// ErrInvalidRequest: the request itself is wrong (malformed vanilla
+	// ErrInvalidRequest is returned when the request itself is wrong (malformed vanilla
 	// proof, sector size that does not match the registered proof, ...).
 	// Kinds wrap it.
 	ErrInvalidRequest = errors.New("invalid request")
-	// ErrUnknownKind: no Kind is registered for the request's proof kind.
+	// ErrUnknownKind is returned when no Kind is registered for the request's proof kind.
 	ErrUnknownKind = errors.New("invalid proof_kind")
-	// ErrJobNotFound: no job with that id is queued, running or retained.
+	// ErrJobNotFound is returned when no job with that id is queued, running or retained.
 	ErrJobNotFound = errors.New("job not found")
-	// ErrRequestIDConflict: a job with the same request id but different
+	// ErrRequestIDConflict is returned when a job with the same request id but different
 	// content is still queued or running.
 	ErrRequestIDConflict = errors.New("request_id is in use by a different request")
-	// ErrShuttingDown: the engine no longer accepts work, or a job was
+	// ErrShuttingDown is returned when the engine no longer accepts work, or a job was
 	// aborted because the daemon stopped before it finished.
 	ErrShuttingDown = errors.New("engine is shutting down")
-	// ErrTooManyJobs: Config.MaxPending jobs are already planning, queued
+	// ErrTooManyJobs is returned when Config.MaxPending jobs are already planning, queued
 	// or running; the request is refused (retry later).
 	ErrTooManyJobs = errors.New("too many pending jobs")
 	// ErrSelfCheck is the failure of a job whose proof does not verify
 	// against the public inputs its Kind derived: the job fails and no proof
 	// bytes are returned.
 	ErrSelfCheck = prover.ErrSelfCheck
-	// ErrExceedsBudget: the job needs more memory than the whole budget.
+	// ErrExceedsBudget is returned when the job needs more memory than the whole budget.
 	ErrExceedsBudget = budget.ErrExceedsBudget
-	// ErrParamsNotFound: the circuit's parameter file is missing.
+	// ErrParamsNotFound is returned when the circuit's parameter file is missing.
 	ErrParamsNotFound = srs.ErrParamsNotFound
-	// ErrUnknownCircuit: a Kind planned a circuit id no locator knows.
+	// ErrUnknownCircuit is returned when a Kind planned a circuit id no locator knows.
 	ErrUnknownCircuit = srs.ErrUnknownCircuit
 	// ErrParamsInUse is returned by EvictParams when a job holds the
 	// parameters.

@@ -23,25 +23,25 @@ var ErrVanillaInvalid = errors.New("porep: vanilla proof invalid")
 
 // The ways a C1 can be wrong; each wraps ErrVanillaInvalid.
 var (
-	// ErrInconsistentRoots: a proof's root is not the commitment it must
+	// ErrInconsistentRoots is returned when a proof's root is not the commitment it must
 	// open: tree_d roots against comm_d, tree_r_last roots against the
 	// partition's comm_r_last, tree_c roots against its comm_c.
 	ErrInconsistentRoots = fmt.Errorf("%w: Merkle root disagrees with its commitment", ErrVanillaInvalid)
-	// ErrCommR: comm_r is not Poseidon-2(comm_c, comm_r_last).
+	// ErrCommR is returned when comm_r is not Poseidon-2(comm_c, comm_r_last).
 	ErrCommR = fmt.Errorf("%w: comm_r is not H(comm_c, comm_r_last)", ErrVanillaInvalid)
-	// ErrChallenge: a challenge is not the one derived from the public
+	// ErrChallenge is returned when a challenge is not the one derived from the public
 	// values, or a part of a proof opens another node.
 	ErrChallenge = fmt.Errorf("%w: wrong challenge", ErrVanillaInvalid)
-	// ErrParents: a parent column is not the graph's parent.
+	// ErrParents is returned when a parent column is not the graph's parent.
 	ErrParents = fmt.Errorf("%w: wrong parent column", ErrVanillaInvalid)
-	// ErrMerkleProof: an inclusion path does not hash to its root.
+	// ErrMerkleProof is returned when an inclusion path does not hash to its root.
 	ErrMerkleProof = fmt.Errorf("%w: Merkle proof does not verify", ErrVanillaInvalid)
-	// ErrColumnHash: a tree_c leaf is not the hash of its column.
+	// ErrColumnHash is returned when a tree_c leaf is not the hash of its column.
 	ErrColumnHash = fmt.Errorf("%w: tree_c leaf is not the column hash", ErrVanillaInvalid)
-	// ErrLabel: a labeling proof has the wrong layer, node or parents, or
+	// ErrLabel is returned when a labeling proof has the wrong layer, node or parents, or
 	// its label is not the column's row.
 	ErrLabel = fmt.Errorf("%w: label does not recompute", ErrVanillaInvalid)
-	// ErrEncoding: the encoding proof or the replica node is wrong.
+	// ErrEncoding is returned when the encoding proof or the replica node is wrong.
 	ErrEncoding = fmt.Errorf("%w: encoding does not recompute", ErrVanillaInvalid)
 )
 

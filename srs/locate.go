@@ -8,7 +8,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 )
 
-// ErrUnknownCircuit: no locator knows the circuit id.
+// ErrUnknownCircuit is returned when no locator knows the circuit id.
 var ErrUnknownCircuit = errors.New("unknown circuit id")
 
 // TestMarkerSuffix is appended to a .params path to name the sidecar file

@@ -17,10 +17,10 @@ import (
 	"github.com/cuzk-dev/cuzk/groth16"
 )
 
-// ErrInUse: the parameters cannot be evicted because a job holds them.
+// ErrInUse is returned when the parameters cannot be evicted because a job holds them.
 var ErrInUse = errors.New("parameters are in use")
 
-// ErrVKMismatch: the .vk file is not the verifying key inside the .params
+// ErrVKMismatch is returned when the .vk file is not the verifying key inside the .params
 // file, so proofs made with the parameters would not verify on chain.
 var ErrVKMismatch = errors.New("verifying key file does not match the parameters")
 

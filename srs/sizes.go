@@ -11,7 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// ErrParamsNotFound: a circuit's parameter file does not exist.
+// ErrParamsNotFound is returned when a circuit's parameter file does not exist.
 var ErrParamsNotFound = errors.New("parameter file not found")
 
 // Sizes is what a parameter file says about its circuit, read from the
