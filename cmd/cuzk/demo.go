@@ -100,4 +100,3 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	step("peak RSS %d MiB", bench.PeakRSS()>>20)
 	return exitOK
 }
-
