@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -30,9 +31,7 @@ import (
 // priority) and checks the proof with verify-seal; a second request with the
 // same content under another id proves with the parameters resident.
 func TestPoRep2KiBOverGRPC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2 KiB test parameters (about 1 GiB, generated once into the shared cache) and two 2^22-row proofs")
-	}
+	testenv.E2E(t, "2 KiB test parameters (about 1 GiB, generated once into the shared cache) and two 2^22-row proofs")
 	p := filecoin.StackedDrg2KiBV1_1
 	files, gen, err := testparams.Ensure(context.Background(), p, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -542,9 +543,7 @@ func TestBenchTimeline(t *testing.T) {
 // verify-seal from the C1's public values, then runs status, evict,
 // preload, a batch of two, metrics and timeline on the PoRep circuit.
 func TestBenchSinglePoRep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2 KiB test parameters (generated once into the shared cache) and a 2^22-row proof")
-	}
+	testenv.E2E(t, "2 KiB test parameters (generated once into the shared cache) and a 2^22-row proof")
 	files, _, err := testparams.Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -148,9 +149,7 @@ func TestParamsGenRefusesOfficial(t *testing.T) {
 // pins the daemon's engine to the same bytes, so the CLI and the daemon make
 // identical proofs through their one path.
 func TestProveC2CLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a 2 KiB sector")
-	}
+	testenv.E2E(t, "proves a 2 KiB sector")
 	var golden struct {
 		R, S     string
 		ProofHex string `json:"proof_hex"`

@@ -20,6 +20,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -90,9 +91,7 @@ func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Requ
 
 // Seal → C1 → engine → proof → verify-seal, at 2 KiB.
 func TestEndToEnd2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates 2 KiB parameters (about a minute) and proves a 2^22 domain")
-	}
+	testenv.E2E(t, "generates 2 KiB parameters (about a minute) and proves a 2^22 domain")
 	p := filecoin.StackedDrg2KiBV1_1
 	in := seal.DefaultInput(p)
 	o, r, err := seal.Seal(context.Background(), in, seal.DefaultSeed, 2)
@@ -171,9 +170,7 @@ type bellpersonProof struct {
 // circuit, parameters, r and s. This also checks that bellperson reads the
 // .params files cuzk writes.
 func TestProofMatchesBellperson(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a 2 KiB sector")
-	}
+	testenv.E2E(t, "proves a 2 KiB sector")
 	raw, err := os.ReadFile(filepath.Join(golden.Dir(), "proof", "2KiB.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -232,9 +229,7 @@ func TestProofMatchesBellperson(t *testing.T) {
 // still be refused, because it is checked against inputs derived from the
 // C1's public values.
 func TestForeignChallengesRejected(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a 2 KiB sector")
-	}
+	testenv.E2E(t, "proves a 2 KiB sector")
 	p := filecoin.StackedDrg2KiBV1_1
 	var otherSeed [32]byte
 	otherSeed[0] = 9

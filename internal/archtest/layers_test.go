@@ -17,7 +17,7 @@ const module = "github.com/cuzk-dev/cuzk/"
 var layer = map[string]int{
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "filecoin": 0,
-	"internal/detstream": 0, "api/cuzk/v1": 0, "internal/archtest": 0,
+	"internal/detstream": 0, "api/cuzk/v1": 0, "internal/archtest": 0, "internal/testenv": 0,
 	// 1: hashing and Groth16 over R1CS.
 	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1,
 	// 2: trees, gadgets; the proving interface, parameter files, the client.
