@@ -88,20 +88,31 @@ func (e *Engine) pickSynthLocked() *item {
 	return it
 }
 
+// nextLocked waits until pick returns an item, and returns it with e.mu
+// held, or nil (unlocked) once the engine stops. wake is the stage's
+// wake-up channel, replaced on every wake-up, so it is read under the lock.
+func (e *Engine) nextLocked(pick func() *item, wake func() chan struct{}) *item {
+	for {
+		e.mu.Lock()
+		if it := pick(); it != nil {
+			return it
+		}
+		w := wake()
+		e.mu.Unlock()
+		select {
+		case <-w:
+		case <-e.baseCtx.Done():
+			return nil
+		}
+	}
+}
+
 func (e *Engine) synthesisWorker() {
 	defer e.workers.Done()
 	for {
-		e.mu.Lock()
-		it := e.pickSynthLocked()
+		it := e.nextLocked(e.pickSynthLocked, func() chan struct{} { return e.synthWake })
 		if it == nil {
-			wake := e.synthWake
-			e.mu.Unlock()
-			select {
-			case <-wake:
-				continue
-			case <-e.baseCtx.Done():
-				return
-			}
+			return
 		}
 		e.mu.Unlock()
 		e.synthesize(it)
@@ -287,17 +298,9 @@ func (e *Engine) proverWorker() {
 	// The finisher runs until this closes, so nothing sent is ever lost.
 	defer close(e.finCh)
 	for {
-		e.mu.Lock()
-		it := e.pickReadyLocked()
+		it := e.nextLocked(e.pickReadyLocked, func() chan struct{} { return e.proveWake })
 		if it == nil {
-			wake := e.proveWake
-			e.mu.Unlock()
-			select {
-			case <-wake:
-				continue
-			case <-e.baseCtx.Done():
-				return
-			}
+			return
 		}
 		var parts []*itemPart
 		var pas []*r1cs.ProvingAssignment
