@@ -640,3 +640,4 @@ func TestListenUnixSocket(t *testing.T) {
 		t.Fatal("relative path accepted")
 	}
 }
+

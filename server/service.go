@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -86,7 +87,7 @@ func (v *service) SubmitProof(ctx context.Context, req *cuzkv1.SubmitProofReques
 }
 
 func (v *service) AwaitProof(ctx context.Context, req *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
-	r, err := v.s.eng.Await(ctx, req.GetJobId(), time.Duration(req.GetTimeoutMs())*time.Millisecond)
+	r, err := v.s.eng.Await(ctx, req.GetJobId(), awaitTimeout(req.GetTimeoutMs()))
 	if err != nil {
 		return nil, statusError(err)
 	}
@@ -162,4 +163,14 @@ func (v *service) EvictSRS(_ context.Context, req *cuzkv1.EvictSrsRequest) (*cuz
 		return nil, statusError(err)
 	}
 	return &cuzkv1.EvictSrsResponse{WasLoaded: was, FreedBytes: uint64(freed)}, nil
+}
+
+// awaitTimeout is AwaitProof's timeout_ms as a duration. 0 means no limit,
+// and so does any value too large for a time.Duration (about 292 years),
+// instead of overflowing into a negative or tiny timeout.
+func awaitTimeout(ms uint64) time.Duration {
+	if ms > uint64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -80,11 +81,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := cmds[name]
 	if !ok {
+		// A group alone ("cuzk bench", "cuzk params --help") lists its
+		// subcommands.
+		if group := groupOf(cmds, args[0]); len(group) > 0 {
+			help := len(args) > 1 && (args[1] == "-h" || args[1] == "--help" || args[1] == "help")
+			w := stdout
+			if !help {
+				w = stderr
+				if len(args) > 1 {
+					fmt.Fprintf(w, "cuzk: unknown command %q\n\n", args[0]+" "+args[1])
+				}
+			}
+			usage(w, group)
+			if help {
+				return exitOK
+			}
+			return exitError
+		}
 		fmt.Fprintf(stderr, "cuzk: unknown command %q\n\n", args[0])
 		usage(stderr, cmds)
 		return exitError
 	}
 	return cmd.run(ctx, args[1:], stdout, stderr)
+}
+
+// groupOf returns the two-word commands whose first word is name.
+func groupOf(cmds map[string]command, name string) map[string]command {
+	group := map[string]command{}
+	for n, c := range cmds {
+		if first, _, two := strings.Cut(n, " "); two && first == name {
+			group[n] = c
+		}
+	}
+	return group
 }
 
 func usage(w io.Writer, cmds map[string]command) {
