@@ -640,4 +640,3 @@ func TestListenUnixSocket(t *testing.T) {
 		t.Fatal("relative path accepted")
 	}
 }
-
