@@ -364,3 +364,28 @@ func (pt *Partition) verifySector(i int, shape merkle.Shape, leaves int) error {
 	}
 	return nil
 }
+
+// ErrSectorMismatch is returned when a partition's sectors are not the
+// expected ones.
+var ErrSectorMismatch = fmt.Errorf("%w: sectors differ from the expected ones", ErrInvalidProof)
+
+// CheckSectors fails with ErrSectorMismatch unless the partition's real
+// sectors are want, in order (ids and comm_r).
+func (pt *Partition) CheckSectors(want []PublicSector) error {
+	got := pt.Sectors[:pt.Real]
+	if pt.Proof.Type() == filecoin.WinningPoSt {
+		got = got[:1] // the unrolled copies of the one sector
+	}
+	if len(got) != len(want) {
+		return fmt.Errorf("%w: %d sectors, want %d", ErrSectorMismatch, len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID {
+			return fmt.Errorf("%w: sectors[%d] is sector %d, want %d", ErrSectorMismatch, i, got[i].ID, want[i].ID)
+		}
+		if got[i].CommR != want[i].CommR {
+			return fmt.Errorf("%w: sectors[%d] (sector %d): comm_r differs", ErrSectorMismatch, i, got[i].ID)
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package post
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
 	"encoding/json"
@@ -403,5 +404,62 @@ func TestChallengeRules(t *testing.T) {
 	}
 	if _, err := WinningSectorChallenges(filecoin.StackedDrgWindow32GiBV1, zero, zero, 5); !errors.Is(err, ErrRegisteredProof) {
 		t.Errorf("window: %v", err)
+	}
+}
+
+func TestDecodeVanillaProofsAndCheckSectors(t *testing.T) {
+	data, pub := loadCurio(t)
+	p := filecoin.StackedDrgWindow32GiBV1_2
+	bad := bytes.Clone(data)
+	bad = bad[:len(bad)-1]
+	_, err := DecodeVanillaProofs([][]byte{data, bad}, p)
+	var de *DecodeError
+	if !errors.Is(err, ErrTruncated) || !errors.As(err, &de) || !strings.HasPrefix(err.Error(), "vanilla_proofs[1]: ") {
+		t.Fatalf("got %v", err)
+	}
+	vs, err := DecodeVanillaProofs([][]byte{data}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := NewWindowPartition(p, [32]byte(pub.Randomness), vs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commR := frLE(sealedCommR(t, pub.Challenged[0].SealedCID["/"]))
+	if err := pt.CheckSectors([]PublicSector{{ID: 1, CommR: commR}}); err != nil {
+		t.Fatal(err)
+	}
+	one := fr.One()
+	var other fr.Element
+	other.Add(&commR, &one)
+	for _, want := range [][]PublicSector{
+		{{ID: 2, CommR: commR}},
+		{{ID: 1, CommR: other}},
+		{{ID: 1, CommR: commR}, {ID: 2, CommR: commR}},
+	} {
+		if err := pt.CheckSectors(want); !errors.Is(err, ErrSectorMismatch) {
+			t.Errorf("%v: %v", want, err)
+		}
+	}
+}
+
+// TestWinningSectorChallenges recomputes generate_sector_challenge with
+// crypto/sha256 directly for a few set sizes.
+func TestWinningSectorChallenges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	r, prover := randomness(rng), filecoin.ProverID(1000)
+	for _, size := range []uint64{1, 2, 7, 1000, 1 << 40} {
+		got, err := WinningSectorChallenges(filecoin.StackedDrgWinning2KiBV1, r, prover, size)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%v %v", got, err)
+		}
+		h := sha256.New()
+		h.Write(prover[:])
+		h.Write(r[:])
+		h.Write(make([]byte, 8)) // n = 0 as usize LE
+		want := binary.LittleEndian.Uint64(h.Sum(nil)[:8]) % size
+		if got[0] != want {
+			t.Errorf("size %d: %d, want %d", size, got[0], want)
+		}
 	}
 }

@@ -196,3 +196,18 @@ func (v *VanillaProof) Encode(p filecoin.RegisteredPoStProof) ([]byte, error) {
 	}
 	return w.Buf, nil
 }
+
+// DecodeVanillaProofs decodes the vanilla_proofs entries of a Prove
+// request (one bincode FallbackPoStSectorProof each); an error names the
+// entry ("vanilla_proofs[3]: …") and still unwraps to the *DecodeError.
+func DecodeVanillaProofs(entries [][]byte, p filecoin.RegisteredPoStProof) ([]*VanillaProof, error) {
+	out := make([]*VanillaProof, len(entries))
+	for i, e := range entries {
+		v, err := DecodeVanillaProof(e, p)
+		if err != nil {
+			return nil, fmt.Errorf("vanilla_proofs[%d]: %w", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
