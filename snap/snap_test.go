@@ -308,3 +308,29 @@ func TestDecodePartitionErrors(t *testing.T) {
 		t.Fatalf("proof 9: %v", err)
 	}
 }
+
+func TestDecodeAndVerifyAll(t *testing.T) {
+	p := filecoin.StackedDrg2KiBUpdateV1
+	s := newSector(t, p, 6)
+	enc, _ := s.prove(t, 0).Encode(p)
+	pps, err := DecodePartitionProofs([][]byte{enc}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyAll(context.Background(), p, s.pub, pps); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyAll(context.Background(), p, s.pub, append(pps, pps[0])); !errors.Is(err, ErrPartitionCount) {
+		t.Errorf("two proofs: %v", err)
+	}
+	pub := s.pub
+	pub.CommRNew = s.pub.CommROld
+	if err := VerifyAll(context.Background(), p, pub, pps); !errors.Is(err, ErrCommRNew) || !strings.HasPrefix(err.Error(), "partition 0: ") {
+		t.Errorf("wrong comm_r_new: %v", err)
+	}
+	_, err = DecodePartitionProofs([][]byte{enc, enc[:100]}, p)
+	var de *DecodeError
+	if !errors.As(err, &de) || !strings.HasPrefix(err.Error(), "vanilla_proofs[1]: ") {
+		t.Errorf("truncated entry: %v", err)
+	}
+}

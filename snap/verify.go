@@ -189,3 +189,25 @@ func contains(row [][32]byte, x *[32]byte) bool {
 	}
 	return false
 }
+
+// ErrPartitionCount is returned when a sector's update proof does not have
+// one partition proof per partition.
+var ErrPartitionCount = fmt.Errorf("%w: wrong number of partition proofs", ErrInvalidProof)
+
+// VerifyAll is verify_all_partitions: exactly p.Partitions() proofs, proof
+// k verified as partition k (pub.K is ignored).
+func VerifyAll(ctx context.Context, p filecoin.RegisteredUpdateProof, pub Public, proofs []*PartitionProof) error {
+	if !p.Valid() {
+		return fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+	}
+	if len(proofs) != p.Partitions() {
+		return fmt.Errorf("%w: %d, %v has %d", ErrPartitionCount, len(proofs), p, p.Partitions())
+	}
+	for k, pp := range proofs {
+		pub.K = k
+		if err := Verify(ctx, p, pub, pp); err != nil {
+			return fmt.Errorf("partition %d: %w", k, err)
+		}
+	}
+	return nil
+}
