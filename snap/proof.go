@@ -18,13 +18,22 @@ type DecodeError = bincode.Error
 
 // Decoding sentinels, the same values as post's.
 var (
-	ErrDecode       = bincode.ErrInvalid      // wrapped by every decoding error
-	ErrTruncated    = bincode.ErrTruncated    // input ends inside a field, or a length cannot fit
-	ErrLength       = bincode.ErrLength       // a length differs from the shape's
-	ErrVariant      = bincode.ErrVariant      // a Merkle proof variant does not fit the shape
-	ErrIndex        = bincode.ErrIndex        // a path index is outside its arity
-	ErrNotCanonical = bincode.ErrNotCanonical // a Poseidon element is not canonical
-	ErrTrailing     = bincode.ErrTrailing     // bytes follow the proof
+	// ErrDecode is returned (wrapped) for any undecodable partition proof.
+	ErrDecode = bincode.ErrInvalid
+	// ErrTruncated is returned when the input ends inside a field or a
+	// length cannot fit in the remaining input.
+	ErrTruncated = bincode.ErrTruncated
+	// ErrLength is returned when a length differs from the shape's.
+	ErrLength = bincode.ErrLength
+	// ErrVariant is returned when a Merkle proof variant does not fit the
+	// tree shape.
+	ErrVariant = bincode.ErrVariant
+	// ErrIndex is returned when a path index is outside its arity.
+	ErrIndex = bincode.ErrIndex
+	// ErrNotCanonical is returned when a Poseidon element is not canonical.
+	ErrNotCanonical = bincode.ErrNotCanonical
+	// ErrTrailing is returned when bytes follow the proof.
+	ErrTrailing = bincode.ErrTrailing
 )
 
 // ErrRegisteredProof is returned for an invalid registered update proof.
