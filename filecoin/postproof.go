@@ -180,6 +180,42 @@ func (p RegisteredPoStProof) ChallengeCount() int {
 	return 0
 }
 
+// TreeShape is the shape of the sector's tree_r_last, whose leaves the
+// PoSt challenges (8-0-0, 8-8-0 or 8-8-2); the zero value for an invalid p.
+func (p RegisteredPoStProof) TreeShape() TreeShape {
+	if !p.Valid() {
+		return TreeShape{}
+	}
+	return shapes[p.SectorSize()].tree
+}
+
+// CircuitSectorCount is the sector_count of p's circuit
+// (fallback::PublicParams): WindowPoSt's sectors per partition, and for
+// WinningPoSt 66, because winning_post_setup_params swaps the roles (66
+// one-challenge "sectors", the 66 challenges of the one sector unrolled).
+func (p RegisteredPoStProof) CircuitSectorCount() int {
+	if p.Type() == WinningPoSt {
+		return p.ChallengeCount() / p.SectorCount()
+	}
+	return p.SectorCount()
+}
+
+// CircuitChallengeCount is the challenge_count of p's circuit: 10 for
+// WindowPoSt, 1 for WinningPoSt.
+func (p RegisteredPoStProof) CircuitChallengeCount() int {
+	if p.Type() == WinningPoSt {
+		return p.ChallengeCount() / p.CircuitSectorCount()
+	}
+	return p.ChallengeCount()
+}
+
+// PublicInputCount is the number of public inputs of p's circuit, ONE
+// excluded: per sector comm_r and one leaf index per challenge
+// (FallbackPoStCompound::generate_public_inputs).
+func (p RegisteredPoStProof) PublicInputCount() int {
+	return p.CircuitSectorCount() * (1 + p.CircuitChallengeCount())
+}
+
 // ParameterSetID names the PoSt circuit's parameter files. Winning PoSt
 // circuits are set up with the roles swapped (winning_post_setup_params:
 // 66 "sectors" of 1 challenge), and window V1 and V1_2 share parameters.
@@ -188,10 +224,5 @@ func (p RegisteredPoStProof) ParameterSetID() ParameterSetID {
 		return ""
 	}
 	size := p.SectorSize()
-	challenges, sectors := p.ChallengeCount(), p.SectorCount()
-	if p.Type() == WinningPoSt {
-		sectors = challenges / sectors
-		challenges = WinningPoStChallengeCount / sectors
-	}
-	return NewParameterSetID(PoStCachePrefix(shapes[size].tree), PoStIdentifier(size, challenges, sectors))
+	return NewParameterSetID(PoStCachePrefix(shapes[size].tree), PoStIdentifier(size, p.CircuitChallengeCount(), p.CircuitSectorCount()))
 }

@@ -34,6 +34,12 @@
 // symmetric, so the orientation only matters for PreSparseMatrix, which is
 // not; circuits must use the same row-vector product.
 //
+// [PoseidonConstants.HashWithTag] replaces the Merkle-tree tag with another
+// one, such as neptune's HashType::Custom(CType::Arbitrary(id)) tag id·2^40
+// ([CustomDomainTag]); round constants and matrices do not depend on the
+// tag. storage-proofs-update hashes φ, ρ and its challenge digests with
+// Poseidon-2 and id 1 ([PoseidonGenRandomness]).
+//
 // A [PoseidonConstants] value is computed once per arity and shared; it must
 // never be modified. Hashing allocates nothing.
 //

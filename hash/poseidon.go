@@ -124,13 +124,17 @@ func columns(m [][]fr.Element) []fr.Element {
 // elements (it panics otherwise, as neptune does). It runs neptune's
 // OptimizedStatic algorithm, the default native mode, and does not allocate.
 func (p *PoseidonConstants) Hash(preimage []fr.Element) fr.Element {
+	return p.hash(&p.DomainTag, preimage)
+}
+
+func (p *PoseidonConstants) hash(tag *fr.Element, preimage []fr.Element) fr.Element {
 	if len(preimage) != p.Arity {
 		panic(fmt.Sprintf("hash: Poseidon-%d needs %d elements, got %d", p.Arity, p.Arity, len(preimage)))
 	}
 	var buf, tmp [MaxPoseidonArity + 1]fr.Element
 	t := p.Width
 	s, scratch := buf[:t], tmp[:t]
-	s[0] = p.DomainTag
+	s[0] = *tag
 	copy(s[1:], preimage)
 
 	crc := p.CompressedRoundConstants
@@ -181,13 +185,17 @@ func (p *PoseidonConstants) Hash(preimage []fr.Element) fr.Element {
 // rounds) and multiplies by the MDS matrix. It is the reference that Hash and
 // the preprocessed constants are checked against.
 func (p *PoseidonConstants) HashCorrect(preimage []fr.Element) fr.Element {
+	return p.hashCorrect(&p.DomainTag, preimage)
+}
+
+func (p *PoseidonConstants) hashCorrect(tag *fr.Element, preimage []fr.Element) fr.Element {
 	if len(preimage) != p.Arity {
 		panic(fmt.Sprintf("hash: Poseidon-%d needs %d elements, got %d", p.Arity, p.Arity, len(preimage)))
 	}
 	var buf, tmp [MaxPoseidonArity + 1]fr.Element
 	t := p.Width
 	s, scratch := buf[:t], tmp[:t]
-	s[0] = p.DomainTag
+	s[0] = *tag
 	copy(s[1:], preimage)
 
 	rc := p.RoundConstants

@@ -25,7 +25,9 @@ var layer = map[string]int{
 	// 3: PoRep formats and graph; the CPU backend.
 	"porep/graph": 3, "porep/c1": 3, "prover/cpu": 3,
 	// 4-6: PoRep native side, circuit, planning; test parameters.
-	"porep": 4, "porep/circuit": 5, "porep/seal": 5, "porep/c2": 6, "testparams": 6,
+	"internal/bincode": 3,
+	"porep":            4, "porep/circuit": 5, "porep/seal": 5, "porep/c2": 6, "testparams": 6,
+	"post": 5, "snap": 5,
 	// 7: the engine; 8: the proof kinds it serves and the gRPC server.
 	"engine": 7, "engine/porepkind": 8, "engine/testkind": 8, "server": 8,
 	// 9: the daemon harnesses; 10: the binary.

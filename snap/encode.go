@@ -1,0 +1,86 @@
+package snap
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/merkle"
+)
+
+// ErrSize is returned when replica, data or trees do not have the sector's
+// node count or shape.
+var ErrSize = errors.New("snap: sector size mismatch")
+
+// EncodeReplica is the SnapDeals encoding of a whole sector in memory:
+// new[i] = old[i] + data[i]·ρ(φ, i >> HighShift) with φ = Phi(comm_d_new,
+// comm_r_old) (encode_into). old is the sealed replica (tree_r_last's
+// leaves), data the new data's fr32 nodes as field elements.
+func EncodeReplica(p filecoin.RegisteredUpdateProof, commDNew [32]byte, commROld fr.Element, old, data []fr.Element) ([]fr.Element, error) {
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+	}
+	n := p.Nodes()
+	if uint64(len(old)) != n || uint64(len(data)) != n {
+		return nil, fmt.Errorf("%w: %d replica and %d data nodes, sector has %d", ErrSize, len(old), len(data), n)
+	}
+	phi, err := Phi(commDNew, commROld)
+	if err != nil {
+		return nil, err
+	}
+	shift := HighShift(p)
+	out := make([]fr.Element, n)
+	var rho fr.Element
+	high := ^uint64(0)
+	for i := range out {
+		if h := uint64(i) >> shift; h != high {
+			high, rho = h, Rho(phi, uint32(h))
+		}
+		out[i].Mul(&data[i], &rho).Add(&out[i], &old[i])
+	}
+	return out, nil
+}
+
+// GeneratePartitionProof is EmptySectorUpdate::prove_inner over in-memory
+// trees: partition k's apex leaves (tree_d_new's row at height
+// log2(nodes) - log2(partitions) - log2(apex leaves), slice k) and the
+// openings of its challenges in tree_r_old, tree_d_new and tree_r_new.
+// commC is the sector's comm_c (shared by the old and new replica).
+func GeneratePartitionProof(p filecoin.RegisteredUpdateProof, k int, commC fr.Element, treeROld *merkle.PoseidonTree, treeDNew *merkle.Sha254Tree, treeRNew *merkle.PoseidonTree) (*PartitionProof, error) {
+	if !p.Valid() {
+		return nil, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+	}
+	n := int(p.Nodes())
+	shape := TreeRShape(p)
+	for _, t := range []*merkle.PoseidonTree{treeROld, treeRNew} {
+		if t.Shape() != shape || t.NumLeaves() != n {
+			return nil, fmt.Errorf("%w: tree_r %s with %d leaves, want %s with %d", ErrSize, t.Shape(), t.NumLeaves(), shape, n)
+		}
+	}
+	if treeDNew.NumLeaves() != n {
+		return nil, fmt.Errorf("%w: tree_d with %d leaves, want %d", ErrSize, treeDNew.NumLeaves(), n)
+	}
+	challenges, err := Challenges(p, CommR(commC, treeRNew.Root()), k)
+	if err != nil {
+		return nil, err
+	}
+	row := treeDNew.Level(p.ChallengeBits() - p.PartitionBits() - p.ApexLeafBits())
+	a := p.ApexLeafCount()
+	pp := &PartitionProof{CommC: commC, ApexLeafs: append([][32]byte(nil), row[k*a:(k+1)*a]...),
+		ChallengeProofs: make([]ChallengeProof, len(challenges))}
+	for i, c := range challenges {
+		cp := &pp.ChallengeProofs[i]
+		if cp.ROld, err = treeROld.Prove(int(c)); err != nil {
+			return nil, err
+		}
+		if cp.DNew, err = treeDNew.Prove(int(c)); err != nil {
+			return nil, err
+		}
+		if cp.RNew, err = treeRNew.Prove(int(c)); err != nil {
+			return nil, err
+		}
+	}
+	return pp, nil
+}
