@@ -199,3 +199,31 @@ func TestProveC2CLI(t *testing.T) {
 		t.Fatalf("wrong sector: exit %d %q", code, out)
 	}
 }
+
+// commdr.json's sector_size is checked like its other fields: a file that
+// claims another size than its registered proof, or than --sector-size, is
+// an error, never silently ignored.
+func TestVerifySealCommDRSectorSize(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/rustref/seal/2KiB/commdr.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"sector_size": 2048`) {
+		t.Fatal("commdr.json does not name 2048 bytes")
+	}
+	bad := filepath.Join(t.TempDir(), "commdr.json")
+	os.WriteFile(bad, []byte(strings.Replace(string(raw), `"sector_size": 2048`, `"sector_size": 8388608`, 1)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--commdr", bad}, "not 8MiB"},
+		{[]string{"--commdr", "../../testdata/rustref/seal/2KiB/commdr.json", "--sector-size", "8MiB"}, "disagrees"},
+	} {
+		args := append([]string{"verify-seal", "--vk", "nope.vk", "--proof", "nope.bin"}, c.args...)
+		code, out, stderr := runCmd(t, args...)
+		if code != exitError || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, stderr)
+		}
+	}
+}

@@ -66,6 +66,14 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 			return fail("--registered-proof %d disagrees with %s (%d)", *proofID, *commdrPath, c.RegisteredProof)
 		}
 		*proofID = int64(c.RegisteredProof)
+		if c.SectorSize != 0 {
+			// sector_size is checked like every other field: against the
+			// flag and, in sealConfig, against the registered proof.
+			if size.set && uint64(size.v) != c.SectorSize {
+				return fail("--sector-size %v disagrees with %s (%d)", size.v, *commdrPath, c.SectorSize)
+			}
+			size = sectorSizeFlag{v: filecoin.SectorSize(c.SectorSize), set: true}
+		}
 	}
 	if *vkPath == "" || *proofPath == "" {
 		return fail("--vk and --proof are required")
