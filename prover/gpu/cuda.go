@@ -112,14 +112,21 @@ func New(opt Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := int(C.cuzk_ngpus()); n == 0 {
+	if n := cuzkNGPUs(); n == 0 {
 		return nil, fmt.Errorf("%w: sppark found none of the %d device(s)", ErrNoDevice, len(all))
 	} else if len(opt.Devices) > 0 && n != len(devs) {
 		return nil, fmt.Errorf("gpu: %d device(s) configured but sppark uses the %d visible ones; set CUDA_VISIBLE_DEVICES=%s",
 			len(devs), n, VisibleDevices(opt.Devices))
 	}
-	return &Backend{paths: opt.Paths, devices: devs, srs: make(map[string]unsafe.Pointer)}, nil
+	return newBackend(opt.Paths, devs), nil
 }
+
+func newBackend(paths *Paths, devs []Device) *Backend {
+	return &Backend{paths: paths, devices: devs, srs: make(map[string]unsafe.Pointer)}
+}
+
+// cuzkNGPUs is the number of devices sppark uses.
+func cuzkNGPUs() int { return int(C.cuzk_ngpus()) }
 
 // Name implements prover.Backend.
 func (b *Backend) Name() string { return "cuda" }

@@ -18,6 +18,10 @@
 
 #include "cuzk_supraseal.h"
 
+// Host code only: nvcc also parses this file for each device architecture,
+// where fr_t is the device type and none of this exists.
+#ifndef __CUDA_ARCH__
+
 static cuzk_error cuzk_ok() { return cuzk_error{0, nullptr}; }
 
 static cuzk_error cuzk_err(int code, const char* msg)
@@ -275,3 +279,5 @@ extern "C" cuzk_error cuzk_bench_ntt(cuzk_fr* inout, uint32_t lg, int inverse,
         return cuzk_err(EINVAL, e.what());
     }
 }
+
+#endif // __CUDA_ARCH__
