@@ -134,5 +134,6 @@ ENV
 
 # --- 5. the binary -------------------------------------------------------------
 log "go build -tags cuda -o $out ./cmd/cuzk"
-(cd "$root" && go build -tags cuda -o "$out" ./cmd/cuzk)
+# CUZK_GO_LDFLAGS: extra -ldflags (gpu-check.sh strips with "-s -w").
+(cd "$root" && go build -tags cuda -ldflags "${CUZK_GO_LDFLAGS:-}" -o "$out" ./cmd/cuzk)
 log "done in $(( $(date +%s) - t_start ))s: $out ($(du -h "$out" | cut -f1))"
