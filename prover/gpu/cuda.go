@@ -4,9 +4,20 @@ package gpu
 
 /*
 #cgo CFLAGS: -O2
-#cgo LDFLAGS: -lcuzk_supraseal -lcudart_static -lstdc++ -lm -ldl -lrt -lpthread
+#cgo LDFLAGS: -lcuzk_supraseal -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -static-libgcc -lm -ldl -lrt -lpthread
 #include <stdlib.h>
+#include <sys/random.h>
 #include "csrc/cuzk_supraseal.h"
+
+// libstdc++ is linked statically (the GPU machines need nothing but their
+// driver), and GCC 12's libstdc++.a calls arc4random, which glibc has only
+// since 2.36; defining it here keeps the binary at glibc 2.34.
+uint32_t arc4random(void) {
+	uint32_t v;
+	while (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+	}
+	return v;
+}
 */
 import "C"
 
