@@ -50,8 +50,15 @@ run)
 		echo "# cuzk gpu-check $(date -u +%FT%TZ)"
 		echo "## host: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 		echo "## cuzk gpu-info"
-		"$carry/cuzk" gpu-info || echo "(gpu-info exit $?)"
-	} 2>&1 | tee "$rep"
+	} | tee "$rep"
+	set +e
+	"$carry/cuzk" gpu-info 2>&1 | tee -a "$rep"
+	info=${PIPESTATUS[0]}
+	set -e
+	if [ "$info" -ne 0 ]; then
+		echo "## no usable CUDA device (gpu-info exit $info): nothing to check" | tee -a "$rep"
+		exit "$info"
+	fi
 	params=${CUZK_TEST_PARAMS:-$out/params}
 	mkdir -p "$params"
 	echo "## 2 KiB PoRep test parameters" | tee -a "$rep"
