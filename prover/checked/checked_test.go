@@ -53,7 +53,7 @@ func (f *flaky) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Prov
 type done []groth16.Proof
 
 func (d done) Finish(context.Context) ([]groth16.Proof, error) { return d, nil }
-func (d done) Times() groth16.StageTimes                      { return groth16.StageTimes{} }
+func (d done) Times() groth16.StageTimes                       { return groth16.StageTimes{} }
 
 // countingCPU is the CPU backend, counting the circuits it proves.
 type countingCPU struct {
