@@ -167,6 +167,14 @@ func (b *Backend) loadSRS(p *groth16.Params) (unsafe.Pointer, error) {
 	return s, nil
 }
 
+// Load reads the .params file behind p into supraseal's pinned host
+// memory now, so that the first Start does not (it holds about
+// p.MemorySize() bytes until Evict or Close).
+func (b *Backend) Load(p *groth16.Params) error {
+	_, err := b.loadSRS(p)
+	return err
+}
+
 // Evict drops supraseal's copy of the .params file at path.
 func (b *Backend) Evict(path string) {
 	b.mu.Lock()

@@ -64,6 +64,9 @@ func TestNoDevice(t *testing.T) {
 	if err := ps.Register(p, path); err != nil {
 		t.Fatal(err)
 	}
+	if err := b.Load(p); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("Load: %v, want ErrNoDevice", err)
+	}
 	if _, err := b.Start(context.Background(), p, []*r1cs.ProvingAssignment{pa}, rnd); !errors.Is(err, ErrNoDevice) {
 		t.Fatalf("Start: %v, want ErrNoDevice", err)
 	} else {

@@ -33,7 +33,10 @@ func (*Backend) Start(context.Context, *groth16.Params, []*r1cs.ProvingAssignmen
 // Devices returns the devices the backend proves on.
 func (*Backend) Devices() []Device { return nil }
 
-// Evict drops the device-side copy of a .params file.
+// Load returns ErrNoCUDA in this build.
+func (*Backend) Load(*groth16.Params) error { return ErrNoCUDA }
+
+// Evict drops supraseal's copy of a .params file.
 func (*Backend) Evict(string) {}
 
 // Close releases everything the backend holds.
