@@ -105,8 +105,12 @@ type Backend struct {
 	paths   *Paths
 	devices []Device
 
-	mu  sync.Mutex
-	srs map[string]unsafe.Pointer // .params path -> supraseal SRS
+	// inUse is held shared by every Start for the whole kernel call and
+	// exclusively by Evict and Close, so that an SRS is never freed under
+	// a running proof.
+	inUse sync.RWMutex
+	mu    sync.Mutex
+	srs   map[string]unsafe.Pointer // .params path -> supraseal SRS
 }
 
 // New returns a backend over the devices of opt; ErrNoDevice (wrapped)
@@ -177,6 +181,8 @@ func (b *Backend) Load(p *groth16.Params) error {
 
 // Evict drops supraseal's copy of the .params file at path.
 func (b *Backend) Evict(path string) {
+	b.inUse.Lock()
+	defer b.inUse.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.srs[path]; ok {
@@ -187,6 +193,8 @@ func (b *Backend) Evict(path string) {
 
 // Close releases every SRS the backend holds.
 func (b *Backend) Close() error {
+	b.inUse.Lock()
+	defer b.inUse.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for path, s := range b.srs {
@@ -224,6 +232,8 @@ func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Pr
 		return nil, err
 	}
 	t0 := time.Now()
+	b.inUse.RLock()
+	defer b.inUse.RUnlock()
 	srs, err := b.loadSRS(p)
 	if err != nil {
 		return nil, err
