@@ -22,6 +22,9 @@
 #     proved on the GPU, byte-identical to the CPU backend at fixed r, s,
 #     and verified,
 #   - MSM and NTT times at 2^24..2^27 (CUZK_GPU_BENCH_LOGS to change).
+# It writes gpu-check-report.txt and gpu-check.jsonl (one JSON object per
+# measurement) to $OUT. On a lent device machine: prepare here, then run
+# `scripts/gpu-check.sh run` there with .gpu-carry carried (about 31 MB).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-}
