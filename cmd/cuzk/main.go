@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"bench evict":    {"drop a circuit's parameters from the daemon's memory", runBenchEvict},
 		"bench metrics":  {"the daemon's Prometheus metrics", runBenchMetrics},
 		"bench timeline": {"draw the pipeline from the daemon's stage timing lines (text and SVG)", runBenchTimeline},
+		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
 	}
 }
 

@@ -1,0 +1,180 @@
+// Package checked wraps a proving backend whose proofs cannot be trusted
+// blindly (GPU kernels are known to flake on some cards): every proof is
+// verified on the CPU against the public inputs of its own assignment
+// before it is returned, and a batch whose device work failed, or a proof
+// that does not verify, is proved once more on a fallback backend (the CPU).
+//
+// The primary backend must leave the assignments' a, b and c intact (the
+// CUDA backend only reads them), so that the fallback can prove the same
+// circuits again without a second synthesis.
+package checked
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// ErrSelfCheck is returned when a proof fails verification on the primary
+// backend and again on the fallback.
+var ErrSelfCheck = errors.New("checked: proof failed verification on both backends")
+
+// Reason says why a proof was redone on the fallback.
+type Reason string
+
+// Reasons passed to Backend.OnRetry.
+const (
+	ReasonDeviceError Reason = "device_error" // the primary's Start or Finish failed
+	ReasonBadProof    Reason = "bad_proof"    // the primary's proof did not verify
+)
+
+// Backend proves on Primary, verifies, and redoes failures on Fallback.
+type Backend struct {
+	Primary, Fallback prover.Backend
+	// OnRetry, when set, is called once for every proof redone on the
+	// fallback (the daemon counts them in a metric).
+	OnRetry func(reason Reason, circuit int, err error)
+
+	mu   sync.Mutex
+	pvks map[*groth16.Params]*groth16.PreparedVerifyingKey
+}
+
+// Name implements prover.Backend.
+func (b *Backend) Name() string { return b.Primary.Name() + "+checked" }
+
+func (b *Backend) pvk(p *groth16.Params) (*groth16.PreparedVerifyingKey, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pvk, ok := b.pvks[p]; ok {
+		return pvk, nil
+	}
+	pvk, err := groth16.Prepare(p.VK)
+	if err != nil {
+		return nil, fmt.Errorf("checked: %w", err)
+	}
+	if b.pvks == nil {
+		b.pvks = make(map[*groth16.Params]*groth16.PreparedVerifyingKey)
+	}
+	b.pvks[p] = pvk
+	return pvk, nil
+}
+
+// Forget drops the prepared verifying key of p (when p is evicted).
+func (b *Backend) Forget(p *groth16.Params) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.pvks, p)
+}
+
+func (b *Backend) retry(reason Reason, circuit int, err error) {
+	if b.OnRetry != nil {
+		b.OnRetry(reason, circuit, err)
+	}
+}
+
+// Start implements prover.Backend. A primary that fails to start leaves
+// the whole batch to the fallback.
+func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (prover.Pending, error) {
+	pvk, err := b.pvk(p)
+	if err != nil {
+		return nil, err
+	}
+	pend := &pending{b: b, p: p, pvk: pvk, parts: parts, rnd: rnd}
+	pend.primary, pend.startErr = b.Primary.Start(ctx, p, parts, rnd)
+	if pend.startErr != nil && ctx.Err() != nil {
+		return nil, pend.startErr
+	}
+	return pend, nil
+}
+
+type pending struct {
+	b        *Backend
+	p        *groth16.Params
+	pvk      *groth16.PreparedVerifyingKey
+	parts    []*r1cs.ProvingAssignment
+	rnd      []groth16.Randomness
+	primary  prover.Pending
+	startErr error
+	times    groth16.StageTimes
+}
+
+func (pd *pending) Times() groth16.StageTimes { return pd.times }
+
+// verify checks proof i against its assignment's public inputs (ONE
+// excluded).
+func (pd *pending) verify(i int, proof *groth16.Proof) error {
+	ok, err := groth16.Verify(pd.pvk, proof, pd.parts[i].Input[1:])
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("proof does not verify")
+	}
+	return nil
+}
+
+// Finish implements prover.Pending.
+func (pd *pending) Finish(ctx context.Context) ([]groth16.Proof, error) {
+	var proofs []groth16.Proof
+	err := pd.startErr
+	if err == nil {
+		proofs, err = pd.primary.Finish(ctx)
+		pd.times = pd.primary.Times()
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	var redo []int
+	if err != nil || len(proofs) != len(pd.parts) {
+		if err == nil {
+			err = fmt.Errorf("%d proofs for %d circuits", len(proofs), len(pd.parts))
+		}
+		proofs = make([]groth16.Proof, len(pd.parts))
+		for i := range pd.parts {
+			redo = append(redo, i)
+			pd.b.retry(ReasonDeviceError, i, err)
+		}
+	} else {
+		for i := range proofs {
+			if verr := pd.verify(i, &proofs[i]); verr != nil {
+				redo = append(redo, i)
+				pd.b.retry(ReasonBadProof, i, verr)
+			}
+		}
+	}
+	if len(redo) == 0 {
+		return proofs, nil
+	}
+	parts := make([]*r1cs.ProvingAssignment, len(redo))
+	rnd := make([]groth16.Randomness, len(redo))
+	for k, i := range redo {
+		parts[k], rnd[k] = pd.parts[i], pd.rnd[i]
+	}
+	fp, ferr := pd.b.Fallback.Start(ctx, pd.p, parts, rnd)
+	if ferr != nil {
+		return nil, fmt.Errorf("checked: fallback %s after %s: %w", pd.b.Fallback.Name(), pd.b.Primary.Name(), ferr)
+	}
+	again, ferr := fp.Finish(ctx)
+	if ferr != nil {
+		return nil, fmt.Errorf("checked: fallback %s after %s: %w", pd.b.Fallback.Name(), pd.b.Primary.Name(), ferr)
+	}
+	ft := fp.Times()
+	pd.times.FFT += ft.FFT
+	pd.times.MSMG1 += ft.MSMG1
+	pd.times.MSMG2 += ft.MSMG2
+	pd.times.Finish += ft.Finish
+	for k, i := range redo {
+		if verr := pd.verify(i, &again[k]); verr != nil {
+			return nil, fmt.Errorf("%w: circuit %d: %v", ErrSelfCheck, i, verr)
+		}
+		proofs[i] = again[k]
+	}
+	return proofs, nil
+}
+
+var _ prover.Backend = (*Backend)(nil)
