@@ -33,7 +33,7 @@ func runGPUInfo(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitNoGPU
 	case err != nil:
 		fmt.Fprintf(stderr, "cuzk gpu-info: %v\n", err)
-		return exitFailed
+		return exitError
 	}
 	usable := 0
 	for _, d := range devs {

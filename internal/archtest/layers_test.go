@@ -23,7 +23,7 @@ var layer = map[string]int{
 	// 2: trees, gadgets; the proving interface, parameter files, the client.
 	"merkle": 2, "gadgets": 2, "prover": 2, "srs": 2, "client": 2,
 	// 3: PoRep formats and graph; the CPU backend.
-	"porep/graph": 3, "porep/c1": 3, "prover/cpu": 3,
+	"porep/graph": 3, "porep/c1": 3, "prover/cpu": 3, "prover/checked": 3, "prover/gpu": 4,
 	// 4-6: PoRep native side, circuit, planning; test parameters.
 	"internal/bincode": 3,
 	"porep":            4, "porep/circuit": 5, "porep/seal": 5, "porep/c2": 6, "testparams": 6,

@@ -11,18 +11,14 @@ package checked
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-// ErrSelfCheck is returned when a proof fails verification on the primary
-// backend and again on the fallback.
-var ErrSelfCheck = errors.New("checked: proof failed verification on both backends")
 
 // Reason says why a proof was redone on the fallback.
 type Reason string
@@ -106,16 +102,9 @@ type pending struct {
 func (pd *pending) Times() groth16.StageTimes { return pd.times }
 
 // verify checks proof i against its assignment's public inputs (ONE
-// excluded).
+// excluded), with the engine's self-check.
 func (pd *pending) verify(i int, proof *groth16.Proof) error {
-	ok, err := groth16.Verify(pd.pvk, proof, pd.parts[i].Input[1:])
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errors.New("proof does not verify")
-	}
-	return nil
+	return prover.Verify(pd.pvk, []groth16.Proof{*proof}, [][]fr.Element{pd.parts[i].Input[1:]})
 }
 
 // Finish implements prover.Pending.
@@ -170,7 +159,7 @@ func (pd *pending) Finish(ctx context.Context) ([]groth16.Proof, error) {
 	pd.times.Finish += ft.Finish
 	for k, i := range redo {
 		if verr := pd.verify(i, &again[k]); verr != nil {
-			return nil, fmt.Errorf("%w: circuit %d: %v", ErrSelfCheck, i, verr)
+			return nil, fmt.Errorf("checked: circuit %d failed on %s and on %s: %w", i, pd.b.Primary.Name(), pd.b.Fallback.Name(), verr)
 		}
 		proofs[i] = again[k]
 	}

@@ -155,7 +155,7 @@ func TestRetryOnCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if proofs, err := pend.Finish(context.Background()); !errors.Is(err, ErrSelfCheck) || proofs != nil {
+	if proofs, err := pend.Finish(context.Background()); !errors.Is(err, prover.ErrSelfCheck) || proofs != nil {
 		t.Fatalf("both wrong: %v, %d proofs; want ErrSelfCheck", err, len(proofs))
 	}
 
