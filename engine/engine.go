@@ -93,6 +93,7 @@ type Engine struct {
 	closing     bool
 	idle        chan struct{} // closed and replaced when no job is in flight
 	counts      counters
+	stages      stageLog // stage records of live and recent jobs (timing.go)
 }
 
 type counters struct {
@@ -749,6 +750,7 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 		kc.cancelled++
 		e.log.Info("job cancelled", attrs...)
 	}
+	e.recordEndLocked(j)
 	if e.obs != nil {
 		e.obs.JobFinished(JobReport{ID: j.id, Kind: j.kind, CircuitID: j.circuit, State: st, Partitions: len(j.parts), Timings: j.timings})
 	}

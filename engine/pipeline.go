@@ -568,9 +568,18 @@ func selfCheck(pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs
 	return fmt.Errorf("%w: the batch check failed but every partition verifies alone", ErrSelfCheck)
 }
 
-// timing logs one stage of one partition (partition -1: the whole job).
-// The line format is documented in doc.go; `cuzk bench timeline` parses it.
+// timing records one stage of one partition (partition -1: the whole
+// job) for Status and the StageObserver, and logs it at DEBUG (INFO with
+// Config.LogTiming) for people; the line is not an API (see doc.go).
 func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch) {
+	rec := StageRecord{Job: jobID, Partition: partition, Stage: stage, Start: start, Duration: d, Worker: stageWorker(stage)}
+	if b != nil {
+		rec.Batch, rec.Circuit = b.seq, b.circuit
+	}
+	e.stages.record(rec, e.cfg.MaxPending+MaxRecentJobs)
+	if so, ok := e.obs.(StageObserver); ok {
+		so.StageTimed(rec)
+	}
 	lvl := slog.LevelDebug
 	if e.cfg.LogTiming {
 		lvl = slog.LevelInfo
@@ -582,6 +591,7 @@ func (e *Engine) timing(jobID string, partition int, stage string, start time.Ti
 		slog.String("job", jobID),
 		slog.Int("partition", partition),
 		slog.String("stage", stage),
+		slog.String("worker", rec.Worker),
 		slog.String("start", start.UTC().Format(time.RFC3339Nano)),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 	}
