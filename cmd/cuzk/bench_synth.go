@@ -25,7 +25,7 @@ import (
 
 type synthReport struct {
 	C1              string                 `json:"c1"`
-	CS              synthbench.CSKind           `json:"cs"`
+	CS              synthbench.CSKind      `json:"cs"`
 	Iterations      []synthbench.Iteration `json:"iterations"`
 	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
 	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
