@@ -17,11 +17,21 @@ import (
 var ErrNoTimings = errors.New("no stage records (the daemon's /status lists its running jobs and the last 256 finished ones)")
 
 // TimingRecord is one stage of one partition of a job (partition -1: the
-// whole job), flattened out of the /status document.
+// whole job), flattened out of the /status document (statusdoc.Stage with
+// its job's id).
 type TimingRecord struct {
-	Job string
-	statusdoc.Stage
+	Job       string
+	Partition int
+	Stage     string
+	Start     time.Time
+	Duration  time.Duration
+	Batch     uint64
+	Circuit   string
+	Worker    string
 }
+
+// End is when the stage ended.
+func (r TimingRecord) End() time.Time { return r.Start.Add(r.Duration) }
 
 // StageRecords collects the stage records of every job the /status
 // document lists: the recently finished jobs and the running ones. keep,
@@ -33,7 +43,8 @@ func StageRecords(st *statusdoc.Status, keep func(job string) bool) []TimingReco
 			return
 		}
 		for _, s := range stages {
-			out = append(out, TimingRecord{Job: job, Stage: s})
+			out = append(out, TimingRecord{Job: job, Partition: s.Partition, Stage: s.Stage, Start: s.Start, Duration: s.Duration,
+				Batch: s.Batch, Circuit: s.Circuit, Worker: s.Worker})
 		}
 	}
 	for _, j := range st.RecentJobs {
@@ -154,7 +165,7 @@ func NewTimeline(recs []TimingRecord) (*Timeline, error) {
 	}
 	merged := map[key]int{}
 	for _, r := range recs {
-		s := Span{Worker: r.Worker, Stage: r.Stage.Stage, Start: r.Start.Sub(t.Origin), End: r.End().Sub(t.Origin), Batch: r.Batch, Circuit: r.Circuit}
+		s := Span{Worker: r.Worker, Stage: r.Stage, Start: r.Start.Sub(t.Origin), End: r.End().Sub(t.Origin), Batch: r.Batch, Circuit: r.Circuit}
 		k := key{s.Stage, s.Start, r.Duration, r.Batch}
 		if i, ok := merged[k]; ok && r.Batch != 0 {
 			t.Spans[i].Parts = append(t.Spans[i].Parts, PartRef{r.Job, r.Partition})

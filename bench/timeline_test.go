@@ -241,9 +241,9 @@ func TestStageRecordsFromJSON(t *testing.T) {
 	}
 	recs := StageRecords(&st, nil)
 	want := []TimingRecord{
-		{Job: "done", Stage: statusdoc.Stage{Partition: -1, Stage: "self_check", Start: t0, Duration: time.Microsecond, Worker: "verifier"}},
-		{Job: "run", Stage: statusdoc.Stage{Partition: 1, Stage: "synthesis", Start: t0.Add(500 * time.Millisecond), Duration: 12500 * time.Microsecond,
-			Batch: 4, Circuit: "porep-2k", Worker: "synthesis"}},
+		{Job: "done", Partition: -1, Stage: "self_check", Start: t0, Duration: time.Microsecond, Worker: "verifier"},
+		{Job: "run", Partition: 1, Stage: "synthesis", Start: t0.Add(500 * time.Millisecond), Duration: 12500 * time.Microsecond,
+			Batch: 4, Circuit: "porep-2k", Worker: "synthesis"},
 	}
 	if len(recs) != 2 || recs[0] != want[0] || recs[1] != want[1] {
 		t.Fatalf("%+v", recs)

@@ -46,11 +46,13 @@ type RecentJob struct {
 	StagesDropped int
 }
 
-// Bounds of the stage records the engine keeps. A record is about 150
-// bytes (strings are shared with the job), so a finished 10-partition
-// PoRep job (about 32 records) takes about 5 KiB, the ring of finished
-// jobs about 1.2 MiB, and at most MaxRecentJobs*MaxJobStages records
-// (about 20 MiB) however large the jobs.
+// Bounds of the stage records the engine keeps. A record is 112 bytes (its
+// strings are shared with the job and the pipeline), so a finished
+// 10-partition PoRep job (about 32 records) takes under 8 KiB with slice
+// growth, the ring of finished PoRep jobs under 2 MiB, and whatever the
+// jobs, the ring holds at most MaxRecentJobs*MaxJobStages records (14 MiB).
+// Jobs not yet final keep theirs under the same per-job bound, for at most
+// Config.MaxPending+MaxRecentJobs jobs.
 const (
 	// MaxRecentJobs is how many finished jobs Status lists in RecentJobs.
 	MaxRecentJobs = 256

@@ -4,7 +4,15 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 )
+
+// The memory bounds documented beside MaxRecentJobs assume this size.
+func TestStageRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(StageRecord{}); n != 112 {
+		t.Fatalf("StageRecord is %d bytes; update the bounds' comment", n)
+	}
+}
 
 func rec(job string, part int, stage string, start time.Time) StageRecord {
 	return StageRecord{Job: job, Partition: part, Stage: stage, Start: start, Duration: time.Millisecond, Worker: stageWorker(stage)}
