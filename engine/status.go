@@ -195,8 +195,8 @@ func (e *Engine) Status() Status {
 				q.Pending++
 			}
 		}
-		js := JobStatus{Stages: live[j.id], ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(),
-			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders}
+		js := JobStatus{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(),
+			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders, Stages: live[j.id]}
 		if j.batch != nil {
 			js.Batch = j.batch.seq
 		}
