@@ -173,12 +173,6 @@ func (e *Engine) Status() Status {
 		j := e.jobs[id]
 		return j != nil && !j.state.Final()
 	})
-	for id := range live {
-		sortStages(live[id])
-	}
-	for i := range recent {
-		sortStages(recent[i].Stages)
-	}
 	s.RecentJobs = recent
 	for _, j := range e.jobs {
 		if j.state.Final() {

@@ -110,6 +110,7 @@ func (l *stageLog) record(rec StageRecord, maxLive int) {
 			if rec.Start.Before(r.Finished) {
 				if len(r.Stages) < MaxJobStages {
 					r.Stages = append(r.Stages, rec)
+					sortStages(r.Stages)
 				} else {
 					r.StagesDropped++
 				}
@@ -152,6 +153,7 @@ func (l *stageLog) end(r *RecentJob) {
 	if s := l.live[r.ID]; s != nil {
 		r.Stages, r.StagesDropped = s.recs, s.dropped
 		delete(l.live, r.ID)
+		sortStages(r.Stages) // once here, not on every snapshot
 	}
 	if len(l.recent) >= MaxRecentJobs {
 		l.recent = slices.Delete(l.recent, 0, len(l.recent)-MaxRecentJobs+1)
@@ -161,7 +163,7 @@ func (l *stageLog) end(r *RecentJob) {
 
 // snapshot copies the live records of the jobs for which keep is true,
 // drops the other live entries (jobs no longer running), and copies the
-// recent jobs.
+// recent jobs. Every list comes sorted by sortStages.
 func (l *stageLog) snapshot(keep func(id string) bool) (live map[string][]StageRecord, recent []RecentJob) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -172,6 +174,7 @@ func (l *stageLog) snapshot(keep func(id string) bool) (live map[string][]StageR
 			continue
 		}
 		live[id] = slices.Clone(s.recs)
+		sortStages(live[id])
 	}
 	recent = make([]RecentJob, len(l.recent))
 	for i, r := range l.recent {
