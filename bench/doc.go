@@ -1,14 +1,20 @@
-// Package bench holds the harnesses behind `cuzk bench`: the in-process
-// synthesis microbenchmark (Synth), proofs through a running daemon one at
-// a time or in batches (Prove, RunBatch) with their summaries, open-loop
-// stress runs (Stress), readers of the daemon's /status and metrics, and
-// the pipeline timeline drawn from the daemon's stage timing lines
+// Package bench holds the daemon harnesses behind `cuzk bench`: proofs
+// through a running daemon one at a time or in batches (Prove, RunBatch)
+// with their summaries, open-loop stress runs (Stress), readers of the
+// daemon's /status (decoded into server/statusdoc's document) and metrics,
+// and the pipeline timeline drawn from the stage records /status lists
 // (Timeline, as text and SVG).
+//
+// It talks to a daemon only: it imports the client, the wire types and the
+// status document, nothing of the daemon itself (a test keeps it so).
+// Building requests from sealed sectors and verifying proofs is cmd/cuzk's;
+// the synthesis microbenchmark (`cuzk bench synth`) is
+// porep/circuit/synthbench, beside the circuits it measures.
 //
 // It mirrors the Rust cuzk-bench (Curio extern/cuzk/cuzk-bench/src/
 // main.rs): the same proof types and request fields, per-proof lines and a
-// batch summary with throughput, and the synth-only microbenchmark. It
-// adds percentiles, daemon-side throughput, stress runs and timelines.
+// batch summary with throughput. It adds percentiles, daemon-side
+// throughput, stress runs and timelines.
 //
 // Invariants the tools rely on:
 //

@@ -10,10 +10,6 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
-	"github.com/cuzk-dev/cuzk/engine/testkind"
-	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/porep/c1"
-	"github.com/cuzk-dev/cuzk/porep/seal"
 )
 
 // ProofType is what `cuzk bench -t` names: a proof family of the wire
@@ -70,7 +66,9 @@ func (t ProofType) Kind() cuzkv1.ProofKind {
 
 // Spec is the request a run sends: every proof of a batch or stress run is
 // this request under its own request id. Byte fields are shared, never
-// copied, between the requests built from it.
+// copied, between the requests built from it. Building one from a sealed
+// sector or a test circuit, and checking the proofs, is the caller's
+// (cmd/cuzk): this package knows only the wire.
 type Spec struct {
 	Type            ProofType       `json:"type"`
 	RegisteredProof uint64          `json:"registered_proof"`
@@ -90,11 +88,6 @@ type Spec struct {
 	// the tool cannot tell).
 	Circuit    string `json:"circuit,omitempty"`
 	Partitions int    `json:"partitions,omitempty"`
-
-	// C1 is the parsed PoRep input, for verify-seal; LogRows the test
-	// circuit's size, for its verification.
-	C1      *c1.Output `json:"-"`
-	LogRows int        `json:"log_rows,omitempty"`
 }
 
 // Request builds the wire request with the given request id.
@@ -133,76 +126,6 @@ func (s *Spec) Describe() string {
 		fmt.Fprintf(&b, ", sector %d, miner %d", s.SectorNumber, s.MinerID)
 	}
 	return b.String()
-}
-
-// PoRepOptions say how a C1 becomes a request.
-type PoRepOptions struct {
-	// SectorNumber: 0 takes the envelope's (a plain C1 gets
-	// seal.DefaultSector); a value that contradicts the envelope is an
-	// error.
-	SectorNumber uint64
-	// MinerID is sent as miner_id and is what verify-seal derives the
-	// prover id from.
-	MinerID uint64
-	// RegisteredProof: -1 takes the C1's; another value must equal it.
-	RegisteredProof int64
-}
-
-// PoRepSpec builds a PoRep C2 request from C1 output, plain or in Curio's
-// envelope. A plain C1 is wrapped (the daemon takes only the envelope).
-func PoRepSpec(data []byte, opt PoRepOptions) (*Spec, error) {
-	o, w, err := c1.ParseAny(data)
-	if err != nil {
-		return nil, fmt.Errorf("C1: %w", err)
-	}
-	if opt.RegisteredProof >= 0 && uint64(opt.RegisteredProof) != uint64(o.RegisteredProof) {
-		return nil, fmt.Errorf("--registered-proof %d, but the C1 is for %v (%d)", opt.RegisteredProof, o.RegisteredProof, uint64(o.RegisteredProof))
-	}
-	sector := opt.SectorNumber
-	envelope := data
-	switch {
-	case w != nil && sector != 0 && sector != w.SectorNum:
-		return nil, fmt.Errorf("sector number %d, but the C1 envelope says %d", sector, w.SectorNum)
-	case w != nil:
-		sector = w.SectorNum
-	default:
-		if sector == 0 {
-			sector = seal.DefaultSector
-		}
-		if envelope, err = c1.Wrap(o, sector).MarshalJSON(); err != nil {
-			return nil, fmt.Errorf("wrapping the C1: %w", err)
-		}
-	}
-	cid, err := filecoin.PoRepCircuitID(o.RegisteredProof.SectorSize())
-	if err != nil {
-		return nil, err
-	}
-	return &Spec{
-		Type: TypePoRep, RegisteredProof: uint64(o.RegisteredProof), SectorSize: uint64(o.RegisteredProof.SectorSize()),
-		SectorNumber: sector, MinerID: opt.MinerID, VanillaProof: envelope,
-		Circuit: string(cid), Partitions: len(o.VanillaProofs), C1: o,
-	}, nil
-}
-
-// TestSpec builds a request for the daemon's test circuit with 2^logRows
-// rows (served only by `cuzk daemon --enable-test-circuits`).
-func TestSpec(logRows int, opt testkind.Options) (*Spec, error) {
-	if logRows < testkind.MinLog || logRows > testkind.MaxLog {
-		return nil, fmt.Errorf("test circuit: log rows %d outside %d..%d", logRows, testkind.MinLog, testkind.MaxLog)
-	}
-	var options []byte
-	if opt != (testkind.Options{}) {
-		var err error
-		if options, err = json.Marshal(opt); err != nil {
-			return nil, err
-		}
-	}
-	parts := max(opt.Partitions, 1)
-	r := client.TestRequest("", logRows, options)
-	return &Spec{
-		Type: TypeTest, RegisteredProof: r.RegisteredProof, SectorSize: r.SectorSize, VanillaProof: r.VanillaProof,
-		Circuit: testkind.CircuitID(logRows), Partitions: parts, LogRows: logRows,
-	}, nil
 }
 
 // ParseVanillaFile reads the --vanilla file of PoSt and SnapDeals runs as

@@ -16,75 +16,9 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
-
-// DaemonStatus is the part of the daemon's GET /status document (the
-// engine's Status as JSON) that the bench tools read. It is decoded from
-// JSON rather than shared with package engine because engine.State has no
-// text decoder; unknown fields are ignored, so the daemon may add more.
-type DaemonStatus struct {
-	Uptime   time.Duration `json:"uptime_ns"`
-	Memory   MemoryStatus  `json:"memory"`
-	Pipeline struct {
-		SynthesisWorkers     int  `json:"synthesis_workers"`
-		SynthesisConcurrency int  `json:"synthesis_concurrency"`
-		Lookahead            int  `json:"lookahead"`
-		Enabled              bool `json:"enabled"`
-		SynthesisQueued      int  `json:"synthesis_queued"`
-		Synthesizing         int  `json:"synthesizing"`
-		Ready                int  `json:"ready"`
-		Proving              int  `json:"proving"`
-		Finishing            int  `json:"finishing"`
-	} `json:"pipeline"`
-	Jobs []struct {
-		ID         string        `json:"job_id"`
-		Kind       string        `json:"proof_kind"`
-		Circuit    string        `json:"circuit_id"`
-		Priority   string        `json:"priority"`
-		State      string        `json:"state"`
-		Batch      uint64        `json:"batch"`
-		Age        time.Duration `json:"age_ns"`
-		Partitions []struct {
-			Index     int           `json:"index"`
-			State     string        `json:"state"`
-			Synthesis time.Duration `json:"synthesis_ns"`
-			Prove     time.Duration `json:"prove_ns"`
-		} `json:"partitions"`
-	} `json:"jobs"`
-	Params []struct {
-		CircuitID string        `json:"circuit_id"`
-		Tier      string        `json:"tier"`
-		Bytes     int64         `json:"bytes"`
-		Refs      int           `json:"ref_count"`
-		Test      bool          `json:"insecure_test_params"`
-		Loads     int           `json:"loads"`
-		LastLoad  time.Duration `json:"last_load_ns"`
-	} `json:"params"`
-	Counters struct {
-		Completed uint64 `json:"completed"`
-		Failed    uint64 `json:"failed"`
-		Cancelled uint64 `json:"cancelled"`
-		Attached  uint64 `json:"attached_duplicates"`
-		Retained  int    `json:"retained_results"`
-	} `json:"counters"`
-	ByKind map[string]KindCounters `json:"by_kind"`
-}
-
-// MemoryStatus is the daemon's memory budget.
-type MemoryStatus struct {
-	TotalBytes  int64 `json:"total_bytes"`
-	UsedBytes   int64 `json:"used_bytes"`
-	PeakBytes   int64 `json:"peak_bytes"`
-	ParamsBytes int64 `json:"params_bytes"`
-	Waiting     int   `json:"waiting"`
-}
-
-// KindCounters counts one proof kind's final jobs.
-type KindCounters struct {
-	Completed uint64 `json:"completed"`
-	Failed    uint64 `json:"failed"`
-	Cancelled uint64 `json:"cancelled"`
-}
 
 // StatusClient reads the daemon's HTTP status endpoint.
 type StatusClient struct {
@@ -117,13 +51,15 @@ func NewStatusClient(addr string) (*StatusClient, error) {
 	return &StatusClient{http: &http.Client{Transport: tr, Timeout: 10 * time.Second}, base: strings.TrimRight(base, "/")}, nil
 }
 
-// Status fetches and decodes GET /status.
-func (s *StatusClient) Status(ctx context.Context) (*DaemonStatus, []byte, error) {
+// Status fetches and decodes GET /status. Fields the document does not
+// have (an older daemon) stay zero; fields this build does not know are
+// ignored.
+func (s *StatusClient) Status(ctx context.Context) (*statusdoc.Status, []byte, error) {
 	raw, err := s.get(ctx, "/status")
 	if err != nil {
 		return nil, nil, err
 	}
-	var st DaemonStatus
+	var st statusdoc.Status
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return nil, raw, fmt.Errorf("GET /status: %w", err)
 	}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -11,38 +10,50 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
-// Stages of the daemon's timing lines (engine/doc.go, "Logs").
-const (
-	StageSRSLoad   = "srs_load"
-	StageSynthesis = "synthesis"
-	StageProve     = "prove"
-	StageFinish    = "finish"
-	StageSelfCheck = "self_check"
-)
+// ErrNoTimings is returned when a timeline has no stage records to draw.
+var ErrNoTimings = errors.New("no stage records (the daemon's /status lists its running jobs and the last 256 finished ones)")
 
-// ErrNoTimings: the input held no stage timing lines.
-var ErrNoTimings = errors.New("no stage timing lines (start the daemon with CUZK_TIMING=1 or --log-level debug)")
+// TimingRecord is one stage of one partition of a job (partition -1: the
+// whole job), flattened out of the /status document (statusdoc.Stage with
+// its job's id).
+type TimingRecord struct {
+	Job       string
+	Partition int
+	Stage     string
+	Start     time.Time
+	Duration  time.Duration
+	Batch     uint64
+	Circuit   string
+	Worker    string
+}
 
-// ReadTimingLog reads the stage timing records from a daemon log (slog
-// text or JSON lines; other lines are skipped) and counts the lines read.
-func ReadTimingLog(r io.Reader) ([]engine.TimingRecord, int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	var out []engine.TimingRecord
-	lines := 0
-	for sc.Scan() {
-		lines++
-		if rec, ok := engine.ParseTimingLine(sc.Bytes()); ok {
-			out = append(out, rec)
+// End is when the stage ended.
+func (r TimingRecord) End() time.Time { return r.Start.Add(r.Duration) }
+
+// StageRecords collects the stage records of every job the /status
+// document lists: the recently finished jobs and the running ones. keep,
+// when not nil, selects jobs by id.
+func StageRecords(st *statusdoc.Status, keep func(job string) bool) []TimingRecord {
+	var out []TimingRecord
+	add := func(job string, stages []statusdoc.Stage) {
+		if keep != nil && !keep(job) {
+			return
+		}
+		for _, s := range stages {
+			out = append(out, TimingRecord{Job: job, Partition: s.Partition, Stage: s.Stage, Start: s.Start, Duration: s.Duration,
+				Batch: s.Batch, Circuit: s.Circuit, Worker: s.Worker})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return out, lines, fmt.Errorf("reading the log: %w", err)
+	for _, j := range st.RecentJobs {
+		add(j.ID, j.Stages)
 	}
-	return out, lines, nil
+	for _, j := range st.Jobs {
+		add(j.ID, j.Stages)
+	}
+	return out
 }
 
 // PartRef names one partition of one job (partition -1: the whole job).
@@ -56,6 +67,7 @@ type PartRef struct {
 // with several parts.
 type Span struct {
 	Lane    string        `json:"lane"`
+	Worker  string        `json:"worker,omitempty"` // the daemon's worker name (statusdoc.Worker*)
 	Stage   string        `json:"stage"`
 	Start   time.Duration `json:"start_ns"` // since the timeline's origin
 	End     time.Duration `json:"end_ns"`
@@ -92,14 +104,14 @@ type Row struct {
 	Last      time.Duration `json:"last_ns"`
 }
 
-// Timeline is the pipeline reconstructed from stage timing records.
+// Timeline is the pipeline drawn from the daemon's stage records.
 //
-// The daemon's lines do not name workers, so lanes are inferred: within a
-// stage family, each span goes to the free lane that became free last
-// (best fit), which keeps one item's srs_load and its partitions'
-// syntheses on one lane, as one synthesis worker runs them, and never uses
-// more lanes than spans overlap. With the engine's one prover and one
-// finisher those families get one lane each.
+// The daemon names the worker of each stage but does not number its
+// synthesis workers, so lanes are inferred: within a stage family, each
+// span goes to the free lane that became free last (best fit), which keeps
+// one item's srs_load and its partitions' syntheses on one lane, as one
+// synthesis worker runs them, and never uses more lanes than spans
+// overlap. The daemon's one prover and one finisher get one lane each.
 type Timeline struct {
 	Origin  time.Time     `json:"origin"`
 	Length  time.Duration `json:"length_ns"`
@@ -113,13 +125,13 @@ type Timeline struct {
 
 func stageFamily(stage string) string {
 	switch stage {
-	case StageSRSLoad, StageSynthesis:
+	case statusdoc.StageSRSLoad, statusdoc.StageSynthesis:
 		return "synth"
-	case StageProve:
+	case statusdoc.StageProve:
 		return "prove"
-	case StageFinish:
+	case statusdoc.StageFinish:
 		return "finish"
-	case StageSelfCheck:
+	case statusdoc.StageSelfCheck:
 		return "check"
 	}
 	return stage
@@ -128,7 +140,7 @@ func stageFamily(stage string) string {
 var familyOrder = []string{"synth", "prove", "finish", "check"}
 
 // NewTimeline builds the timeline of recs.
-func NewTimeline(recs []engine.TimingRecord) (*Timeline, error) {
+func NewTimeline(recs []TimingRecord) (*Timeline, error) {
 	if len(recs) == 0 {
 		return nil, ErrNoTimings
 	}
@@ -153,8 +165,8 @@ func NewTimeline(recs []engine.TimingRecord) (*Timeline, error) {
 	}
 	merged := map[key]int{}
 	for _, r := range recs {
-		s := Span{Stage: r.Stage, Start: r.Start.Sub(t.Origin), End: r.End().Sub(t.Origin), Batch: r.Batch, Circuit: r.Circuit}
-		k := key{r.Stage, s.Start, r.Duration, r.Batch}
+		s := Span{Worker: r.Worker, Stage: r.Stage, Start: r.Start.Sub(t.Origin), End: r.End().Sub(t.Origin), Batch: r.Batch, Circuit: r.Circuit}
+		k := key{s.Stage, s.Start, r.Duration, r.Batch}
 		if i, ok := merged[k]; ok && r.Batch != 0 {
 			t.Spans[i].Parts = append(t.Spans[i].Parts, PartRef{r.Job, r.Partition})
 			continue
@@ -318,15 +330,15 @@ func (t *Timeline) LaneFamilyUtilisation(family string) (busy time.Duration, lan
 // stageChar marks a stage in the per-partition rows of the text view.
 func stageChar(stage string) byte {
 	switch stage {
-	case StageSRSLoad:
+	case statusdoc.StageSRSLoad:
 		return 'l'
-	case StageSynthesis:
+	case statusdoc.StageSynthesis:
 		return 's'
-	case StageProve:
+	case statusdoc.StageProve:
 		return 'P'
-	case StageFinish:
+	case statusdoc.StageFinish:
 		return 'f'
-	case StageSelfCheck:
+	case statusdoc.StageSelfCheck:
 		return 'v'
 	}
 	return '?'

@@ -7,20 +7,22 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 // stageColour is each stage's fill in the SVG (Tableau 10 colours).
 func stageColour(stage string) string {
 	switch stage {
-	case StageSRSLoad:
+	case statusdoc.StageSRSLoad:
 		return "#b07aa1"
-	case StageSynthesis:
+	case statusdoc.StageSynthesis:
 		return "#4e79a7"
-	case StageProve:
+	case statusdoc.StageProve:
 		return "#f28e2b"
-	case StageFinish:
+	case statusdoc.StageFinish:
 		return "#59a14f"
-	case StageSelfCheck:
+	case statusdoc.StageSelfCheck:
 		return "#76b7b2"
 	}
 	return "#bab0ac"
@@ -70,10 +72,10 @@ func (t *Timeline) WriteSVG(w io.Writer) error {
 		title += fmt.Sprintf("; prover busy %.1f%%", 100*proveUtil)
 	}
 	text(&b, 10, 18, "start", "font-size=\"14\" font-weight=\"bold\"", title)
-	text(&b, 10, 34, "start", "fill=\"#555\"", "from "+t.Origin.UTC().Format(time.RFC3339Nano)+" (daemon stage timing lines)")
+	text(&b, 10, 34, "start", "fill=\"#555\"", "from "+t.Origin.UTC().Format(time.RFC3339Nano)+" (the daemon's /status stage records)")
 	// Legend.
 	lx := 10.0
-	for _, st := range []string{StageSRSLoad, StageSynthesis, StageProve, StageFinish, StageSelfCheck} {
+	for _, st := range []string{statusdoc.StageSRSLoad, statusdoc.StageSynthesis, statusdoc.StageProve, statusdoc.StageFinish, statusdoc.StageSelfCheck} {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="44" width="12" height="12" fill="%s"/>`+"\n", lx, stageColour(st))
 		text(&b, lx+16, 54, "start", "", st)
 		lx += 16 + float64(len(st))*7 + 18

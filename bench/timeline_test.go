@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -10,53 +11,53 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// pipelineLog is a daemon log in slog's text format: job-a (two
-// partitions, each its own item on its own synthesis worker), then job-c
-// and job-d batched together (synthesised one after the other, proved and
-// finished as one item), plus lines that are not stage timings.
-func pipelineLog() string {
-	var b strings.Builder
-	line := func(job string, part int, stage string, startMs, durMs float64, batch int) {
-		start := t0.Add(time.Duration(startMs * float64(time.Millisecond)))
-		fmt.Fprintf(&b, "time=%s level=INFO msg=timing job=%s partition=%d stage=%s start=%s duration_ms=%g",
-			start.Format(time.RFC3339Nano), job, part, stage, start.Format(time.RFC3339Nano), durMs)
+// pipelineStatus is a /status document: job-a (two partitions, each its
+// own item on its own synthesis worker) finished, then job-c and job-d
+// batched together (synthesised one after the other, proved and finished
+// as one item), job-d still running (its stages so far).
+func pipelineStatus() *statusdoc.Status {
+	st := &statusdoc.Status{}
+	stages := map[string][]statusdoc.Stage{}
+	stage := func(job string, part int, name string, startMs, durMs float64, batch int) {
+		s := statusdoc.Stage{Partition: part, Stage: name, Start: t0.Add(time.Duration(startMs * float64(time.Millisecond))),
+			Duration: time.Duration(durMs * float64(time.Millisecond)), Worker: "w"}
 		if batch > 0 {
-			fmt.Fprintf(&b, " batch=%d circuit=test-k10", batch)
+			s.Batch, s.Circuit = uint64(batch), "test-k10"
 		}
-		b.WriteString("\n")
+		stages[job] = append(stages[job], s)
 	}
-	b.WriteString(`time=2026-01-02T03:04:05Z level=INFO msg="job queued" job=job-a` + "\n")
-	line("job-a", 0, "srs_load", 0, 100, 1)
-	line("job-a", 1, "srs_load", 1, 99, 1)
-	line("job-a", 0, "synthesis", 100, 200, 1)
-	line("job-a", 1, "synthesis", 110, 180, 1)
-	line("job-a", 0, "prove", 300, 300, 1)
-	line("job-c", 0, "synthesis", 300, 200, 3)
-	line("job-d", 0, "synthesis", 500, 200, 3)
-	line("job-a", 0, "finish", 600, 50, 1)
-	line("job-a", 1, "prove", 600, 300, 1)
-	line("job-c", 0, "prove", 900, 300, 3)
-	line("job-d", 0, "prove", 900, 300, 3)
-	line("job-a", 1, "finish", 900, 50, 1)
-	line("job-a", -1, "self_check", 950, 10, 0)
-	line("job-c", 0, "finish", 1200, 50, 3)
-	line("job-d", 0, "finish", 1200, 50, 3)
-	line("job-c", -1, "self_check", 1250, 5, 0)
-	line("job-d", -1, "self_check", 1250, 6, 0)
-	b.WriteString(`time=2026-01-02T03:04:06Z level=INFO msg="job completed" job=job-d` + "\n")
-	return b.String()
+	stage("job-a", 0, "srs_load", 0, 100, 1)
+	stage("job-a", 1, "srs_load", 1, 99, 1)
+	stage("job-a", 0, "synthesis", 100, 200, 1)
+	stage("job-a", 1, "synthesis", 110, 180, 1)
+	stage("job-a", 0, "prove", 300, 300, 1)
+	stage("job-c", 0, "synthesis", 300, 200, 3)
+	stage("job-d", 0, "synthesis", 500, 200, 3)
+	stage("job-a", 0, "finish", 600, 50, 1)
+	stage("job-a", 1, "prove", 600, 300, 1)
+	stage("job-c", 0, "prove", 900, 300, 3)
+	stage("job-d", 0, "prove", 900, 300, 3)
+	stage("job-a", 1, "finish", 900, 50, 1)
+	stage("job-a", -1, "self_check", 950, 10, 0)
+	stage("job-c", 0, "finish", 1200, 50, 3)
+	stage("job-d", 0, "finish", 1200, 50, 3)
+	stage("job-c", -1, "self_check", 1250, 5, 0)
+	stage("job-d", -1, "self_check", 1250, 6, 0)
+	st.RecentJobs = []statusdoc.RecentJob{{ID: "job-a", Stages: stages["job-a"]}, {ID: "job-c", Stages: stages["job-c"]}}
+	st.Jobs = []statusdoc.Job{{ID: "job-d", Stages: stages["job-d"]}, {ID: "job-e"}}
+	return st
 }
 
 func testTimeline(t *testing.T) *Timeline {
 	t.Helper()
-	recs, lines, err := ReadTimingLog(strings.NewReader(pipelineLog()))
-	if err != nil || len(recs) != 17 || lines != 19 {
-		t.Fatalf("%d records of %d lines: %v", len(recs), lines, err)
+	recs := StageRecords(pipelineStatus(), nil)
+	if len(recs) != 17 {
+		t.Fatalf("%d records", len(recs))
 	}
 	tl, err := NewTimeline(recs)
 	if err != nil {
@@ -221,21 +222,37 @@ func TestTimelineEmpty(t *testing.T) {
 	if _, err := NewTimeline(nil); !errors.Is(err, ErrNoTimings) {
 		t.Fatal(err)
 	}
-	recs, _, _ := ReadTimingLog(strings.NewReader("level=INFO msg=\"job queued\" job=a\n{\"msg\":\"hello\"}\n"))
-	if len(recs) != 0 {
+	if recs := StageRecords(&statusdoc.Status{Jobs: []statusdoc.Job{{ID: "planning"}}}, nil); len(recs) != 0 {
 		t.Fatal(recs)
 	}
 }
 
-// JSON log lines (the daemon's logging.format = "json") parse the same.
-func TestTimelineJSONLog(t *testing.T) {
-	line := `{"time":"2026-01-02T03:04:05Z","level":"INFO","msg":"timing","job":"j","partition":0,"stage":"prove","start":"2026-01-02T03:04:05.5Z","duration_ms":12.5,"batch":4,"circuit":"porep-2k"}`
-	recs, _, err := ReadTimingLog(strings.NewReader(line))
-	if err != nil || len(recs) != 1 {
-		t.Fatal(recs, err)
+// The records come out of the JSON document as the daemon writes it, from
+// running and finished jobs, and keep selects jobs.
+func TestStageRecordsFromJSON(t *testing.T) {
+	doc := `{"jobs": [{"job_id": "run", "state": "running", "stages": [
+			{"partition": 1, "stage": "synthesis", "start": "2026-01-02T03:04:05.5Z", "duration_ns": 12500000, "batch": 4, "circuit": "porep-2k", "worker": "synthesis"}]}],
+		"recent_jobs": [{"job_id": "done", "state": "completed", "stages": [
+			{"partition": -1, "stage": "self_check", "start": "2026-01-02T03:04:05Z", "duration_ns": 1000, "worker": "verifier"}]}],
+		"future_field": 1}`
+	var st statusdoc.Status
+	if err := json.Unmarshal([]byte(doc), &st); err != nil {
+		t.Fatal(err)
 	}
-	want := engine.TimingRecord{Job: "j", Partition: 0, Stage: "prove", Start: t0.Add(500 * time.Millisecond), Duration: 12500 * time.Microsecond, Batch: 4, Circuit: "porep-2k"}
-	if recs[0] != want {
-		t.Fatalf("%+v", recs[0])
+	recs := StageRecords(&st, nil)
+	want := []TimingRecord{
+		{Job: "done", Partition: -1, Stage: "self_check", Start: t0, Duration: time.Microsecond, Worker: "verifier"},
+		{Job: "run", Partition: 1, Stage: "synthesis", Start: t0.Add(500 * time.Millisecond), Duration: 12500 * time.Microsecond,
+			Batch: 4, Circuit: "porep-2k", Worker: "synthesis"},
+	}
+	if len(recs) != 2 || recs[0] != want[0] || recs[1] != want[1] {
+		t.Fatalf("%+v", recs)
+	}
+	if recs := StageRecords(&st, func(job string) bool { return job == "run" }); len(recs) != 1 || recs[0].Job != "run" {
+		t.Fatalf("%+v", recs)
+	}
+	tl, err := NewTimeline(recs)
+	if err != nil || len(tl.Spans) != 2 || tl.Spans[0].Worker != "verifier" || tl.Spans[1].Lane != "synth 1" {
+		t.Fatalf("%v %+v", err, tl)
 	}
 }

@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -108,16 +106,13 @@ func median(d []time.Duration) time.Duration {
 
 // runStream submits jobs at once (a stream arriving faster than it is
 // served) and returns the stage records.
-func runStream(b *testing.B, k, proverThreads, repeat, jobs, parts int, cfg engine.Config) []engine.TimingRecord {
+func runStream(b *testing.B, k, proverThreads, repeat, jobs, parts int, cfg engine.Config) []engine.StageRecord {
 	b.Helper()
-	var buf syncBuffer
-	log := slog.New(slog.NewTextHandler(&buf, nil))
-	cfg.LogTiming = true
 	bud := budget.New(8 << 30)
 	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: bud})
 	e, err := engine.New(engine.Options{
 		Config: cfg, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{Workers: proverThreads}, Params: m, Budget: bud, Log: log,
+		Backend: &cpu.Backend{Workers: proverThreads}, Params: m, Budget: bud,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -142,17 +137,16 @@ func runStream(b *testing.B, k, proverThreads, repeat, jobs, parts int, cfg engi
 		}()
 	}
 	wg.Wait()
-	var recs []engine.TimingRecord
-	for _, line := range bytes.Split([]byte(buf.String()), []byte("\n")) {
-		if r, ok := engine.ParseTimingLine(line); ok {
-			recs = append(recs, r)
-		}
+	// Every job is final: their stages are in the recent jobs.
+	var recs []engine.StageRecord
+	for _, j := range e.Status().RecentJobs {
+		recs = append(recs, j.Stages...)
 	}
 	return recs
 }
 
 // streamStageMeans averages the stage durations of a stream's records.
-func streamStageMeans(recs []engine.TimingRecord) (s, start, finish time.Duration) {
+func streamStageMeans(recs []engine.StageRecord) (s, start, finish time.Duration) {
 	sum := map[string]time.Duration{}
 	n := map[string]int{}
 	for _, r := range recs {
@@ -170,7 +164,7 @@ func streamStageMeans(recs []engine.TimingRecord) (s, start, finish time.Duratio
 
 // steadyThroughput is partitions finished per second after the first skip
 // completions (pipeline fill).
-func steadyThroughput(recs []engine.TimingRecord, skip int) float64 {
+func steadyThroughput(recs []engine.StageRecord, skip int) float64 {
 	var ends []time.Time
 	for _, r := range recs {
 		if r.Stage == "finish" {
@@ -187,11 +181,11 @@ func steadyThroughput(recs []engine.TimingRecord, skip int) float64 {
 
 // renderTimeline draws one row per partition of the first n jobs: S for
 // synthesis, P for prove (Start), F for finish, one column per step.
-func renderTimeline(recs []engine.TimingRecord, n int, step time.Duration) string {
+func renderTimeline(recs []engine.StageRecord, n int, step time.Duration) string {
 	type row struct {
 		job  int
 		part int
-		recs []engine.TimingRecord
+		recs []engine.StageRecord
 	}
 	rows := map[[2]int]*row{}
 	var t0 time.Time
@@ -225,7 +219,7 @@ func renderTimeline(recs []engine.TimingRecord, n int, step time.Duration) strin
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "one column = %v; S synthesis, P prove (Start), F finish\n", step)
 	fmt.Fprintf(&sb, "%-8s %-22s %-22s %-22s\n", "job/part", "synthesis [s]", "prove [s]", "finish [s]")
-	span := func(r engine.TimingRecord) string {
+	span := func(r engine.StageRecord) string {
 		return fmt.Sprintf("%7.3f–%7.3f", r.Start.Sub(t0).Seconds(), r.End().Sub(t0).Seconds())
 	}
 	var chart strings.Builder

@@ -143,14 +143,29 @@
 //
 // One line per job state change ("job queued", "job running", "job
 // completed", "job failed", "job cancelled", "job rejected"), each with
-// job=<id>. Stage timings are one line per stage per partition, at DEBUG,
-// or at INFO when Config.LogTiming is set (the daemon sets it for
-// CUZK_TIMING=1):
+// job=<id>. Log lines are for people; no tool parses them and their
+// wording may change.
 //
-//	msg=timing job=<id> partition=<i> stage=<stage> start=<RFC 3339 UTC, ns> duration_ms=<float, µs resolution> [batch=<n> circuit=<id>]
+// # Stage timings
 //
-// Stages: srs_load (the item's wait for its parameters, when they were not
-// resident), synthesis, prove (Backend.Start), finish (Backend.Finish),
-// and self_check with partition=-1 (the whole job). With a JSON log
-// handler the same keys appear as JSON fields.
+// Each stage of each partition is a StageRecord: job, partition (-1: the
+// whole job), stage, start, duration, the item's batch and circuit, and
+// the worker that ran it ("synthesis", "prover", "finisher",
+// "verifier"). Stages: srs_load (the item's wait for its parameters, when
+// they were not resident), synthesis, prove (Backend.Start), finish
+// (Backend.Finish), and self_check (the whole job). Status lists the
+// records of every job that is not final (JobStatus.Stages) and of the
+// last MaxRecentJobs jobs that ended (RecentJobs, in the order they did);
+// a job keeps at most MaxJobStages records (a 10-partition PoRep job has
+// about 32, some 5 KiB). The server publishes them in GET /status
+// (jobs[].stages, recent_jobs) for `cuzk bench timeline`, and an Observer
+// that implements StageObserver sees each record as it is made (the
+// daemon's per-stage histograms).
+//
+// For people, each record is also logged as one line at DEBUG, or at INFO
+// when Config.LogTiming is set (the daemon sets it for CUZK_TIMING=1):
+//
+//	msg=timing job=<id> partition=<i> stage=<stage> worker=<worker> start=<RFC 3339> duration_ms=<float> [batch=<n> circuit=<id>]
+//
+// That line is not an API: read the records from Status or /status.
 package engine

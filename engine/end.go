@@ -73,6 +73,7 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 		kc.cancelled++
 		e.log.Info("job cancelled", attrs...)
 	}
+	e.recordEndLocked(j)
 	if e.obs != nil {
 		e.obs.JobFinished(JobReport{ID: j.id, Kind: j.kind, CircuitID: j.circuit, State: st, Partitions: len(j.parts), Timings: j.timings})
 	}

@@ -89,6 +89,7 @@ type Engine struct {
 	closing   bool
 	idle      chan struct{} // closed and replaced when no job is in flight
 	counts    counters
+	stages    stageLog // stage records of live and recent jobs (timing.go)
 }
 
 type counters struct {
@@ -144,9 +145,9 @@ func New(opt Options) (*Engine, error) {
 		idle:       make(chan struct{}),
 		counts:     counters{byKind: map[ProofKind]*kindCounts{}},
 	}
-	for range e.cfg.SynthesisWorkers {
+	for i := range e.cfg.SynthesisWorkers {
 		e.workers.Add(1)
-		go e.synthesisWorker()
+		go e.synthesisWorker(i)
 	}
 	e.workers.Add(3)
 	go e.proverWorker()

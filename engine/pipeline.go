@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -107,7 +108,7 @@ func (e *Engine) nextLocked(pick func() *item, wake func() chan struct{}) *item 
 	}
 }
 
-func (e *Engine) synthesisWorker() {
+func (e *Engine) synthesisWorker(worker int) {
 	defer e.workers.Done()
 	for {
 		it := e.nextLocked(e.pickSynthLocked, func() chan struct{} { return e.synthWake })
@@ -115,13 +116,13 @@ func (e *Engine) synthesisWorker() {
 			return
 		}
 		e.mu.Unlock()
-		e.synthesize(it)
+		e.synthesize(it, "synthesis "+strconv.Itoa(worker))
 	}
 }
 
 // synthesize reserves memory and parameters for it, synthesises its live
 // parts one after another and hands it to the prover.
-func (e *Engine) synthesize(it *item) {
+func (e *Engine) synthesize(it *item, worker string) {
 	b := it.batch
 	e.mu.Lock()
 	var reserved []*itemPart // the parts the reservation covers
@@ -140,7 +141,7 @@ func (e *Engine) synthesize(it *item) {
 		if err == nil {
 			if lease.Loaded > 0 {
 				for _, p := range reserved {
-					e.timing(p.job.id, p.index, "srs_load", t, lease.Loaded, b)
+					e.timing(p.job.id, p.index, "srs_load", t, lease.Loaded, b, worker)
 				}
 			}
 			e.mu.Lock()
@@ -206,7 +207,7 @@ func (e *Engine) synthesize(it *item) {
 			delete(e.densities, b.circuit) // the next job starts exact again
 		}
 		e.mu.Unlock()
-		e.timing(p.job.id, p.index, "synthesis", t, d, b)
+		e.timing(p.job.id, p.index, "synthesis", t, d, b, worker)
 
 		e.mu.Lock()
 		p.circuit = nil
@@ -341,7 +342,7 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	}
 	d := time.Since(t)
 	for _, p := range parts {
-		e.timing(p.job.id, p.index, "prove", t, d, it.batch)
+		e.timing(p.job.id, p.index, "prove", t, d, it.batch, "")
 	}
 
 	e.mu.Lock()
@@ -423,7 +424,7 @@ func (e *Engine) finish(f *finishing) {
 	proofs, err := e.backendFinish(f)
 	d := time.Since(t)
 	for _, p := range f.parts {
-		e.timing(p.job.id, p.index, "finish", t, d, it.batch)
+		e.timing(p.job.id, p.index, "finish", t, d, it.batch, "")
 	}
 	if err == nil && len(proofs) != len(f.parts) {
 		err = fmt.Errorf("backend returned %d proofs for %d circuits", len(proofs), len(f.parts))
@@ -492,7 +493,7 @@ func (e *Engine) complete(j *job) {
 	if !e.cfg.SkipSelfCheck {
 		t := time.Now()
 		err = e.safeSelfCheck(j.id, pvk, proofs, inputs)
-		e.timing(j.id, -1, "self_check", t, time.Since(t), nil)
+		e.timing(j.id, -1, "self_check", t, time.Since(t), nil, "")
 	}
 	out := prover.Encode(proofs)
 
@@ -526,9 +527,21 @@ func (e *Engine) safeSelfCheck(jobID string, pvk *groth16.PreparedVerifyingKey, 
 	return prover.Verify(pvk, proofs, inputs)
 }
 
-// timing logs one stage of one partition (partition -1: the whole job).
-// The line format is documented in doc.go; `cuzk bench timeline` parses it.
-func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch) {
+// timing records one stage of one partition (partition -1: the whole
+// job) done by worker ("synthesis N"; "" names the stage's single worker) for Status and the StageObserver, and logs it at DEBUG (INFO with
+// Config.LogTiming) for people; the line is not an API (see doc.go).
+func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch, worker string) {
+	if worker == "" {
+		worker = stageWorker(stage)
+	}
+	rec := StageRecord{Job: jobID, Partition: partition, Stage: stage, Start: start, Duration: d, Worker: worker}
+	if b != nil {
+		rec.Batch, rec.Circuit = b.seq, b.circuit
+	}
+	e.stages.record(rec, e.cfg.MaxPending+MaxRecentJobs)
+	if so, ok := e.obs.(StageObserver); ok {
+		so.StageTimed(rec)
+	}
 	lvl := slog.LevelDebug
 	if e.cfg.LogTiming {
 		lvl = slog.LevelInfo
@@ -540,6 +553,7 @@ func (e *Engine) timing(jobID string, partition int, stage string, start time.Ti
 		slog.String("job", jobID),
 		slog.Int("partition", partition),
 		slog.String("stage", stage),
+		slog.String("worker", rec.Worker),
 		slog.String("start", start.UTC().Format(time.RFC3339Nano)),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 	}

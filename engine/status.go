@@ -8,101 +8,109 @@ import (
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// Status is a snapshot of the engine, served as JSON by GET /status.
+// Status is a snapshot of the engine. The server publishes it as the GET
+// /status document (server/statusdoc), which is the wire contract; these
+// types are not.
 type Status struct {
-	Uptime   time.Duration       `json:"uptime_ns"`
-	Memory   MemoryStatus        `json:"memory"`
-	Pipeline PipelineStatus      `json:"pipeline"`
-	Queues   []QueueStatus       `json:"queues"`
-	Jobs     []JobStatus         `json:"jobs"`
-	Params   []srs.EntryStatus   `json:"params"`
-	Counters CounterStatus       `json:"counters"`
-	Kinds    []string            `json:"kinds"`
-	Batching BatchingStatus      `json:"batching"`
-	Limits   LimitsStatus        `json:"limits"`
-	ByKind   map[string]KindDone `json:"by_kind"`
+	Uptime   time.Duration
+	Memory   MemoryStatus
+	Pipeline PipelineStatus
+	Queues   []QueueStatus
+	Jobs     []JobStatus
+	Params   []srs.EntryStatus
+	Counters CounterStatus
+	Kinds    []string
+	Batching BatchingStatus
+	Limits   LimitsStatus
+	ByKind   map[string]KindDone
+	// RecentJobs are the last MaxRecentJobs jobs that reached a final
+	// state, in the order they did, with their stages.
+	RecentJobs []RecentJob
 }
 
 // LimitsStatus is the admission limits and how close the engine is to
 // them.
 type LimitsStatus struct {
-	MaxPending      int `json:"max_pending"`
-	Pending         int `json:"pending"` // jobs planning, queued or running
-	PlanConcurrency int `json:"max_concurrent_plans"`
-	Planning        int `json:"planning"`
+	MaxPending      int
+	Pending         int // jobs planning, queued or running
+	PlanConcurrency int
+	Planning        int
 }
 
 // MemoryStatus is the budget.
 type MemoryStatus struct {
-	TotalBytes  int64 `json:"total_bytes"`
-	UsedBytes   int64 `json:"used_bytes"`
-	PeakBytes   int64 `json:"peak_bytes"`
-	ParamsBytes int64 `json:"params_bytes"`
-	Waiting     int   `json:"waiting"`
+	TotalBytes  int64
+	UsedBytes   int64
+	PeakBytes   int64
+	ParamsBytes int64
+	Waiting     int
 }
 
 // PipelineStatus counts partitions (items) in each stage.
 type PipelineStatus struct {
-	SynthesisWorkers     int  `json:"synthesis_workers"`
-	SynthesisConcurrency int  `json:"synthesis_concurrency"`
-	Lookahead            int  `json:"lookahead"`
-	Enabled              bool `json:"enabled"`
-	SynthesisQueued      int  `json:"synthesis_queued"`
-	Synthesizing         int  `json:"synthesizing"`
-	Ready                int  `json:"ready"`
-	Proving              int  `json:"proving"`
-	Finishing            int  `json:"finishing"`
+	SynthesisWorkers     int
+	SynthesisConcurrency int
+	Lookahead            int
+	Enabled              bool
+	SynthesisQueued      int
+	Synthesizing         int
+	Ready                int
+	Proving              int
+	Finishing            int
 }
 
 // BatchingStatus is the batch collector.
 type BatchingStatus struct {
-	MaxBatchSize int           `json:"max_batch_size"`
-	MaxBatchWait time.Duration `json:"max_batch_wait_ns"`
-	Collecting   int           `json:"collecting_jobs"`
+	MaxBatchSize int
+	MaxBatchWait time.Duration
+	Collecting   int
 }
 
 // QueueStatus is one proof kind's queue, as GetStatus reports it.
 type QueueStatus struct {
-	Kind       string `json:"proof_kind"`
-	Pending    int    `json:"pending"`
-	InProgress int    `json:"in_progress"`
+	Kind       string
+	Pending    int
+	InProgress int
 }
 
 // JobStatus is one job that is not final.
 type JobStatus struct {
-	ID         string            `json:"job_id"`
-	Kind       string            `json:"proof_kind"`
-	Circuit    string            `json:"circuit_id"`
-	Priority   string            `json:"priority"`
-	State      State             `json:"state"`
-	Batch      uint64            `json:"batch,omitempty"`
-	Age        time.Duration     `json:"age_ns"`
-	Holders    int               `json:"waiters"`
-	Partitions []PartitionStatus `json:"partitions"`
+	ID         string
+	Kind       string
+	Circuit    string
+	Priority   string
+	State      State
+	Batch      uint64
+	Age        time.Duration
+	Holders    int
+	Partitions []PartitionStatus
+	// Stages are the stages the job's partitions have been through so
+	// far, by start time.
+	Stages []StageRecord
 }
 
 // PartitionStatus is one partition of a job.
 type PartitionStatus struct {
-	Index     int           `json:"index"`
-	State     string        `json:"state"`
-	Synthesis time.Duration `json:"synthesis_ns"`
-	Prove     time.Duration `json:"prove_ns"`
+	Index     int
+	State     string
+	Synthesis time.Duration
+	Prove     time.Duration
 }
 
 // CounterStatus counts jobs since start.
 type CounterStatus struct {
-	Completed uint64 `json:"completed"`
-	Failed    uint64 `json:"failed"`
-	Cancelled uint64 `json:"cancelled"`
-	Attached  uint64 `json:"attached_duplicates"`
-	Retained  int    `json:"retained_results"`
+	Completed uint64
+	Failed    uint64
+	Cancelled uint64
+	Attached  uint64
+	Retained  int
 }
 
 // KindDone counts one kind's final jobs.
 type KindDone struct {
-	Completed uint64 `json:"completed"`
-	Failed    uint64 `json:"failed"`
-	Cancelled uint64 `json:"cancelled"`
+	Completed uint64
+	Failed    uint64
+	Cancelled uint64
 }
 
 // StandardKinds are the queues GetStatus always lists, registered or not,
@@ -161,6 +169,11 @@ func (e *Engine) Status() Status {
 		q := &QueueStatus{Kind: k.String()}
 		queues[k] = q
 	}
+	live, recent := e.stages.snapshot(func(id string) bool {
+		j := e.jobs[id]
+		return j != nil && !j.state.Final()
+	})
+	s.RecentJobs = recent
 	for _, j := range e.jobs {
 		if j.state.Final() {
 			continue
@@ -177,7 +190,7 @@ func (e *Engine) Status() Status {
 			}
 		}
 		js := JobStatus{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(),
-			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders}
+			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders, Stages: live[j.id]}
 		if j.batch != nil {
 			js.Batch = j.batch.seq
 		}
@@ -191,4 +204,18 @@ func (e *Engine) Status() Status {
 		s.Queues = append(s.Queues, *queues[k])
 	}
 	return s
+}
+
+// recordEndLocked moves a job that just became final to the recent jobs of
+// the stage log.
+func (e *Engine) recordEndLocked(j *job) {
+	r := &RecentJob{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(), State: j.state,
+		Partitions: len(j.parts), Submitted: j.submitted, Finished: j.finished, Timings: j.timings}
+	if j.batch != nil {
+		r.Batch = j.batch.seq
+	}
+	if j.state == StateFailed && j.result.Err != nil {
+		r.Error = j.result.Err.Error()
+	}
+	e.stages.end(r)
 }

@@ -1,100 +1,206 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
-	"strconv"
-	"strings"
+	"slices"
+	"sync"
 	"time"
 )
 
-// TimingRecord is one stage line of the log (see the package doc).
-type TimingRecord struct {
+// StageRecord is one pipeline stage of one partition of a job, as the
+// engine's Status reports it (see the package doc, "Stage timings").
+type StageRecord struct {
 	Job       string
-	Partition int // -1: the whole job
+	Partition int // -1: the whole job (self_check)
 	Stage     string
 	Start     time.Time
 	Duration  time.Duration
-	Batch     uint64
-	Circuit   string
+	// Batch and Circuit name the item (partition Partition of every job of
+	// batch Batch) the stage ran on; 0 and "" for self_check.
+	Batch   uint64
+	Circuit string
+	// Worker is the pipeline worker that ran the stage: "synthesis" (one
+	// of Config.SynthesisWorkers, which run one item at a time and are not
+	// numbered), "prover", "finisher", or "verifier" (self_check runs on a
+	// goroutine of its own per job).
+	Worker string
 }
 
 // End is when the stage ended.
-func (r TimingRecord) End() time.Time { return r.Start.Add(r.Duration) }
+func (r StageRecord) End() time.Time { return r.Start.Add(r.Duration) }
 
-// ParseTimingLine parses one log line written by slog's text or JSON
-// handler. ok is false for lines that are not stage timings.
-func ParseTimingLine(line []byte) (r TimingRecord, ok bool) {
-	line = bytes.TrimSpace(line)
-	fields := map[string]string{}
-	if len(line) > 0 && line[0] == '{' {
-		var m map[string]any
-		if json.Unmarshal(line, &m) != nil {
-			return r, false
-		}
-		for k, v := range m {
-			switch v := v.(type) {
-			case string:
-				fields[k] = v
-			case float64:
-				fields[k] = strconv.FormatFloat(v, 'f', -1, 64)
-			}
-		}
-	} else if !parseLogfmt(string(line), fields) {
-		return r, false
-	}
-	if fields["msg"] != "timing" || fields["job"] == "" || fields["stage"] == "" {
-		return r, false
-	}
-	var err error
-	r.Job, r.Stage, r.Circuit = fields["job"], fields["stage"], fields["circuit"]
-	if r.Partition, err = strconv.Atoi(fields["partition"]); err != nil {
-		return r, false
-	}
-	if r.Start, err = time.Parse(time.RFC3339Nano, fields["start"]); err != nil {
-		return r, false
-	}
-	msv, err := strconv.ParseFloat(fields["duration_ms"], 64)
-	if err != nil {
-		return r, false
-	}
-	r.Duration = time.Duration(msv * float64(time.Millisecond))
-	if b := fields["batch"]; b != "" {
-		if r.Batch, err = strconv.ParseUint(b, 10, 64); err != nil {
-			return r, false
-		}
-	}
-	return r, true
+// RecentJob is a job that reached a final state, with its stages.
+type RecentJob struct {
+	ID         string
+	Kind       string
+	Circuit    string
+	Priority   string
+	State      State
+	Batch      uint64 // 0: never admitted to the pipeline
+	Partitions int
+	Submitted  time.Time
+	Finished   time.Time
+	Timings    Timings
+	Error      string // why it failed (StateFailed only)
+	Stages     []StageRecord
+	// StagesDropped counts records past MaxJobStages.
+	StagesDropped int
 }
 
-// parseLogfmt splits key=value pairs as slog's text handler writes them
-// (values with spaces or quotes are Go-quoted).
-func parseLogfmt(s string, out map[string]string) bool {
-	for s = strings.TrimLeft(s, " "); s != ""; s = strings.TrimLeft(s, " ") {
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 {
-			return false
-		}
-		key := s[:eq]
-		s = s[eq+1:]
-		var val string
-		if strings.HasPrefix(s, `"`) {
-			q, err := strconv.QuotedPrefix(s)
-			if err != nil {
-				return false
-			}
-			if val, err = strconv.Unquote(q); err != nil {
-				return false
-			}
-			s = s[len(q):]
-		} else {
-			end := strings.IndexByte(s, ' ')
-			if end < 0 {
-				end = len(s)
-			}
-			val, s = s[:end], s[end:]
-		}
-		out[key] = val
+// Bounds of the stage records the engine keeps. A record is 112 bytes (its
+// strings are shared with the job and the pipeline), so a finished
+// 10-partition PoRep job (about 32 records) takes under 8 KiB with slice
+// growth, the ring of finished PoRep jobs under 2 MiB, and whatever the
+// jobs, the ring holds at most MaxRecentJobs*MaxJobStages records (14 MiB).
+// Jobs not yet final keep theirs under the same per-job bound, for at most
+// Config.MaxPending+MaxRecentJobs jobs.
+const (
+	// MaxRecentJobs is how many finished jobs Status lists in RecentJobs.
+	MaxRecentJobs = 256
+	// MaxJobStages is how many stage records one job keeps; later ones
+	// are counted, not kept.
+	MaxJobStages = 512
+)
+
+// stageWorker names the worker that runs stage.
+func stageWorker(stage string) string {
+	switch stage {
+	case "srs_load", "synthesis":
+		return "synthesis"
+	case "prove":
+		return "prover"
+	case "finish":
+		return "finisher"
+	case "self_check":
+		return "verifier"
 	}
-	return true
+	return stage
+}
+
+// stageLog keeps the stage records of jobs that are not final (live) and
+// of the last MaxRecentJobs final ones (recent). Its zero value is ready.
+// Lock order: the engine's mu, then stageLog.mu; record never takes the
+// engine's lock, so the pipeline may call it holding that lock or not.
+type stageLog struct {
+	mu     sync.Mutex
+	live   map[string]*liveStages
+	recent []*RecentJob // oldest first
+}
+
+type liveStages struct {
+	recs    []StageRecord
+	dropped int
+	last    time.Time // when the last record arrived
+}
+
+// record adds rec. A record of a job that has already ended (its stage was
+// running when the job was cancelled or failed) goes to the job's entry in
+// recent. maxLive bounds the live entries: past it the one idle longest is
+// dropped (a job gone without ending through endLocked never lingers).
+func (l *stageLog) record(rec StageRecord, maxLive int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.live[rec.Job]; s != nil {
+		s.add(rec)
+		return
+	}
+	// A request id may be used again after its job failed: a record that
+	// starts after the retained job ended belongs to a new job.
+	for i := len(l.recent) - 1; i >= 0; i-- {
+		if r := l.recent[i]; r.ID == rec.Job {
+			if rec.Start.Before(r.Finished) {
+				if len(r.Stages) < MaxJobStages {
+					r.Stages = append(r.Stages, rec)
+					sortStages(r.Stages)
+				} else {
+					r.StagesDropped++
+				}
+				return
+			}
+			break
+		}
+	}
+	if l.live == nil {
+		l.live = map[string]*liveStages{}
+	}
+	if len(l.live) >= max(maxLive, 1) {
+		var oldest string
+		var at time.Time
+		for id, s := range l.live {
+			if oldest == "" || s.last.Before(at) {
+				oldest, at = id, s.last
+			}
+		}
+		delete(l.live, oldest)
+	}
+	s := &liveStages{}
+	s.add(rec)
+	l.live[rec.Job] = s
+}
+
+func (s *liveStages) add(rec StageRecord) {
+	s.last = time.Now()
+	if len(s.recs) < MaxJobStages {
+		s.recs = append(s.recs, rec)
+	} else {
+		s.dropped++
+	}
+}
+
+// end moves a final job's records to recent.
+func (l *stageLog) end(r *RecentJob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.live[r.ID]; s != nil {
+		r.Stages, r.StagesDropped = s.recs, s.dropped
+		delete(l.live, r.ID)
+		sortStages(r.Stages) // once here, not on every snapshot
+	}
+	if len(l.recent) >= MaxRecentJobs {
+		l.recent = slices.Delete(l.recent, 0, len(l.recent)-MaxRecentJobs+1)
+	}
+	l.recent = append(l.recent, r)
+}
+
+// snapshot copies the live records of the jobs for which keep is true,
+// drops the other live entries (jobs no longer running), and copies the
+// recent jobs. Every list comes sorted by sortStages.
+func (l *stageLog) snapshot(keep func(id string) bool) (live map[string][]StageRecord, recent []RecentJob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	live = make(map[string][]StageRecord, len(l.live))
+	for id, s := range l.live {
+		if !keep(id) {
+			delete(l.live, id)
+			continue
+		}
+		live[id] = slices.Clone(s.recs)
+		sortStages(live[id])
+	}
+	recent = make([]RecentJob, len(l.recent))
+	for i, r := range l.recent {
+		recent[i] = *r
+		recent[i].Stages = slices.Clone(r.Stages)
+	}
+	return live, recent
+}
+
+// sortStages orders records by start, then partition, then stage end.
+func sortStages(recs []StageRecord) {
+	slices.SortStableFunc(recs, func(a, b StageRecord) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		if a.Partition != b.Partition {
+			return a.Partition - b.Partition
+		}
+		return a.End().Compare(b.End())
+	})
+}
+
+// StageObserver is an optional interface of Options.Observer: StageTimed
+// is called once for every stage record (per-stage metrics). Unlike
+// JobFinished it is called from the pipeline's goroutines without the
+// engine's lock; it must return quickly without calling the engine.
+type StageObserver interface {
+	StageTimed(r StageRecord)
 }

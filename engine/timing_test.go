@@ -1,9 +1,10 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,60 +15,124 @@ import (
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// TestTimingLinesParse runs a job with LogTiming on, through slog's text
-// and JSON handlers, and parses every stage line back.
-func TestTimingLinesParse(t *testing.T) {
-	for _, format := range []string{"text", "json"} {
-		t.Run(format, func(t *testing.T) {
-			var buf syncBuffer
-			var h slog.Handler = slog.NewTextHandler(&buf, nil)
-			if format == "json" {
-				h = slog.NewJSONHandler(&buf, nil)
-			}
-			log := slog.New(h)
-			b := budget.New(1 << 30)
-			m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b})
-			e, err := engine.New(engine.Options{
-				Config: engine.Config{LogTiming: true}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-				Backend: &cpu.Backend{}, Params: m, Budget: b, Log: log,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Shutdown(context.Background())
-			before := time.Now()
-			res, err := e.Prove(context.Background(), testReq("job with spaces", 10, testkind.Options{Partitions: 2}))
-			if err != nil || res.State != engine.StateCompleted {
-				t.Fatal(err, res.State)
-			}
-			seen := map[string]int{}
-			for _, line := range bytes.Split([]byte(buf.String()), []byte("\n")) {
-				r, ok := engine.ParseTimingLine(line)
-				if !ok {
-					continue
-				}
-				if r.Job != "job with spaces" || r.Start.Before(before.Add(-time.Second)) || r.Duration < 0 {
-					t.Fatalf("bad record %+v from %s", r, line)
-				}
-				if r.Stage != "self_check" && (r.Circuit != "test-k10" || r.Batch == 0 || r.Partition < 0 || r.Partition > 1) {
-					t.Fatalf("bad record %+v from %s", r, line)
-				}
-				seen[r.Stage]++
-			}
-			for stage, n := range map[string]int{"synthesis": 2, "prove": 2, "finish": 2, "self_check": 1} {
-				if seen[stage] != n {
-					t.Errorf("%d %s lines, want %d (%v)", seen[stage], stage, n, seen)
-				}
-			}
-			// Partition 0 loads the parameters; partition 1 waits for that
-			// load (a line) unless, on a busy machine, its worker starts
-			// only after the load has ended (no line: nothing was waited).
-			if n := seen["srs_load"]; n < 1 || n > 2 {
-				t.Errorf("%d srs_load lines, want 1 or 2 (%v)", n, seen)
-			}
-		})
+// stageObserver collects StageTimed calls.
+type stageObserver struct {
+	mu   sync.Mutex
+	recs []engine.StageRecord
+}
+
+func (o *stageObserver) JobFinished(engine.JobReport) {}
+func (o *stageObserver) BatchFormed(string, int)      {}
+func (o *stageObserver) StageTimed(r engine.StageRecord) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.recs = append(o.recs, r)
+}
+
+// TestStagesInStatus runs a 2-partition job that is held in synthesis,
+// reads its stages so far from Status while it runs, then every stage of
+// it from RecentJobs once it is final; the observer sees the same records.
+func TestStagesInStatus(t *testing.T) {
+	obs := &stageObserver{}
+	e2 := newObservedEngine(t, obs)
+	if st := e2.Status(); len(st.RecentJobs) != 0 {
+		t.Fatalf("a new engine lists %d recent jobs", len(st.RecentJobs))
 	}
-	if _, ok := engine.ParseTimingLine([]byte(`time=x level=INFO msg="job queued" job=a`)); ok {
-		t.Error("non-timing line parsed")
+	before := time.Now()
+	const id = "job with spaces"
+	mustSubmit(t, e2, testReq(id, 10, testkind.Options{Partitions: 2, SynthesisDelayMS: 150}))
+	// While it runs, its first synthesis shows among its stages.
+	waitFor(t, "a synthesis record of the running job", 10*time.Second, func() bool {
+		for _, j := range e2.Status().Jobs {
+			for _, s := range j.Stages {
+				if j.ID == id && s.Stage == "synthesis" {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	res := mustAwait(t, e2, id)
+	if res.State != engine.StateCompleted {
+		t.Fatal(res.State, res.Err)
+	}
+	st := e2.Status()
+	if len(st.Jobs) != 0 || len(st.RecentJobs) != 1 {
+		t.Fatalf("%d jobs, %d recent", len(st.Jobs), len(st.RecentJobs))
+	}
+	rj := st.RecentJobs[0]
+	if rj.ID != id || rj.State != engine.StateCompleted || rj.Kind != "test" || rj.Circuit != "test-k10" || rj.Partitions != 2 ||
+		rj.Batch != res.Batch || rj.Batch == 0 || rj.Finished.Before(rj.Submitted) || rj.Timings != res.Timings || rj.Error != "" {
+		t.Fatalf("%+v", rj)
+	}
+	seen := map[string]int{}
+	worker := map[string]string{"prove": "prover", "finish": "finisher", "self_check": "verifier"}
+	synthWorker := regexp.MustCompile(`^synthesis [0-9]+$`)
+	var prev time.Time
+	for _, s := range rj.Stages {
+		okWorker := worker[s.Stage] == s.Worker || ((s.Stage == "srs_load" || s.Stage == "synthesis") && synthWorker.MatchString(s.Worker))
+		if s.Job != id || s.Start.Before(before.Add(-time.Second)) || s.Duration < 0 || s.Start.Before(prev) || !okWorker {
+			t.Fatalf("bad record %+v", s)
+		}
+		prev = s.Start
+		if s.Stage == "self_check" {
+			if s.Partition != -1 || s.Batch != 0 || s.Circuit != "" {
+				t.Fatalf("bad record %+v", s)
+			}
+		} else if s.Circuit != "test-k10" || s.Batch != rj.Batch || s.Partition < 0 || s.Partition > 1 {
+			t.Fatalf("bad record %+v", s)
+		}
+		if s.Stage == "synthesis" && s.Duration < 150*time.Millisecond {
+			t.Fatalf("synthesis of %v with a 150 ms delay", s.Duration)
+		}
+		seen[s.Stage]++
+	}
+	for stage, n := range map[string]int{"synthesis": 2, "prove": 2, "finish": 2, "self_check": 1} {
+		if seen[stage] != n {
+			t.Errorf("%d %s records, want %d (%v)", seen[stage], stage, n, seen)
+		}
+	}
+	// Partition 0 loads the parameters; partition 1 waits for that load
+	// (a record) unless its item starts only after the load has ended.
+	if n := seen["srs_load"]; n < 1 || n > 2 {
+		t.Errorf("%d srs_load records, want 1 or 2 (%v)", n, seen)
+	}
+	obs.mu.Lock()
+	if len(obs.recs) != len(rj.Stages) {
+		t.Errorf("observer saw %d records, status has %d", len(obs.recs), len(rj.Stages))
+	}
+	obs.mu.Unlock()
+}
+
+// newObservedEngine is an engine with the test kind and obs.
+func newObservedEngine(t *testing.T, obs engine.Observer) *engine.Engine {
+	t.Helper()
+	b := budget.New(1 << 30)
+	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b})
+	e, err := engine.New(engine.Options{
+		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Backend: &cpu.Backend{}, Params: m, Budget: b, Observer: obs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Shutdown(context.Background()) })
+	return e
+}
+
+// A failed job is listed with its error; with LogTiming the stage lines
+// are still logged for people.
+func TestRecentFailedJob(t *testing.T) {
+	r := newRig(t, engine.Config{LogTiming: true}, 0, 0)
+	res, err := r.eng.Prove(context.Background(), testReq("bad", 10, testkind.Options{CorruptInputs: true}))
+	if err != nil || res.State != engine.StateFailed {
+		t.Fatal(err, res.State)
+	}
+	rs := r.eng.Status().RecentJobs
+	if len(rs) != 1 || rs[0].State != engine.StateFailed || !strings.Contains(rs[0].Error, "self-check") || len(rs[0].Stages) < 4 {
+		t.Fatalf("%+v", rs)
+	}
+	if !strings.Contains(r.logs.String(), "msg=timing job=bad partition=0 stage=synthesis worker=synthesis") {
+		t.Errorf("no timing line in the log:\n%s", r.logs.String())
 	}
 }

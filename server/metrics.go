@@ -12,7 +12,8 @@ import (
 )
 
 // Metrics is the daemon's Prometheus registry. It implements
-// engine.Observer (pass it to engine.New) for job and batch events; gauges
+// engine.Observer (pass it to engine.New) for job and batch events and
+// engine.StageObserver for each pipeline stage of each partition; gauges
 // (queues, memory, parameters, pipeline) are read from the engine's Status
 // at scrape time once New has attached it.
 //
@@ -28,6 +29,7 @@ type Metrics struct {
 	completed, failed, cancelled                *prometheus.CounterVec
 	duration                                    *prometheus.SummaryVec
 	stages                                      *prometheus.HistogramVec
+	pipelineStages                              *prometheus.HistogramVec
 	batchSize                                   *prometheus.HistogramVec
 }
 
@@ -50,13 +52,20 @@ func NewMetrics() *Metrics {
 			Help:    "Per-job time by stage: queue, srs_load, synthesis, prove, total (completed jobs)",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 16), // 1 ms .. ~15 min
 		}, []string{"proof_kind", "stage"}),
+		pipelineStages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cuzk_pipeline_stage_duration_seconds",
+			Help: "Per-partition time of each pipeline stage: srs_load, synthesis, prove, finish; self_check per job",
+			// 100 µs .. ~15 min: test circuits take milliseconds, 32 GiB
+			// PoRep partitions minutes.
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 18),
+		}, []string{"circuit_id", "stage"}),
 		batchSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "cuzk_batch_size", Help: "Jobs per batch admitted to the pipeline",
 			Buckets: []float64{1, 2, 3, 4, 6, 8, 12, 16},
 		}, []string{"circuit_id"}),
 	}
 	m.reg.MustRegister(m.completedTotal, m.failedTotal, m.cancelledTotal, m.completed, m.failed, m.cancelled,
-		m.duration, m.stages, m.batchSize,
+		m.duration, m.stages, m.pipelineStages, m.batchSize,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -85,6 +94,12 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 		m.cancelledTotal.Inc()
 		m.cancelled.WithLabelValues(kind).Inc()
 	}
+}
+
+// StageTimed implements engine.StageObserver. self_check has no item, so
+// its circuit_id is empty.
+func (m *Metrics) StageTimed(r engine.StageRecord) {
+	m.pipelineStages.WithLabelValues(r.Circuit, r.Stage).Observe(r.Duration.Seconds())
 }
 
 // BatchFormed implements engine.Observer.

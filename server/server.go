@@ -85,15 +85,15 @@ func (s *Server) Serve(l net.Listener) error {
 	return nil
 }
 
-// HTTPHandler serves GET /status (the engine's Status as JSON), GET
-// /metrics and /debug/pprof/.
+// HTTPHandler serves GET /status (the statusdoc.Status document built
+// from the engine's Status), GET /metrics and /debug/pprof/.
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(s.eng.Status()); err != nil {
+		if err := enc.Encode(statusDocument(s.eng.Status())); err != nil {
 			s.log.Debug("writing /status", "err", err)
 		}
 	})

@@ -29,6 +29,7 @@ import (
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -508,6 +509,8 @@ func TestStatusMetricsPreloadEvict(t *testing.T) {
 		"cuzk_proofs_completed_total 1", `cuzk_proofs_completed{proof_kind="test"} 1`, "cuzk_uptime_seconds",
 		"cuzk_queue_depth 0", "cuzk_running_jobs 0", "cuzk_gpu_workers 0", `cuzk_proof_duration_seconds_count{proof_kind="test"} 1`,
 		`cuzk_stage_duration_seconds_count{proof_kind="test",stage="synthesis"} 1`, `cuzk_stage_duration_seconds_bucket{proof_kind="test",stage="prove",le="+Inf"} 1`,
+		`cuzk_pipeline_stage_duration_seconds_count{circuit_id="test-k10",stage="synthesis"} 1`,
+		`cuzk_pipeline_stage_duration_seconds_count{circuit_id="",stage="self_check"} 1`,
 		"cuzk_memory_budget_bytes 4.294967296e+09", `cuzk_srs_bytes{circuit_id="test-k10",tier="hot"}`, "go_goroutines",
 	} {
 		if !strings.Contains(text, want) {
@@ -520,19 +523,22 @@ func TestStatusMetricsPreloadEvict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var js engine.Status
+	var js statusdoc.Status
 	if err := json.NewDecoder(resp.Body).Decode(&js); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/status: %v %v", resp.Status, err)
 	}
 	resp.Body.Close()
 	hot := 0
 	for _, p := range js.Params {
-		if p.Tier == srs.TierHot {
+		if p.Tier == string(srs.TierHot) {
 			hot++
 		}
 	}
 	if js.Counters.Completed != 1 || hot != 1 || js.Memory.TotalBytes != 4<<30 {
 		t.Fatalf("/status %+v", js)
+	}
+	if len(js.RecentJobs) != 1 || js.RecentJobs[0].ID != "m" || js.RecentJobs[0].State != "completed" || len(js.RecentJobs[0].Stages) < 4 {
+		t.Fatalf("/status recent_jobs %+v", js.RecentJobs)
 	}
 	for _, path := range []string{"/metrics", "/debug/pprof/"} {
 		resp, err := http.Get(d.http + path)

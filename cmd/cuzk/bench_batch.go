@@ -55,7 +55,7 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 		n := int(done.Load())
 		return fmt.Sprintf("%s %d/%d proofs; %s", bench.Bar(n, count, 20), n, count, daemonBrief(ctx, c))
 	})
-	rep := bench.RunBatch(ctx, c, spec, bench.BatchOptions{Count: count, Concurrency: conc}, func(r bench.Result) {
+	rep := bench.RunBatch(ctx, c, spec.Spec, bench.BatchOptions{Count: count, Concurrency: conc}, func(r bench.Result) {
 		n := done.Add(1)
 		prog.Println(lines, proofLine(int(n), count, &r))
 	})

@@ -125,12 +125,12 @@ func optHex32(name, s string) ([]byte, error) {
 
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
-func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Writer) (*bench.Spec, error) {
+func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Writer) (*benchSpec, error) {
 	prio, err := parsePriority(p.priority)
 	if err != nil {
 		return nil, err
 	}
-	var spec *bench.Spec
+	var spec *benchSpec
 	switch t {
 	case bench.TypePoRep:
 		var data []byte
@@ -151,7 +151,7 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 			fmt.Fprintf(progress, "no --c1: sealed a 2 KiB test sector (%v, sector %d, miner %d) in %v\n",
 				proof, seal.DefaultSector, seal.DefaultMinerID, time.Since(t0).Round(time.Millisecond))
 		}
-		if spec, err = bench.PoRepSpec(data, bench.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
+		if spec, err = poRepSpec(data, poRepOptions{sectorNumber: p.sectorNum, minerID: p.minerID, registeredProof: p.registeredProof}); err != nil {
 			if p.c1 != "" {
 				return nil, fmt.Errorf("%s: %w", p.c1, err)
 			}
@@ -172,7 +172,7 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 		if p.registeredProof >= 0 {
 			k = int(p.registeredProof)
 		}
-		if spec, err = bench.TestSpec(k, opt); err != nil {
+		if spec, err = testSpec(k, opt); err != nil {
 			return nil, err
 		}
 	default:
@@ -190,8 +190,8 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 		if p.registeredProof < 0 {
 			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)
 		}
-		spec = &bench.Spec{Type: t, RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum, MinerID: p.minerID,
-			VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
+		spec = &benchSpec{Spec: &bench.Spec{Type: t, RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum, MinerID: p.minerID,
+			VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}}
 		if spec.SectorNumber == 0 {
 			spec.SectorNumber = seal.DefaultSector
 		}

@@ -13,6 +13,7 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 // rpcJSON renders responses for --json with the wire's field names and
@@ -38,7 +39,7 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("GetStatus: %v", err)
 	}
-	var eng *bench.DaemonStatus
+	var eng *statusdoc.Status
 	var raw []byte
 	if sc, err := df.status(); err != nil {
 		return fail("%v", err)
@@ -95,7 +96,7 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	return exitOK
 }
 
-func printEngineStatus(w io.Writer, s *bench.DaemonStatus) {
+func printEngineStatus(w io.Writer, s *statusdoc.Status) {
 	p := s.Pipeline
 	m := s.Memory
 	fmt.Fprintf(w, "\nPipeline (enabled=%v): %d synthesis worker(s), concurrency %d, lookahead %d\n", p.Enabled, p.SynthesisWorkers, p.SynthesisConcurrency, p.Lookahead)
@@ -126,6 +127,11 @@ func printEngineStatus(w io.Writer, s *bench.DaemonStatus) {
 			}
 			fmt.Fprintf(w, "  %s %s %s %s %s age %v [%s]\n", j.ID, j.Kind, j.Circuit, j.Priority, j.State, j.Age.Round(time.Millisecond), strings.Join(parts, " "))
 		}
+	}
+	if n := len(s.RecentJobs); n > 0 {
+		last := s.RecentJobs[n-1]
+		fmt.Fprintf(w, "Recent jobs: %d with their stages (cuzk bench timeline draws them); last %s %s in %v\n",
+			n, last.ID, last.State, last.Timings.Total.Round(time.Millisecond))
 	}
 }
 

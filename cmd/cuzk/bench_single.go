@@ -63,12 +63,12 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail("%v", err)
 	}
 	var vk *groth16.VerifyingKey
-	rep := singleReport{Addr: df.addr, Spec: spec}
+	rep := singleReport{Addr: df.addr, Spec: spec.Spec}
 	if *verify {
 		rep.Verify = &verifyReport{}
 		path := *vkPath
 		if path == "" {
-			if path, err = bench.VerifyingKeyPath(spec, *paramDir); err != nil {
+			if path, err = verifyingKeyPath(spec, *paramDir); err != nil {
 				return fail("--verify: %v", err)
 			}
 		}
@@ -92,7 +92,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	prog := bench.StartProgress(stderr, isTerminal(stderr), 30*time.Second, func() string {
 		return "waiting for the proof; " + daemonBrief(ctx, c)
 	})
-	rep.Result = bench.Prove(ctx, c, spec, 0, id)
+	rep.Result = bench.Prove(ctx, c, spec.Spec, 0, id)
 	prog.Stop()
 	r := &rep.Result
 	code := exitOK
@@ -107,7 +107,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if rep.Verify != nil && r.OK() {
 		t := time.Now()
-		ok, method, err := bench.Verify(spec, vk, r.Proof)
+		ok, method, err := verifyBenchProof(spec, vk, r.Proof)
 		rep.Verify.Duration = time.Since(t)
 		rep.Verify.Checked, rep.Verify.Valid, rep.Verify.Method = err == nil, ok, method
 		if err != nil {
@@ -116,7 +116,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		if !ok {
 			code = exitInvalid
 		}
-		if err != nil && !errors.Is(err, bench.ErrReplicaMismatch) {
+		if err != nil && !errors.Is(err, errReplicaMismatch) {
 			code = exitError
 		}
 	}

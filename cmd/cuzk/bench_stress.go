@@ -44,9 +44,11 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	specs := map[bench.ProofType]*bench.Spec{}
 	for _, r := range mix {
-		if specs[r.Type], err = pf.spec(ctx, r.Type, stderr); err != nil {
+		s, err := pf.spec(ctx, r.Type, stderr)
+		if err != nil {
 			return fail("%s: %v", r.Type, err)
 		}
+		specs[r.Type] = s.Spec
 	}
 	sc, err := df.status()
 	if err != nil {

@@ -18,13 +18,15 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/c2"
+	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
 type synthReport struct {
 	C1              string                 `json:"c1"`
-	CS              bench.CSKind           `json:"cs"`
-	Iterations      []bench.SynthIteration `json:"iterations"`
+	CS              synthbench.CSKind      `json:"cs"`
+	Iterations      []synthbench.Iteration `json:"iterations"`
 	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
 	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
 	GoVersion       string                 `json:"go_version"`
@@ -48,7 +50,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return code
 	}
 	fail := failer(stderr, "cuzk bench synth")
-	kind, err := bench.ParseCSKind(*csName)
+	kind, err := synthbench.ParseCSKind(*csName)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -100,7 +102,11 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !*asJSON {
 		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "bytes/constr", "allocs/constr", "peak RSS")
 	}
-	its, err := bench.Synth(ctx, parts, bench.SynthOptions{CS: kind, Iterations: *iters, Partition: *partition}, func(r bench.SynthIteration) {
+	circuits := make([]r1cs.Circuit, len(parts))
+	for i := range parts {
+		circuits[i] = parts[i].Circuit
+	}
+	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, Iterations: *iters, Partition: *partition, PeakRSS: bench.PeakRSS}, func(r synthbench.Iteration) {
 		if !*asJSON {
 			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
 				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)

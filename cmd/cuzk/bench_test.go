@@ -22,12 +22,12 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // benchDaemon is a daemon run in-process through the command table, on
-// unix sockets, logging at debug level (so its stage timing lines are in
-// logs).
+// unix sockets, logging at debug level into logs (for failures).
 type benchDaemon struct {
 	addr, statusAddr string
 	params           string
@@ -383,7 +383,7 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 			} `json:"queues"`
 			Limit string `json:"pinned_memory_limit_bytes"`
 		} `json:"grpc"`
-		Engine *bench.DaemonStatus `json:"engine"`
+		Engine *statusdoc.Status `json:"engine"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil || code != exitOK {
 		t.Fatalf("%v:\n%s", err, out)
@@ -454,6 +454,10 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 	}
 }
 
+// TestBenchTimeline proves three 2-partition test jobs through the
+// daemon, finds every stage of each in /status (recent_jobs), and draws
+// the timeline from the daemon's status listener and from a saved /status
+// document.
 func TestBenchTimeline(t *testing.T) {
 	d := startBenchDaemon(t, "", "2GiB")
 	code, out, stderr := d.bench(t, "batch", "-t", "test", "--partitions", "2", "-c", "3", "-j", "2", "--json")
@@ -462,39 +466,54 @@ func TestBenchTimeline(t *testing.T) {
 		t.Fatalf("exit %d %v\n%s", code, err, stderr)
 	}
 	runID := strings.TrimSuffix(rep.Results[0].RequestID, "-0")
-	logPath := filepath.Join(t.TempDir(), "daemon.log")
-	logs := d.logs.String()
-	if err := os.WriteFile(logPath, []byte(logs), 0o644); err != nil {
+	sc, err := bench.NewStatusClient(d.statusAddr)
+	if err != nil {
 		t.Fatal(err)
 	}
-	timingLines := 0
-	for _, l := range strings.Split(logs, "\n") {
-		if strings.Contains(l, "msg=timing") && strings.Contains(l, "job="+runID) {
-			timingLines++
+	st, raw, err := sc.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := 0
+	for _, j := range st.RecentJobs {
+		if !strings.HasPrefix(j.ID, runID) {
+			continue
+		}
+		stages := map[string]int{}
+		for _, s := range j.Stages {
+			stages[s.Stage]++
+			if s.Stage != statusdoc.StageSelfCheck && (s.Circuit != "test-k10" || s.Batch != j.Batch || s.Partition < 0 || s.Partition > 1) ||
+				s.Duration < 0 || s.Start.Before(j.Submitted) || s.End().After(j.Finished) {
+				t.Errorf("%s: stage %+v", j.ID, s)
+			}
+		}
+		records += len(j.Stages)
+		if j.State != "completed" || j.Partitions != 2 || stages["synthesis"] != 2 || stages["prove"] != 2 || stages["finish"] != 2 || stages["self_check"] != 1 {
+			t.Errorf("%s %s: stages %v", j.ID, j.State, stages)
 		}
 	}
 	// 3 jobs × 2 partitions × (synthesis, prove, finish) + 3 self-checks,
 	// plus the parameter load of the first items.
-	if timingLines < 21 {
-		t.Fatalf("%d timing lines for %s", timingLines, runID)
+	if records < 21 {
+		t.Fatalf("%d stage records for %s in %s", records, runID, raw)
 	}
 
 	svg := filepath.Join(t.TempDir(), "tl.svg")
-	code, out, stderr = runCmd(t, "bench", "timeline", "--log", logPath, "--jobs", runID, "--svg", svg, "--width", "80")
+	code, out, stderr = runCmd(t, "bench", "timeline", "--status-addr", d.statusAddr, "--jobs", runID, "--svg", svg, "--width", "80")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{fmt.Sprintf("3 job(s), 6 partition(s), %d stage records", timingLines), "\nsynth 1 ", "\nprove ", "\nfinish ",
+	for _, want := range []string{fmt.Sprintf("3 job(s), 6 partition(s), %d stage records", records), "\nsynth 1 ", "\nprove ", "\nfinish ",
 		"\nA p0 ", "\nA p1 ", "\nA job ", "\nC p1 ", "A  " + runID, "wrote " + svg} {
 		if !strings.Contains(out, want) {
 			t.Errorf("timeline lacks %q:\n%s", want, out)
 		}
 	}
-	raw, err := os.ReadFile(svg)
+	svgRaw, err := os.ReadFile(svg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(raw))
+	dec := xml.NewDecoder(bytes.NewReader(svgRaw))
 	rects := 0
 	for {
 		tok, err := dec.Token()
@@ -508,22 +527,27 @@ func TestBenchTimeline(t *testing.T) {
 			rects++
 		}
 	}
-	if rects < 2*timingLines {
-		t.Errorf("%d rects in the SVG for %d records", rects, timingLines)
+	if rects < 2*records {
+		t.Errorf("%d rects in the SVG for %d records", rects, records)
 	}
 
-	code, out, _ = runCmd(t, "bench", "timeline", "--log", logPath, "--jobs", runID, "--json")
+	// The same document saved to a file draws the same timeline.
+	saved := filepath.Join(t.TempDir(), "status.json")
+	if err := os.WriteFile(saved, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCmd(t, "bench", "timeline", "--status-file", saved, "--jobs", runID, "--json")
 	var tl bench.Timeline
 	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK {
 		t.Fatalf("%v", err)
 	}
-	if tl.Records != timingLines || len(tl.Jobs) != 3 || tl.Length <= 0 {
+	if tl.Records != records || len(tl.Jobs) != 3 || tl.Length <= 0 {
 		t.Fatalf("%d records, %d jobs", tl.Records, len(tl.Jobs))
 	}
 	stages := map[string]int{}
 	for _, s := range tl.Spans {
 		stages[s.Stage]++
-		if s.Stage != bench.StageSelfCheck && s.Circuit != "test-k10" {
+		if s.Stage != statusdoc.StageSelfCheck && s.Circuit != "test-k10" || s.Worker == "" {
 			t.Errorf("span %+v", s)
 		}
 	}
@@ -531,10 +555,17 @@ func TestBenchTimeline(t *testing.T) {
 		t.Errorf("stages %v", stages)
 	}
 
-	empty := filepath.Join(t.TempDir(), "empty.log")
-	os.WriteFile(empty, []byte("time=x level=INFO msg=\"job queued\" job=a\n"), 0o644)
-	if code, _, stderr := runCmd(t, "bench", "timeline", "--log", empty); code != exitError || !strings.Contains(stderr, "no stage timing lines") {
-		t.Fatalf("exit %d %q", code, stderr)
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--status-addr", d.statusAddr, "--jobs", "no-such-job"}, "no stage records"},
+		{[]string{}, "one of --status-addr and --status-file"},
+		{[]string{"--status-addr", d.statusAddr, "--status-file", saved}, "one of --status-addr and --status-file"},
+	} {
+		if code, _, stderr := runCmd(t, append([]string{"bench", "timeline"}, bad.args...)...); code != exitError || !strings.Contains(stderr, bad.want) {
+			t.Errorf("%v: exit %d %q", bad.args, code, stderr)
+		}
 	}
 }
 
@@ -593,15 +624,13 @@ func TestBenchSinglePoRep(t *testing.T) {
 		t.Errorf("metrics after three proofs:\n%s", out)
 	}
 
-	logPath := filepath.Join(t.TempDir(), "daemon.log")
-	os.WriteFile(logPath, []byte(d.logs.String()), 0o644)
-	code, out, _ = runCmd(t, "bench", "timeline", "--log", logPath, "--json")
+	code, out, _ = runCmd(t, "bench", "timeline", "--status-addr", d.statusAddr, "--json")
 	var tl bench.Timeline
 	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK || len(tl.Jobs) != 3 {
 		t.Fatalf("%v %s", err, out)
 	}
 	for _, s := range tl.Spans {
-		if s.Stage != bench.StageSelfCheck && s.Circuit != "porep-2k" {
+		if s.Stage != statusdoc.StageSelfCheck && s.Circuit != "porep-2k" {
 			t.Errorf("span %+v", s)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,14 +10,16 @@ import (
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 // runBenchTimeline is `cuzk bench timeline`: the pipeline drawn from the
-// daemon's stage timing lines, as text and SVG.
-func runBenchTimeline(_ context.Context, args []string, stdout, stderr io.Writer) int {
+// stage records of the daemon's /status (its running jobs and the last
+// 256 finished ones), as text and SVG.
+func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench timeline", stderr)
-	logPath := fs.String("log", "-", "daemon log `file` with stage timing lines (CUZK_TIMING=1 or --log-level debug); - reads stdin")
+	statusAddr := fs.String("status-addr", "", "daemon status HTTP `address` (its status_listen): unix:///path.sock, host:port or http://host:port")
+	statusFile := fs.String("status-file", "", "read a saved GET /status document from this `file` instead (- reads stdin)")
 	svgPath := fs.String("svg", "", "also write the picture to this SVG `file`")
 	jobs := fs.String("jobs", "", "only these jobs: comma-separated ids or id prefixes")
 	width := fs.Int("width", 100, "text width in columns of time")
@@ -25,28 +28,47 @@ func runBenchTimeline(_ context.Context, args []string, stdout, stderr io.Writer
 		return code
 	}
 	fail := failer(stderr, "cuzk bench timeline")
-	var in io.Reader = os.Stdin
-	if *logPath != "-" {
-		f, err := os.Open(*logPath)
+	var st *statusdoc.Status
+	var from string
+	switch {
+	case (*statusAddr == "") == (*statusFile == ""):
+		return fail("give one of --status-addr and --status-file")
+	case *statusAddr != "":
+		sc, err := bench.NewStatusClient(*statusAddr)
 		if err != nil {
 			return fail("%v", err)
 		}
-		defer f.Close()
-		in = f
+		if st, _, err = sc.Status(ctx); err != nil {
+			return fail("%v", err)
+		}
+		from = *statusAddr
+	default:
+		var raw []byte
+		var err error
+		if *statusFile == "-" {
+			raw, err = io.ReadAll(os.Stdin)
+		} else {
+			raw, err = os.ReadFile(*statusFile)
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
+		st = &statusdoc.Status{}
+		if err := json.Unmarshal(raw, st); err != nil {
+			return fail("%s: %v", *statusFile, err)
+		}
+		from = *statusFile
 	}
-	recs, lines, err := bench.ReadTimingLog(in)
-	if err != nil {
-		return fail("%v", err)
-	}
+	var keep func(string) bool
 	if *jobs != "" {
 		want := strings.Split(*jobs, ",")
-		recs = slices.DeleteFunc(recs, func(r engine.TimingRecord) bool {
-			return !slices.ContainsFunc(want, func(p string) bool { return p != "" && strings.HasPrefix(r.Job, p) })
-		})
+		keep = func(job string) bool {
+			return slices.ContainsFunc(want, func(p string) bool { return p != "" && strings.HasPrefix(job, p) })
+		}
 	}
-	tl, err := bench.NewTimeline(recs)
+	tl, err := bench.NewTimeline(bench.StageRecords(st, keep))
 	if err != nil {
-		return fail("%s (%d lines read): %v", *logPath, lines, err)
+		return fail("%s (%d running, %d recent jobs): %v", from, len(st.Jobs), len(st.RecentJobs), err)
 	}
 	if *svgPath != "" {
 		f, err := os.Create(*svgPath)

@@ -39,7 +39,7 @@ func commands() map[string]command {
 		"bench preload":  {"load a circuit's parameters in the daemon", runBenchPreload},
 		"bench evict":    {"drop a circuit's parameters from the daemon's memory", runBenchEvict},
 		"bench metrics":  {"the daemon's Prometheus metrics", runBenchMetrics},
-		"bench timeline": {"draw the pipeline from the daemon's stage timing lines (text and SVG)", runBenchTimeline},
+		"bench timeline": {"draw the pipeline from the stage records of the daemon's /status (text and SVG)", runBenchTimeline},
 		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -14,43 +15,44 @@ import (
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// ErrNoVerifier: the tool cannot check proofs of this type.
-var ErrNoVerifier = errors.New("no verifier for this proof type")
+// errNoVerifier is returned when the tool cannot check proofs of this
+// type.
+var errNoVerifier = errors.New("no verifier for this proof type")
 
-// ErrReplicaMismatch: the prover id and sector number given for
-// verify-seal do not reproduce the C1's replica id, so the proof could
-// never verify against them.
-var ErrReplicaMismatch = errors.New("replica id mismatch")
+// errReplicaMismatch is returned when the prover id and sector number
+// given for verify-seal do not reproduce the C1's replica id, so the proof
+// could never verify against them.
+var errReplicaMismatch = errors.New("replica id mismatch")
 
-// VerifyingKeyPath is where the verifying key of spec's circuit lives in a
+// verifyingKeyPath is where the verifying key of spec's circuit lives in a
 // parameter directory (official names for Filecoin circuits, the test
 // kind's names for test circuits).
-func VerifyingKeyPath(spec *Spec, paramDir string) (string, error) {
+func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 	switch spec.Type {
-	case TypeTest:
-		return filepath.Join(paramDir, testkind.FileBase(spec.LogRows)+".vk"), nil
-	case TypePoRep:
+	case bench.TypeTest:
+		return filepath.Join(paramDir, testkind.FileBase(spec.logRows)+".vk"), nil
+	case bench.TypePoRep:
 		f, err := srs.FilecoinLocator(paramDir).Locate(spec.Circuit)
 		if err != nil {
 			return "", err
 		}
 		return f.VK, nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrNoVerifier, spec.Type)
+	return "", fmt.Errorf("%w: %s", errNoVerifier, spec.Type)
 }
 
-// Verify checks a proof the daemon returned for spec: for PoRep,
+// verifyBenchProof checks a proof the daemon returned for spec: for PoRep,
 // verify-seal from the C1's public values (comm_r, comm_d, ticket, seed,
 // registered proof) with the prover id of spec.MinerID and spec's sector
 // number; for test circuits, Groth16 verification of every partition
 // proof against the circuit's public inputs. method says which.
-func Verify(spec *Spec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
+func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
 	switch spec.Type {
-	case TypePoRep:
+	case bench.TypePoRep:
 		method = "verify-seal from the C1's public values"
-		o := spec.C1
+		o := spec.c1
 		if o == nil {
-			return false, method, fmt.Errorf("%w: no C1 in the spec", ErrNoVerifier)
+			return false, method, fmt.Errorf("%w: no C1 in the spec", errNoVerifier)
 		}
 		cfg, err := porep.ConfigFor(o.RegisteredProof)
 		if err != nil {
@@ -59,12 +61,12 @@ func Verify(spec *Spec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method
 		pub := porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(spec.MinerID),
 			Sector: spec.SectorNumber, Ticket: o.Ticket, Seed: o.Seed}
 		if pub.ReplicaID() != o.ReplicaID {
-			return false, method, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", ErrReplicaMismatch,
+			return false, method, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", errReplicaMismatch,
 				spec.MinerID, spec.SectorNumber, pub.ReplicaID(), o.ReplicaID)
 		}
 		ok, err := porep.VerifySeal(vk, proof, pub)
 		return ok, method, err
-	case TypeTest:
+	case bench.TypeTest:
 		method = "groth16 verify of each partition proof against the test circuit's public inputs"
 		proofs, err := groth16.DecodeProofs(proof)
 		if err != nil {
@@ -74,7 +76,7 @@ func Verify(spec *Spec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method
 		if err != nil {
 			return false, method, err
 		}
-		in := testkind.PublicInputs(spec.LogRows)
+		in := testkind.PublicInputs(spec.logRows)
 		inputs := make([][]fr.Element, len(proofs))
 		for i := range inputs {
 			inputs[i] = in
@@ -82,5 +84,5 @@ func Verify(spec *Spec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method
 		ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
 		return ok, method, err
 	}
-	return false, "", fmt.Errorf("%w: %s", ErrNoVerifier, spec.Type)
+	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Type)
 }

@@ -1,16 +1,18 @@
-package bench
+// Package synthbench is the synthesis microbenchmark behind `cuzk bench
+// synth`: it synthesises partition circuits (the PoRep circuit of package
+// circuit, planned from a C1 by porep/c2) into each kind of constraint
+// system and measures wall time, allocation and peak memory per row. It
+// sits beside the circuits it measures rather than with the daemon
+// harnesses of package bench, which only talk to a daemon.
+package synthbench
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -34,8 +36,8 @@ func ParseCSKind(s string) (CSKind, error) {
 	return "", fmt.Errorf("unknown constraint system %q (proving, templated, witness or count)", s)
 }
 
-// SynthIteration is one synthesis of one partition.
-type SynthIteration struct {
+// Iteration is one synthesis of one partition.
+type Iteration struct {
 	Iteration   int     `json:"iteration"`
 	Partition   int     `json:"partition"`
 	CS          CSKind  `json:"cs"`
@@ -46,23 +48,27 @@ type SynthIteration struct {
 	NsPerRow    float64 `json:"ns_per_constraint"`
 	BytesPerRow float64 `json:"bytes_per_constraint"`
 	AllocsPerRw float64 `json:"allocs_per_constraint"`
-	// PeakRSS is the process's peak resident set after this run (VmHWM,
-	// so it never decreases from one iteration to the next).
+	// PeakRSS is the process's peak resident set after this run, as
+	// Options.PeakRSS reads it (VmHWM never decreases from one iteration
+	// to the next); 0 without it.
 	PeakRSS uint64 `json:"peak_rss_bytes"`
 }
 
-// SynthOptions configure Synth.
-type SynthOptions struct {
+// Options configure Run.
+type Options struct {
 	CS         CSKind
 	Iterations int
 	Partition  int // -1: every partition
-	Workers    int // for the C1 self-check only; synthesis is single-threaded
+	// PeakRSS, when set, reads the process's peak resident set after each
+	// run (cuzk passes bench.PeakRSS).
+	PeakRSS func() uint64
 }
 
-// Synth synthesises the partitions of a planned C1 the given number of
-// times and measures each run. Templated runs get their densities from one
-// untimed exact synthesis of the same partition first.
-func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each func(SynthIteration)) ([]SynthIteration, error) {
+// Run synthesises the partition circuits (one per partition, e.g. a
+// planned C1's) the given number of times, one after another on this
+// goroutine, and measures each run. Templated runs get their densities
+// from one untimed exact synthesis of the same partition first.
+func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Iteration)) ([]Iteration, error) {
 	if opt.Iterations <= 0 {
 		opt.Iterations = 1
 	}
@@ -77,11 +83,14 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 			idx = append(idx, i)
 		}
 	}
-	var out []SynthIteration
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("no partition circuits")
+	}
+	var out []Iteration
 	densities := map[int]*r1cs.Densities{}
 	// Size every buffer up front, as the engine does from the parameters:
 	// otherwise the first run measures slice regrowth, not synthesis.
-	counted, err := r1cs.Synthesize(parts[idx[0]].Circuit, r1cs.Counter{})
+	counted, err := r1cs.Synthesize(parts[idx[0]], r1cs.Counter{})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +101,7 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 			if err := ctx.Err(); err != nil {
 				return out, err
 			}
-			c := parts[k].Circuit
+			c := parts[k]
 			if opt.CS == CSTemplated && densities[k] == nil {
 				pa := r1cs.NewProvingAssignment(hint)
 				if _, err := r1cs.Synthesize(c, pa); err != nil {
@@ -127,13 +136,15 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 			bytes1, allocs1 := heapCounters()
 			shape := cs.Shape()
 			rows := float64(max(shape.Constraints, 1))
-			r := SynthIteration{
+			r := Iteration{
 				Iteration: it, Partition: k, CS: opt.CS, WallNs: wall.Nanoseconds(),
 				Constraints: shape.Constraints, Inputs: shape.Inputs, Aux: shape.Aux,
 				NsPerRow:    float64(wall.Nanoseconds()) / rows,
 				BytesPerRow: float64(bytes1-bytes0) / rows,
 				AllocsPerRw: float64(allocs1-allocs0) / rows,
-				PeakRSS:     PeakRSS(),
+			}
+			if opt.PeakRSS != nil {
+				r.PeakRSS = opt.PeakRSS()
 			}
 			out = append(out, r)
 			if each != nil {
@@ -150,23 +161,4 @@ func heapCounters() (bytes, objects uint64) {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64(), s[1].Value.Uint64()
-}
-
-// PeakRSS is the process's peak resident set (VmHWM), in bytes; 0 if
-// unknown.
-func PeakRSS() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				kb, _ := strconv.ParseUint(f[0], 10, 64)
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }

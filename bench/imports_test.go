@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// module is this repository's module path.
+const module = "github.com/cuzk-dev/cuzk"
+
+// allowedImports are the only packages of this module bench may depend on
+// (directly or not): it talks to a daemon through the client and the wire
+// types, and reads /status through its document type. Building requests
+// from sealed sectors, verifying proofs and the synthesis benchmark live
+// in cmd/cuzk and porep/circuit/synthbench.
+var allowedImports = map[string]bool{
+	module + "/bench":            true,
+	module + "/client":           true,
+	module + "/api/cuzk/v1":      true,
+	module + "/server/statusdoc": true,
+}
+
+// TestImportsAllowList fails when bench (or its tests) depends on a
+// package of this module outside allowedImports.
+func TestImportsAllowList(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the imports: %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "-test", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	n := 0
+	for _, p := range strings.Fields(string(out)) {
+		// -test lists the test variants ("bench [bench.test]", "bench.test").
+		p, _, _ = strings.Cut(p, " ")
+		if p == module+"/bench.test" || (p != module && !strings.HasPrefix(p, module+"/")) {
+			continue
+		}
+		n++
+		if !allowedImports[p] {
+			t.Errorf("bench depends on %s; allowed are only %v", p, allowedImports)
+		}
+	}
+	if n < len(allowedImports) {
+		t.Fatalf("go list found %d packages of the module, want at least %d:\n%s", n, len(allowedImports), out)
+	}
+}

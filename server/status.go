@@ -1,0 +1,70 @@
+package server
+
+import (
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
+)
+
+// statusDocument builds the GET /status document from the engine's
+// snapshot. Slices are never nil, so the document lists [] rather than
+// null for what is empty.
+func statusDocument(st engine.Status) statusdoc.Status {
+	d := statusdoc.Status{
+		Uptime: st.Uptime,
+		Memory: statusdoc.Memory{
+			TotalBytes: st.Memory.TotalBytes, UsedBytes: st.Memory.UsedBytes, PeakBytes: st.Memory.PeakBytes,
+			ParamsBytes: st.Memory.ParamsBytes, Waiting: st.Memory.Waiting,
+		},
+		Pipeline:   statusdoc.Pipeline(st.Pipeline),
+		Queues:     make([]statusdoc.Queue, 0, len(st.Queues)),
+		Jobs:       make([]statusdoc.Job, 0, len(st.Jobs)),
+		Params:     make([]statusdoc.Param, 0, len(st.Params)),
+		Counters:   statusdoc.Counters(st.Counters),
+		Kinds:      append(make([]string, 0, len(st.Kinds)), st.Kinds...),
+		Batching:   statusdoc.Batching(st.Batching),
+		Limits:     statusdoc.Limits(st.Limits),
+		ByKind:     make(map[string]statusdoc.KindCounters, len(st.ByKind)),
+		RecentJobs: make([]statusdoc.RecentJob, 0, len(st.RecentJobs)),
+	}
+	for _, q := range st.Queues {
+		d.Queues = append(d.Queues, statusdoc.Queue(q))
+	}
+	for _, j := range st.Jobs {
+		dj := statusdoc.Job{ID: j.ID, Kind: j.Kind, Circuit: j.Circuit, Priority: j.Priority, State: j.State.String(),
+			Batch: j.Batch, Age: j.Age, Waiters: j.Holders, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
+			Stages: stages(j.Stages)}
+		for _, p := range j.Partitions {
+			dj.Partitions = append(dj.Partitions, statusdoc.Partition(p))
+		}
+		d.Jobs = append(d.Jobs, dj)
+	}
+	for _, p := range st.Params {
+		d.Params = append(d.Params, statusdoc.Param{CircuitID: p.CircuitID, Tier: string(p.Tier), Bytes: p.Bytes, Refs: p.Refs,
+			IdleFor: p.IdleFor, Official: p.Official, Test: p.Test, Loads: p.Loads, LastLoad: p.LastLoad, File: p.Params})
+	}
+	for k, c := range st.ByKind {
+		d.ByKind[k] = statusdoc.KindCounters(c)
+	}
+	for _, r := range st.RecentJobs {
+		st := stages(r.Stages)
+		if st == nil {
+			st = []statusdoc.Stage{}
+		}
+		d.RecentJobs = append(d.RecentJobs, statusdoc.RecentJob{ID: r.ID, Kind: r.Kind, Circuit: r.Circuit, Priority: r.Priority,
+			State: r.State.String(), Batch: r.Batch, Partitions: r.Partitions, Submitted: r.Submitted, Finished: r.Finished,
+			Timings: statusdoc.Timings(r.Timings), Error: r.Error, Stages: st, StagesDropped: r.StagesDropped})
+	}
+	return d
+}
+
+func stages(recs []engine.StageRecord) []statusdoc.Stage {
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]statusdoc.Stage, len(recs))
+	for i, r := range recs {
+		out[i] = statusdoc.Stage{Partition: r.Partition, Stage: r.Stage, Start: r.Start, Duration: r.Duration,
+			Batch: r.Batch, Circuit: r.Circuit, Worker: r.Worker}
+	}
+	return out
+}

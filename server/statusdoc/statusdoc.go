@@ -1,0 +1,192 @@
+// Package statusdoc is the document the daemon serves at GET /status on
+// its status listener (status_listen): the wire contract of that endpoint,
+// shared by the server that builds it and the tools that read it (cuzk
+// bench). It imports only the standard library, so a client decodes it
+// without linking the daemon.
+//
+// Durations are integer nanoseconds (fields ending in _ns), times RFC 3339
+// with nanoseconds. Readers must ignore fields they do not know: the
+// daemon may add more; it does not rename or remove any.
+package statusdoc
+
+import "time"
+
+// Stage names, as Stage.Stage carries them.
+const (
+	StageSRSLoad   = "srs_load"   // the item's wait for its parameters, when they were not resident
+	StageSynthesis = "synthesis"  // one partition's circuit synthesis
+	StageProve     = "prove"      // the prover's Start (FFTs, G1 MSMs)
+	StageFinish    = "finish"     // the finisher's Finish (G2 MSM, assembly)
+	StageSelfCheck = "self_check" // verification of the whole job (partition -1)
+)
+
+// Worker names, as Stage.Worker carries them.
+const (
+	WorkerSynthesis = "synthesis" // prefix: synthesis worker N is "synthesis N"
+	WorkerProver    = "prover"
+	WorkerFinisher  = "finisher"
+	WorkerVerifier  = "verifier"
+)
+
+// Status is the GET /status document.
+type Status struct {
+	Uptime   time.Duration `json:"uptime_ns"`
+	Memory   Memory        `json:"memory"`
+	Pipeline Pipeline      `json:"pipeline"`
+	Queues   []Queue       `json:"queues"`
+	// Jobs are the jobs that are not final, by id.
+	Jobs     []Job                   `json:"jobs"`
+	Params   []Param                 `json:"params"`
+	Counters Counters                `json:"counters"`
+	Kinds    []string                `json:"kinds"`
+	Batching Batching                `json:"batching"`
+	Limits   Limits                  `json:"limits"`
+	ByKind   map[string]KindCounters `json:"by_kind"`
+	// RecentJobs are the last jobs that reached a final state (at most
+	// 256), in the order they did, with their stages.
+	RecentJobs []RecentJob `json:"recent_jobs"`
+}
+
+// Memory is the memory budget.
+type Memory struct {
+	TotalBytes  int64 `json:"total_bytes"`
+	UsedBytes   int64 `json:"used_bytes"`
+	PeakBytes   int64 `json:"peak_bytes"`
+	ParamsBytes int64 `json:"params_bytes"` // held by resident parameters
+	Waiting     int   `json:"waiting"`      // requests waiting for memory
+}
+
+// Pipeline is the pipeline's configuration and the partitions (items) in
+// each stage.
+type Pipeline struct {
+	SynthesisWorkers     int  `json:"synthesis_workers"`
+	SynthesisConcurrency int  `json:"synthesis_concurrency"`
+	Lookahead            int  `json:"lookahead"`
+	Enabled              bool `json:"enabled"`
+	SynthesisQueued      int  `json:"synthesis_queued"`
+	Synthesizing         int  `json:"synthesizing"`
+	Ready                int  `json:"ready"`
+	Proving              int  `json:"proving"`
+	Finishing            int  `json:"finishing"`
+}
+
+// Queue is one proof kind's queue.
+type Queue struct {
+	Kind       string `json:"proof_kind"`
+	Pending    int    `json:"pending"`
+	InProgress int    `json:"in_progress"`
+}
+
+// Job is a job that is not final.
+type Job struct {
+	ID         string        `json:"job_id"`
+	Kind       string        `json:"proof_kind"`
+	Circuit    string        `json:"circuit_id"`
+	Priority   string        `json:"priority"`
+	State      string        `json:"state"` // planning, queued, running
+	Batch      uint64        `json:"batch,omitempty"`
+	Age        time.Duration `json:"age_ns"`
+	Waiters    int           `json:"waiters"`
+	Partitions []Partition   `json:"partitions"`
+	// Stages are the stages its partitions have been through so far, by
+	// start time.
+	Stages []Stage `json:"stages,omitempty"`
+}
+
+// Partition is one partition of a running job.
+type Partition struct {
+	Index     int           `json:"index"`
+	State     string        `json:"state"`
+	Synthesis time.Duration `json:"synthesis_ns"`
+	Prove     time.Duration `json:"prove_ns"`
+}
+
+// RecentJob is a job that reached a final state.
+type RecentJob struct {
+	ID         string    `json:"job_id"`
+	Kind       string    `json:"proof_kind"`
+	Circuit    string    `json:"circuit_id"`
+	Priority   string    `json:"priority"`
+	State      string    `json:"state"` // completed, failed, cancelled
+	Batch      uint64    `json:"batch,omitempty"`
+	Partitions int       `json:"partitions"`
+	Submitted  time.Time `json:"submitted"`
+	Finished   time.Time `json:"finished"`
+	Timings    Timings   `json:"timings"`
+	Error      string    `json:"error,omitempty"`
+	// Stages are its stages by start time; a job keeps at most 512 and
+	// counts the rest in StagesDropped.
+	Stages        []Stage `json:"stages"`
+	StagesDropped int     `json:"stages_dropped,omitempty"`
+}
+
+// Timings say where a job's time went (the figures AwaitProof returns,
+// in nanoseconds).
+type Timings struct {
+	QueueWait time.Duration `json:"queue_wait_ns"`
+	SRSLoad   time.Duration `json:"srs_load_ns"`
+	Synthesis time.Duration `json:"synthesis_ns"`
+	Prove     time.Duration `json:"prove_ns"`
+	Total     time.Duration `json:"total_ns"`
+}
+
+// Stage is one pipeline stage of one partition of the job that lists it.
+type Stage struct {
+	Partition int           `json:"partition"` // -1: the whole job (self_check)
+	Stage     string        `json:"stage"`     // a Stage constant
+	Start     time.Time     `json:"start"`
+	Duration  time.Duration `json:"duration_ns"`
+	// Batch and Circuit name the item (partition Partition of every job of
+	// the batch) the stage ran on; absent for self_check.
+	Batch   uint64 `json:"batch,omitempty"`
+	Circuit string `json:"circuit,omitempty"`
+	Worker  string `json:"worker"` // a Worker constant
+}
+
+// End is when the stage ended.
+func (s Stage) End() time.Time { return s.Start.Add(s.Duration) }
+
+// Param is one parameter set the daemon knows.
+type Param struct {
+	CircuitID string        `json:"circuit_id"`
+	Tier      string        `json:"tier"`  // hot, loading, warm or cold
+	Bytes     int64         `json:"bytes"` // resident (hot) or decoded size (otherwise, when known)
+	Refs      int           `json:"ref_count"`
+	IdleFor   time.Duration `json:"idle_ns"`
+	Official  bool          `json:"official_name"`
+	Test      bool          `json:"insecure_test_params"`
+	Loads     int           `json:"loads"`
+	LastLoad  time.Duration `json:"last_load_ns"`
+	File      string        `json:"params_file"`
+}
+
+// Counters count jobs since the daemon started.
+type Counters struct {
+	Completed uint64 `json:"completed"`
+	Failed    uint64 `json:"failed"`
+	Cancelled uint64 `json:"cancelled"`
+	Attached  uint64 `json:"attached_duplicates"`
+	Retained  int    `json:"retained_results"`
+}
+
+// KindCounters count one proof kind's final jobs.
+type KindCounters struct {
+	Completed uint64 `json:"completed"`
+	Failed    uint64 `json:"failed"`
+	Cancelled uint64 `json:"cancelled"`
+}
+
+// Batching is the batch collector.
+type Batching struct {
+	MaxBatchSize int           `json:"max_batch_size"`
+	MaxBatchWait time.Duration `json:"max_batch_wait_ns"`
+	Collecting   int           `json:"collecting_jobs"`
+}
+
+// Limits are the admission limits and how close the daemon is to them.
+type Limits struct {
+	MaxPending      int `json:"max_pending"`
+	Pending         int `json:"pending"` // jobs planning, queued or running
+	PlanConcurrency int `json:"max_concurrent_plans"`
+	Planning        int `json:"planning"`
+}
