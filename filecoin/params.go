@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/cuzk-dev/cuzk/merkle"
 )
 
 // ParameterVersion is the version prefix of parameter file names
@@ -63,12 +65,12 @@ func StackedGraphIdentifier(nodes uint64) string {
 // shape (storage-proofs-porep/src/stacked/vanilla/params.rs).
 func (s Shape) PoRepIdentifier() string {
 	return fmt.Sprintf("layered_drgporep::PublicParams{ graph: %s, challenges: LayerChallenges { layers: %d, max_count: %d }, tree: %s }",
-		StackedGraphIdentifier(s.Nodes()), s.layers, s.ChallengesPerPartition(Interactive), s.tree.Display())
+		StackedGraphIdentifier(s.Nodes()), s.layers, s.ChallengesPerPartition(Interactive), TreeDisplay(s.tree))
 }
 
 // PoRepCachePrefix is StackedCompound::cache_prefix for a tree shape.
-func PoRepCachePrefix(t TreeShape) string {
-	return "stacked-proof-of-replication-" + t.Display() + "-" + sha256HasherName
+func PoRepCachePrefix(t merkle.Shape) string {
+	return "stacked-proof-of-replication-" + TreeDisplay(t) + "-" + sha256HasherName
 }
 
 // PoRepParameterSetID names the PoRep circuit of this shape. Every
@@ -78,8 +80,8 @@ func (s Shape) PoRepParameterSetID() ParameterSetID {
 }
 
 // PoStCachePrefix is FallbackPoStCompound::cache_prefix for a tree shape.
-func PoStCachePrefix(t TreeShape) string {
-	return "proof-of-spacetime-fallback-" + t.Display()
+func PoStCachePrefix(t merkle.Shape) string {
+	return "proof-of-spacetime-fallback-" + TreeDisplay(t)
 }
 
 // PoStIdentifier is fallback::PublicParams::identifier.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/cuzk-dev/cuzk/merkle"
 )
 
 // ErrUnsupportedSectorSize is returned for a sector size rust-fil-proofs does
@@ -79,40 +81,9 @@ func (s SectorSize) Shape() (Shape, error) {
 	return sh, nil
 }
 
-// TreeShape gives the arities of a compound Poseidon tree (tree_c and
-// tree_r_last): Base for every level of each base tree, then optionally one
-// Sub level and one Top level joining the base trees. Zero means "no such
-// level". It prints as upstream's "8-8-0".
-type TreeShape struct {
-	Base, Sub, Top int
-}
-
-// Tree shapes used by rust-fil-proofs (SectorShapeBase/Sub2/Sub8/Top2).
-var (
-	TreeShapeBase = TreeShape{Base: 8}
-	TreeShapeSub2 = TreeShape{Base: 8, Sub: 2}
-	TreeShapeSub8 = TreeShape{Base: 8, Sub: 8}
-	TreeShapeTop2 = TreeShape{Base: 8, Sub: 8, Top: 2}
-)
-
-// String returns "base-sub-top", the suffix of upstream's merkletree display.
-func (t TreeShape) String() string { return fmt.Sprintf("%d-%d-%d", t.Base, t.Sub, t.Top) }
-
-// BaseTreeCount is the number of base trees (get_base_tree_count).
-func (t TreeShape) BaseTreeCount() int {
-	switch {
-	case t.Sub == 0:
-		return 1
-	case t.Top == 0:
-		return t.Sub
-	default:
-		return t.Sub * t.Top
-	}
-}
-
-// Display is upstream's MerkleTreeTrait::display for a Poseidon tree of this
-// shape ("merkletree-poseidon_hasher-8-8-0"); it is part of parameter names.
-func (t TreeShape) Display() string { return "merkletree-" + poseidonHasherName + "-" + t.String() }
+// TreeDisplay is upstream's MerkleTreeTrait::display for a Poseidon tree of
+// shape t ("merkletree-poseidon_hasher-8-8-0"); it is part of parameter names.
+func TreeDisplay(t merkle.Shape) string { return "merkletree-" + poseidonHasherName + "-" + t.String() }
 
 // Shape is everything about a PoRep sector that follows from its size:
 // graph size, layers, tree shapes and challenge/partition counts per
@@ -121,7 +92,7 @@ func (t TreeShape) Display() string { return "merkletree-" + poseidonHasherName 
 type Shape struct {
 	size            SectorSize
 	layers          int
-	tree            TreeShape
+	tree            merkle.Shape
 	partitions      int // interactive and synthetic (POREP_PARTITIONS)
 	minChallenges   int // interactive and synthetic
 	niPartitions    int
@@ -139,26 +110,26 @@ const (
 // MaxChallengesPerPartition is the circuit limit (MAX_CHALLENGES_PER_PARTITION).
 const MaxChallengesPerPartition = 18
 
-func testShape(size SectorSize, tree TreeShape) Shape {
+func testShape(size SectorSize, tree merkle.Shape) Shape {
 	return Shape{size: size, layers: 2, tree: tree, partitions: 1, minChallenges: 2, niPartitions: 13, niMinChallenges: 26}
 }
 
-func prodShape(size SectorSize, tree TreeShape) Shape {
+func prodShape(size SectorSize, tree merkle.Shape) Shape {
 	return Shape{size: size, layers: 11, tree: tree, partitions: 10, minChallenges: 176, niPartitions: 126, niMinChallenges: 2253}
 }
 
 // shapes is filecoin-proofs/src/constants.rs in one immutable table.
 var shapes = map[SectorSize]Shape{
-	SectorSize2KiB:   testShape(SectorSize2KiB, TreeShapeBase),
-	SectorSize4KiB:   testShape(SectorSize4KiB, TreeShapeSub2),
-	SectorSize16KiB:  testShape(SectorSize16KiB, TreeShapeSub8),
-	SectorSize32KiB:  testShape(SectorSize32KiB, TreeShapeTop2),
-	SectorSize8MiB:   testShape(SectorSize8MiB, TreeShapeBase),
-	SectorSize16MiB:  testShape(SectorSize16MiB, TreeShapeSub2),
-	SectorSize512MiB: testShape(SectorSize512MiB, TreeShapeBase),
-	SectorSize1GiB:   testShape(SectorSize1GiB, TreeShapeSub2),
-	SectorSize32GiB:  prodShape(SectorSize32GiB, TreeShapeSub8),
-	SectorSize64GiB:  prodShape(SectorSize64GiB, TreeShapeTop2),
+	SectorSize2KiB:   testShape(SectorSize2KiB, merkle.ShapeBase),
+	SectorSize4KiB:   testShape(SectorSize4KiB, merkle.ShapeSub2),
+	SectorSize16KiB:  testShape(SectorSize16KiB, merkle.ShapeSub8),
+	SectorSize32KiB:  testShape(SectorSize32KiB, merkle.ShapeTop2),
+	SectorSize8MiB:   testShape(SectorSize8MiB, merkle.ShapeBase),
+	SectorSize16MiB:  testShape(SectorSize16MiB, merkle.ShapeSub2),
+	SectorSize512MiB: testShape(SectorSize512MiB, merkle.ShapeBase),
+	SectorSize1GiB:   testShape(SectorSize1GiB, merkle.ShapeSub2),
+	SectorSize32GiB:  prodShape(SectorSize32GiB, merkle.ShapeSub8),
+	SectorSize64GiB:  prodShape(SectorSize64GiB, merkle.ShapeTop2),
 }
 
 // SectorSize is the padded sector size in bytes.
@@ -172,7 +143,7 @@ func (s Shape) Nodes() uint64 { return s.size.Nodes() }
 func (s Shape) Layers() int { return s.layers }
 
 // Tree is the shape of tree_c and tree_r_last.
-func (s Shape) Tree() TreeShape { return s.tree }
+func (s Shape) Tree() merkle.Shape { return s.tree }
 
 // TreeDDepth is the depth of the binary SHA-254 tree over the data (comm_d):
 // log2(nodes).

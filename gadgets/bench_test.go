@@ -138,7 +138,7 @@ func BenchmarkPoRArity8(b *testing.B) {
 	const rows, batch = 3*530 + 2, 64
 	var cs *r1cs.CS
 	var leaf, root AllocatedNum
-	p := PoR{Shape: TreeShape{Base: 8, Sub: 8}, Hasher: PoseidonHasher{}}
+	p := PoR{Shape: merkle.Shape{Base: 8, Sub: 8}, Hasher: PoseidonHasher{}}
 	sb := &synthBench{b: b, rows: rows, batch: batch, fresh: func() {
 		// Siblings are allocated without rows: 537 aux per level.
 		cs = r1cs.New(proving((batch+1)*rows, (batch+1)*3*537+16))

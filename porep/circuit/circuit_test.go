@@ -11,8 +11,8 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
-	"github.com/cuzk-dev/cuzk/gadgets"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -188,7 +188,7 @@ func stackedCase(t testing.TB, name string) *Stacked {
 	}
 	a := v.TreeArities
 	shape := Shape{
-		Tree:       gadgets.TreeShape{Base: a[0], Sub: a[1], Top: a[2]},
+		Tree:       merkle.Shape{Base: a[0], Sub: a[1], Top: a[2]},
 		TreeLevels: len(in.Challenges[0].CommCPath),
 		Layers:     v.Layers,
 		TreeDDepth: len(in.Challenges[0].CommDPath),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/gadgets"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -15,7 +16,7 @@ import (
 // tree_r_last, the number of layers and tree_d's depth. Every partition of
 // a registered proof has the same Shape.
 type Shape struct {
-	Tree       gadgets.TreeShape
+	Tree       merkle.Shape
 	TreeLevels int // path length in tree_c and tree_r_last: base levels, then sub, then top
 	Layers     int
 	TreeDDepth int
@@ -28,9 +29,8 @@ func ShapeOf(p filecoin.RegisteredSealProof) (Shape, error) {
 		return Shape{}, fmt.Errorf("circuit: %w: %d", filecoin.ErrUnknownSealProof, int64(p))
 	}
 	s := p.Shape()
-	t := s.Tree()
 	return Shape{
-		Tree:       gadgets.TreeShape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+		Tree:       s.Tree(),
 		TreeLevels: s.TreePathLength(),
 		Layers:     s.Layers(),
 		TreeDDepth: s.TreeDDepth(),
@@ -161,7 +161,7 @@ func (s *Stacked) challenge(cs *r1cs.CS, c *porep.ChallengeInputs, commD, commC,
 	dataLeaf := gadgets.AllocNum(cs, c.DataLeaf)
 
 	cs.Push("comm_d_inclusion")
-	err := s.inclusion(cs, gadgets.TreeShape{Base: 2}, &s.sha254, c.CommDPath, commD, dataLeaf)
+	err := s.inclusion(cs, merkle.ShapeBinary, &s.sha254, c.CommDPath, commD, dataLeaf)
 	cs.Pop()
 	if err != nil {
 		return fmt.Errorf("tree_d inclusion: %w", err)
@@ -266,7 +266,7 @@ func (s *Stacked) label(cs *r1cs.CS, replicaBits []gadgets.Boolean, nParents int
 
 // inclusion is enforce_inclusion: a PoR with an allocated leaf and a private
 // allocated root.
-func (s *Stacked) inclusion(cs *r1cs.CS, shape gadgets.TreeShape, h gadgets.NodeHasher, path []porep.PathLevel, root, leaf gadgets.AllocatedNum) error {
+func (s *Stacked) inclusion(cs *r1cs.CS, shape merkle.Shape, h gadgets.NodeHasher, path []porep.PathLevel, root, leaf gadgets.AllocatedNum) error {
 	s.path = s.path[:0]
 	for _, l := range path {
 		s.path = append(s.path, gadgets.PathElement{Siblings: l.Siblings, Index: l.Index})

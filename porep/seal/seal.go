@@ -130,8 +130,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := cfg.Shape().Tree()
-	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}}
+	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: cfg.Shape().Tree()}
 	if r.g, err = cfg.Graph(); err != nil {
 		return nil, err
 	}
