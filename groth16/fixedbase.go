@@ -2,11 +2,13 @@ package groth16
 
 import (
 	"math/big"
-	"sync"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/parallel"
+
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // Fixed-base multiplication for setup: many scalars times one generator.
@@ -75,7 +77,7 @@ func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
 		shift.Lsh(big.NewInt(1), uint(w*c))
 		bases[w].ScalarMultiplication(g, &shift)
 	}
-	parallelRange(len(t.rows), workers, func(lo, hi int) {
+	parallel.Execute(len(t.rows), func(lo, hi int) {
 		jac := make([]bls.G1Jac, half)
 		for w := lo; w < hi; w++ {
 			jac[0].FromAffine(&bases[w])
@@ -86,7 +88,7 @@ func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
 			t.rows[w] = make([]bls.G1Affine, half)
 			normalizeG1(t.rows[w], jac)
 		}
-	})
+	}, workers)
 	return t
 }
 
@@ -96,7 +98,7 @@ func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
 // batch and window) instead of the eleven of a mixed Jacobian addition.
 func (t *g1Table) mulInto(dst []bls.G1Affine, scalars []fr.Element, workers int) {
 	const batch = 1 << 10
-	parallelChunks(len(scalars), batch, workers, func(lo, hi int) {
+	par.Chunks(len(scalars), batch, workers, func(lo, hi int) {
 		n := hi - lo
 		acc := dst[lo:hi]
 		digits := make([]int32, n*len(t.rows))
@@ -139,7 +141,7 @@ func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
 		shift.Lsh(big.NewInt(1), uint(w*c))
 		bases[w].ScalarMultiplication(g, &shift)
 	}
-	parallelRange(len(t.rows), workers, func(lo, hi int) {
+	parallel.Execute(len(t.rows), func(lo, hi int) {
 		jac := make([]bls.G2Jac, half)
 		for w := lo; w < hi; w++ {
 			jac[0].FromAffine(&bases[w])
@@ -150,13 +152,13 @@ func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
 			t.rows[w] = make([]bls.G2Affine, half)
 			normalizeG2(t.rows[w], jac)
 		}
-	})
+	}, workers)
 	return t
 }
 
 func (t *g2Table) mulInto(dst []bls.G2Affine, scalars []fr.Element, workers int) {
 	const batch = 1 << 9
-	parallelChunks(len(scalars), batch, workers, func(lo, hi int) {
+	par.Chunks(len(scalars), batch, workers, func(lo, hi int) {
 		n := hi - lo
 		acc := dst[lo:hi]
 		digits := make([]int32, n*len(t.rows))
@@ -239,53 +241,4 @@ func normalizeG2(dst []bls.G2Affine, src []bls.G2Jac) {
 		dst[i].X.Mul(&src[i].X, &z2)
 		dst[i].Y.Mul(&src[i].Y, &z3)
 	}
-}
-
-// parallelRange splits [0,n) into one contiguous range per worker.
-func parallelRange(n, workers int, f func(lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		if n > 0 {
-			f(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(lo+per, n))
-	}
-	wg.Wait()
-}
-
-// parallelChunks hands chunks of at most size items to workers goroutines.
-func parallelChunks(n, size, workers int, f func(lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for lo := range next {
-				f(lo, min(lo+size, n))
-			}
-		}()
-	}
-	for lo := 0; lo < n; lo += size {
-		next <- lo
-	}
-	close(next)
-	wg.Wait()
 }

@@ -12,6 +12,8 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"golang.org/x/sys/unix"
+
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // Params are bellperson's Groth16 parameters (the proving key).
@@ -187,38 +189,30 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		s      *span
 		lo, hi int
 	}
-	jobs := make(chan job)
+	var jobs []job
+	for i := range spans {
+		for lo := 0; lo < spans[i].n; lo += chunk {
+			jobs = append(jobs, job{&spans[i], lo, min(lo+chunk, spans[i].n)})
+		}
+	}
 	var (
 		mu       sync.Mutex
 		firstErr *PointError
-		wg       sync.WaitGroup
 	)
-	fail := func(e *PointError) {
-		mu.Lock()
-		// Report the earliest failure so that errors are deterministic.
-		if firstErr == nil || e.Offset < firstErr.Offset {
-			firstErr = e
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks); e != nil {
-					fail(e)
-				}
+	par.Chunks(len(jobs), 1, workers, func(lo, hi int) {
+		for _, j := range jobs[lo:hi] {
+			e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks)
+			if e == nil {
+				continue
 			}
-		}()
-	}
-	for i := range spans {
-		for lo := 0; lo < spans[i].n; lo += chunk {
-			jobs <- job{&spans[i], lo, min(lo+chunk, spans[i].n)}
+			mu.Lock()
+			// Report the earliest failure so that errors are deterministic.
+			if firstErr == nil || e.Offset < firstErr.Offset {
+				firstErr = e
+			}
+			mu.Unlock()
 		}
-	}
-	close(jobs)
-	wg.Wait()
+	})
 	if firstErr != nil {
 		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, firstErr)
 	}

@@ -10,6 +10,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/parallel"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -100,7 +101,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		return nil, errors.New("groth16: setup: τ lies in the evaluation domain; draw new toxic waste")
 	}
 	lagrange := make([]fr.Element, shape.Constraints)
-	parallelRange(len(lagrange), workers, func(lo, hi int) {
+	parallel.Execute(len(lagrange), func(lo, hi int) {
 		var w fr.Element
 		w.Exp(domain.Generator, big.NewInt(int64(lo)))
 		for j := lo; j < hi; j++ {
@@ -115,7 +116,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 			lagrange[j].Mul(&inv[j-lo], &w).Mul(&lagrange[j], &scale)
 			w.Mul(&w, &domain.Generator)
 		}
-	})
+	}, workers)
 
 	// Pass 2: fold rows into u, v, w at τ.
 	q := r1cs.NewQAPAssembly(lagrange, shape)
@@ -143,7 +144,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	hScalars := make([]fr.Element, m-1)
 	var coeff fr.Element
 	coeff.Mul(&zt, &deltaInv)
-	parallelRange(len(hScalars), workers, func(lo, hi int) {
+	parallel.Execute(len(hScalars), func(lo, hi int) {
 		var p fr.Element
 		p.Exp(tw.Tau, big.NewInt(int64(lo)))
 		p.Mul(&p, &coeff)
@@ -151,17 +152,17 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 			hScalars[i] = p
 			p.Mul(&p, &tw.Tau)
 		}
-	})
+	}, workers)
 	ext := func(u, v, w []fr.Element, inv *fr.Element) []fr.Element {
 		out := make([]fr.Element, len(u))
-		parallelRange(len(u), workers, func(lo, hi int) {
+		parallel.Execute(len(u), func(lo, hi int) {
 			var t fr.Element
 			for i := lo; i < hi; i++ {
 				out[i].Mul(&u[i], &tw.Beta)
 				t.Mul(&v[i], &tw.Alpha)
 				out[i].Add(&out[i], &t).Add(&out[i], &w[i]).Mul(&out[i], inv)
 			}
-		})
+		}, workers)
 		return out
 	}
 	icScalars := ext(q.UIn, q.VIn, q.WIn, &gammaInv)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
@@ -153,7 +153,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	nodes := int(cfg.Nodes())
 	columns := make([]fr.Element, nodes)
 	replica := make([]fr.Element, nodes)
-	err = parallel(ctx, nodes, workers, func(lo, hi int) error {
+	err = par.Do(ctx, nodes, 1<<10, workers, func(lo, hi int) error {
 		rows := make([]fr.Element, layers)
 		for n := lo; n < hi; n++ {
 			for l := range rows {
@@ -162,14 +162,14 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 			columns[n] = porep.ColumnHash(rows)
 			data, err := fr32.ToElement(leaves[n])
 			if err != nil {
-				return fmt.Errorf("seal: data node %d: %w", n, err)
+				return fmt.Errorf("data node %d: %w", n, err)
 			}
 			replica[n] = porep.Encode(rows[layers-1], data)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("seal: columns and replica: %w", err)
 	}
 	if r.treeC, err = merkle.BuildPoseidon(r.shape, columns, workers); err != nil {
 		return nil, fmt.Errorf("seal: tree_c: %w", err)
@@ -184,32 +184,6 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	commR := porep.CommR(commC, commRLast)
 	r.commC, r.commRLast, r.commR = fr32.FromElement(&commC), fr32.FromElement(&commRLast), fr32.FromElement(&commR)
 	return r, nil
-}
-
-// parallel runs fn over [0, n) in contiguous chunks on up to workers
-// goroutines, checking ctx between chunks, and returns the first error.
-func parallel(ctx context.Context, n, workers int, fn func(lo, hi int) error) error {
-	const chunk = 1 << 10
-	chunks := (n + chunk - 1) / chunk
-	workers = max(1, min(workers, chunks))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for c := w; c < chunks; c += workers {
-				if err := ctx.Err(); err != nil {
-					errs[w] = fmt.Errorf("seal: %w", err)
-					return
-				}
-				if err := fn(c*chunk, min((c+1)*chunk, n)); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // mustElement converts a label, which is always below 2^254.
@@ -263,16 +237,17 @@ func (r *Replica) Commit(ctx context.Context, seed [32]byte, workers int) (*c1.O
 			return nil, err
 		}
 		proofs := make([]c1.Proof, len(challenges))
-		err = parallel(ctx, len(challenges), workers, func(lo, hi int) error {
+		// One challenge per chunk: each builds dozens of inclusion proofs.
+		err = par.Do(ctx, len(challenges), 1, workers, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				if err := r.proveChallenge(&proofs[i], challenges[i]); err != nil {
-					return fmt.Errorf("seal: partition %d challenge %d (node %d): %w", k, i, challenges[i], err)
+					return fmt.Errorf("challenge %d (node %d): %w", i, challenges[i], err)
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("seal: partition %d: %w", k, err)
 		}
 		o.VanillaProofs[k] = proofs
 	}
