@@ -62,31 +62,60 @@ func signedDigits(s *fr.Element, c int, d []int32) {
 
 func numWindows(c int) int { return (fr.Bits+c-1)/c + 1 }
 
-// g1Table is a fixed-base table over a G1 generator.
-type g1Table struct {
-	c    int
-	rows [][]bls.G1Affine // rows[w][d−1] = d·2^(c·w)·G
+// tableAffine and tableJacobian are what a fixed-base table needs of
+// gnark-crypto's point types, beyond what the MSM needs.
+type tableAffine[A any] interface {
+	affine[A]
+	ScalarMultiplication(*A, *big.Int) *A
 }
 
+type tableJacobian[J, A any] interface {
+	jacobian[J, A]
+	FromAffine(*A) *J
+}
+
+// fixedTable is a fixed-base table over a generator of one group, written
+// once for both: g1Table and g2Table below.
+type fixedTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batchPtr[B, A]] struct {
+	c     int
+	rows  [][]A // rows[w][d−1] = d·2^(c·w)·G
+	batch int   // products per batch in mulInto
+}
+
+type (
+	g1Table = fixedTable[bls.G1Affine, bls.G1Jac, g1Batch, *bls.G1Affine, *bls.G1Jac, *g1Batch]
+	g2Table = fixedTable[bls.G2Affine, bls.G2Jac, g2Batch, *bls.G2Affine, *bls.G2Jac, *g2Batch]
+)
+
+// Batch sizes of mulInto: a G2 point is twice a G1 point, so half as many
+// keep a batch's working set the same size.
 func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
-	t := &g1Table{c: c, rows: make([][]bls.G1Affine, numWindows(c))}
+	return newTable[bls.G1Affine, bls.G1Jac, g1Batch](g, c, workers, 1<<10, normalizeG1)
+}
+
+func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
+	return newTable[bls.G2Affine, bls.G2Jac, g2Batch](g, c, workers, 1<<9, normalizeG2)
+}
+
+func newTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batchPtr[B, A]](g *A, c, workers, batch int, normalize func(dst []A, src []J)) *fixedTable[A, J, B, PA, PJ, PB] {
+	t := &fixedTable[A, J, B, PA, PJ, PB]{c: c, rows: make([][]A, numWindows(c)), batch: batch}
 	half := 1 << (c - 1)
-	bases := make([]bls.G1Affine, len(t.rows))
+	bases := make([]A, len(t.rows))
 	var shift big.Int
 	for w := range bases {
 		shift.Lsh(big.NewInt(1), uint(w*c))
-		bases[w].ScalarMultiplication(g, &shift)
+		PA(&bases[w]).ScalarMultiplication(g, &shift)
 	}
 	parallel.Execute(len(t.rows), func(lo, hi int) {
-		jac := make([]bls.G1Jac, half)
+		jac := make([]J, half)
 		for w := lo; w < hi; w++ {
-			jac[0].FromAffine(&bases[w])
+			PJ(&jac[0]).FromAffine(&bases[w])
 			for d := 1; d < half; d++ {
 				jac[d] = jac[d-1]
-				jac[d].AddMixed(&bases[w])
+				PJ(&jac[d]).AddMixed(&bases[w])
 			}
-			t.rows[w] = make([]bls.G1Affine, half)
-			normalizeG1(t.rows[w], jac)
+			t.rows[w] = make([]A, half)
+			normalize(t.rows[w], jac)
 		}
 	}, workers)
 	return t
@@ -96,79 +125,19 @@ func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
 // window in affine coordinates, a whole batch at a time, so that each
 // addition costs about six field multiplications (one shared inversion per
 // batch and window) instead of the eleven of a mixed Jacobian addition.
-func (t *g1Table) mulInto(dst []bls.G1Affine, scalars []fr.Element, workers int) {
-	const batch = 1 << 10
-	par.Chunks(len(scalars), batch, workers, func(lo, hi int) {
+func (t *fixedTable[A, J, B, PA, PJ, PB]) mulInto(dst []A, scalars []fr.Element, workers int) {
+	par.Chunks(len(scalars), t.batch, workers, func(lo, hi int) {
 		n := hi - lo
 		acc := dst[lo:hi]
 		digits := make([]int32, n*len(t.rows))
+		var inf A // (0, 0): gnark-crypto's affine infinity
 		for i := 0; i < n; i++ {
 			s := scalars[lo+i]
 			signedDigits(&s, t.c, digits[i*len(t.rows):(i+1)*len(t.rows)])
-			acc[i].X.SetZero()
-			acc[i].Y.SetZero()
+			acc[i] = inf
 		}
-		var b g1Batch
-		b.init(n)
-		for w := range t.rows {
-			b.reset()
-			for i := 0; i < n; i++ {
-				d := digits[i*len(t.rows)+w]
-				switch {
-				case d > 0:
-					b.add(&acc[i], &t.rows[w][d-1], false)
-				case d < 0:
-					b.add(&acc[i], &t.rows[w][-d-1], true)
-				}
-			}
-			b.flush()
-		}
-	})
-}
-
-// g2Table is the G2 counterpart of g1Table.
-type g2Table struct {
-	c    int
-	rows [][]bls.G2Affine
-}
-
-func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
-	t := &g2Table{c: c, rows: make([][]bls.G2Affine, numWindows(c))}
-	half := 1 << (c - 1)
-	bases := make([]bls.G2Affine, len(t.rows))
-	var shift big.Int
-	for w := range bases {
-		shift.Lsh(big.NewInt(1), uint(w*c))
-		bases[w].ScalarMultiplication(g, &shift)
-	}
-	parallel.Execute(len(t.rows), func(lo, hi int) {
-		jac := make([]bls.G2Jac, half)
-		for w := lo; w < hi; w++ {
-			jac[0].FromAffine(&bases[w])
-			for d := 1; d < half; d++ {
-				jac[d] = jac[d-1]
-				jac[d].AddMixed(&bases[w])
-			}
-			t.rows[w] = make([]bls.G2Affine, half)
-			normalizeG2(t.rows[w], jac)
-		}
-	}, workers)
-	return t
-}
-
-func (t *g2Table) mulInto(dst []bls.G2Affine, scalars []fr.Element, workers int) {
-	const batch = 1 << 9
-	par.Chunks(len(scalars), batch, workers, func(lo, hi int) {
-		n := hi - lo
-		acc := dst[lo:hi]
-		digits := make([]int32, n*len(t.rows))
-		for i := 0; i < n; i++ {
-			s := scalars[lo+i]
-			signedDigits(&s, t.c, digits[i*len(t.rows):(i+1)*len(t.rows)])
-			acc[i].X.SetZero()
-			acc[i].Y.SetZero()
-		}
-		var b g2Batch
+		var bt B
+		b := PB(&bt)
 		b.init(n)
 		for w := range t.rows {
 			b.reset()
@@ -187,7 +156,9 @@ func (t *g2Table) mulInto(dst []bls.G2Affine, scalars []fr.Element, workers int)
 }
 
 // normalizeG1 converts Jacobian points to affine with one field inversion
-// (Montgomery's trick). Infinity maps to (0,0).
+// (Montgomery's trick). Infinity maps to (0,0). It and normalizeG2 are twins
+// for the reason g1Batch and g2Batch are: field arithmetic over fp.Element
+// and bls.E2, the innermost loop.
 func normalizeG1(dst []bls.G1Affine, src []bls.G1Jac) {
 	acc := fp.One()
 	for i := range src {
