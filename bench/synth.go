@@ -85,7 +85,7 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 	if err != nil {
 		return nil, err
 	}
-	hint := counted.Shape()
+	hint := counted.Size()
 	hint.Constraints += hint.Inputs // the prover's input rows
 	for it := 0; it < opt.Iterations; it++ {
 		for _, k := range idx {
@@ -103,7 +103,7 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 			// Free the previous run's buffers before allocating this one's,
 			// so the peak resident set is that of one run.
 			runtime.GC()
-			var backend r1cs.Backend
+			var backend r1cs.Sink
 			switch opt.CS {
 			case CSProving:
 				backend = r1cs.NewProvingAssignment(hint)
@@ -125,7 +125,7 @@ func Synth(ctx context.Context, parts []c2.Partition, opt SynthOptions, each fun
 				return out, err
 			}
 			bytes1, allocs1 := heapCounters()
-			shape := cs.Shape()
+			shape := cs.Size()
 			rows := float64(max(shape.Constraints, 1))
 			r := SynthIteration{
 				Iteration: it, Partition: k, CS: opt.CS, WallNs: wall.Nanoseconds(),

@@ -263,7 +263,7 @@ func TestPoRAllocations(t *testing.T) {
 	tree, _ := merkle.BuildPoseidon(merkle.Shape{Base: 8}, leaves, 1)
 	proof, _ := tree.Prove(9)
 	path := pathFromPoseidon(proof)
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 10000, Inputs: 10, Aux: 10000})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 10000, Inputs: 10, Aux: 10000})
 	cs := r1cs.New(pa)
 	leaf, root := AllocNum(cs, proof.Leaf), AllocNum(cs, tree.Root())
 	p := PoR{Shape: merkle.Shape{Base: 8}, Hasher: PoseidonHasher{}}
@@ -283,7 +283,7 @@ func TestSha254HasherAllocations(t *testing.T) {
 		t.Skip("allocation count needs several SHA-254 nodes")
 	}
 	const runs = 3
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 45400 * (runs + 2), Inputs: 1, Aux: 45400 * (runs + 2)})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 45400 * (runs + 2), Inputs: 1, Aux: 45400 * (runs + 2)})
 	cs := r1cs.New(pa)
 	rng := rand.New(rand.NewPCG(43, 44))
 	x, y := AllocNum(cs, randFr(rng)), AllocNum(cs, randFr(rng))

@@ -84,7 +84,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		return nil, fmt.Errorf("groth16: setup: counting: %w", err)
 	}
 	counter.AppendInputRows()
-	shape := counter.Shape()
+	shape := counter.Size()
 	m, err := DomainSize(shape.Constraints)
 	if err != nil {
 		return nil, err
@@ -128,8 +128,8 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	if err := q.Err(); err != nil {
 		return nil, fmt.Errorf("groth16: setup: %w", err)
 	}
-	if qcs.Shape() != shape {
-		return nil, fmt.Errorf("groth16: setup: circuit is not deterministic: %+v then %+v", shape, qcs.Shape())
+	if qcs.Size() != shape {
+		return nil, fmt.Errorf("groth16: setup: circuit is not deterministic: %+v then %+v", shape, qcs.Size())
 	}
 	lagrange = nil
 

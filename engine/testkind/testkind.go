@@ -229,7 +229,7 @@ func (c *circuit) Synthesize(cs *r1cs.CS) error {
 		return ErrInjected
 	}
 	for range c.repeat - 1 {
-		if _, err := r1cs.Synthesize(c.mixed, r1cs.NewProvingAssignment(r1cs.Shape{})); err != nil {
+		if _, err := r1cs.Synthesize(c.mixed, r1cs.NewProvingAssignment(r1cs.Size{})); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 func TestCircuitFillsDomainAndInputsMatch(t *testing.T) {
 	for _, k := range []int{MinLog, 8, 10} {
-		pa := r1cs.NewProvingAssignment(r1cs.Shape{})
+		pa := r1cs.NewProvingAssignment(r1cs.Size{})
 		cs, err := r1cs.Synthesize(Circuit(k), pa)
 		if err != nil {
 			t.Fatal(err)

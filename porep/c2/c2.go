@@ -157,7 +157,7 @@ func Prove(ctx context.Context, p *groth16.Params, pvk *groth16.PreparedVerifyin
 		return nil, times, fmt.Errorf("c2: %d randomness pairs for %d partitions", len(rnd), len(parts))
 	}
 	m := len(p.H) + 1
-	hint := r1cs.Shape{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
+	hint := r1cs.Size{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
 	var densities *r1cs.Densities
 	proofs := make([]groth16.Proof, len(parts))
 	for k, part := range parts {

@@ -234,7 +234,7 @@ func TestCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := cs.Shape()
+			got := cs.Size()
 			if got.Constraints != c.rows || got.Inputs != c.inputs || (c.aux != 0 && got.Aux != c.aux) {
 				t.Errorf("rows %d inputs %d aux %d; want %d / %d / %d", got.Constraints, got.Inputs, got.Aux, c.rows, c.inputs, c.aux)
 			}
