@@ -48,10 +48,10 @@ type namespace struct {
 // namespace stack, builds linear combinations in reusable scratch space and
 // hands them to its Sink.
 type CS struct {
-	sink Sink
-	values  bool
-	rows    bool
-	names   bool
+	sink   Sink
+	values bool
+	rows   bool
+	names  bool
 	// evalRows is set for NeedRowValues: rows are evaluated as they are
 	// built, straight into this assignment.
 	evalRows *ProvingAssignment
@@ -69,10 +69,10 @@ type CS struct {
 func New(sink Sink) *CS {
 	n := sink.Needs()
 	cs := &CS{
-		sink: sink,
-		values:  n&NeedValues != 0,
-		rows:    n&NeedRows != 0,
-		names:   n&NeedNames != 0,
+		sink:   sink,
+		values: n&NeedValues != 0,
+		rows:   n&NeedRows != 0,
+		names:  n&NeedNames != 0,
 	}
 	if n&NeedRowValues != 0 {
 		pa, ok := sink.(*ProvingAssignment)
