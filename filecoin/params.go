@@ -69,7 +69,7 @@ func StackedGraphIdentifier(nodes uint64) string {
 
 // PoRepIdentifier is the stacked PoRep PublicParams::identifier for this
 // shape (storage-proofs-porep/src/stacked/vanilla/params.rs).
-func (s Shape) PoRepIdentifier() string {
+func (s SealSpec) PoRepIdentifier() string {
 	return fmt.Sprintf("layered_drgporep::PublicParams{ graph: %s, challenges: LayerChallenges { layers: %d, max_count: %d }, tree: %s }",
 		StackedGraphIdentifier(s.Nodes()), s.layers, s.ChallengesPerPartition(Interactive), TreeDisplay(s.tree))
 }
@@ -81,7 +81,7 @@ func PoRepCachePrefix(t merkle.Shape) string {
 
 // PoRepParameterSetID names the PoRep circuit of this shape. Every
 // registered seal proof of the size (V1, V1_1, synthetic, NI) uses it.
-func (s Shape) PoRepParameterSetID() ParameterSetID {
+func (s SealSpec) PoRepParameterSetID() ParameterSetID {
 	return NewParameterSetID(PoRepCachePrefix(s.tree), s.PoRepIdentifier())
 }
 

@@ -193,5 +193,5 @@ func (p RegisteredPoStProof) ParameterSetID() ParameterSetID {
 		sectors = challenges / sectors
 		challenges = WinningPoStChallengeCount / sectors
 	}
-	return NewParameterSetID(PoStCachePrefix(shapes[size].tree), PoStIdentifier(size, challenges, sectors))
+	return NewParameterSetID(PoStCachePrefix(specs[size].tree), PoStIdentifier(size, challenges, sectors))
 }

@@ -51,7 +51,7 @@ func ConfigFor(p filecoin.RegisteredSealProof) (Config, error) {
 
 // Validate checks that c describes a sealable sector.
 func (c Config) Validate() error {
-	if _, err := c.SectorSize.Shape(); err != nil {
+	if _, err := c.SectorSize.SealSpec(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if !c.APIVersion.Valid() {
@@ -66,9 +66,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Shape is the sector shape (zero for an invalid size).
-func (c Config) Shape() filecoin.Shape {
-	s, _ := c.SectorSize.Shape()
+// SealSpec is the sector's seal spec (zero for an invalid size).
+func (c Config) SealSpec() filecoin.SealSpec {
+	s, _ := c.SectorSize.SealSpec()
 	return s
 }
 
@@ -76,10 +76,10 @@ func (c Config) Shape() filecoin.Shape {
 func (c Config) Nodes() uint64 { return c.SectorSize.Nodes() }
 
 // Partitions is the number of partition proofs.
-func (c Config) Partitions() int { return c.Shape().Partitions(c.Mode) }
+func (c Config) Partitions() int { return c.SealSpec().Partitions(c.Mode) }
 
 // ChallengesPerPartition is the number of challenges one partition proves.
-func (c Config) ChallengesPerPartition() int { return c.Shape().ChallengesPerPartition(c.Mode) }
+func (c Config) ChallengesPerPartition() int { return c.SealSpec().ChallengesPerPartition(c.Mode) }
 
 // Graph builds the stacked DRG the sector was sealed over.
 func (c Config) Graph() (*graph.Graph, error) {

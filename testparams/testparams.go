@@ -259,11 +259,11 @@ func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, o
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return f, fmt.Errorf("testparams: %w", err)
 	}
-	shape, in, err := circuit.Blank(p)
+	dims, in, err := circuit.Blank(p)
 	if err != nil {
 		return f, err
 	}
-	c, err := circuit.New(shape, in)
+	c, err := circuit.New(dims, in)
 	if err != nil {
 		return f, err
 	}

@@ -37,7 +37,7 @@ func LayoutFor(p filecoin.RegisteredSealProof) (Layout, error) {
 	if !p.Valid() {
 		return Layout{}, fmt.Errorf("%w: %v", ErrUnknownProof, p)
 	}
-	sh := p.Shape()
+	sh := p.SealSpec()
 	return Layout{
 		Nodes:                  sh.Nodes(),
 		Layers:                 sh.Layers(),

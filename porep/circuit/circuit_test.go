@@ -37,7 +37,7 @@ func partition(t testing.TB, o *c1.Output, k int) *Stacked {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape, err := ShapeOf(o.RegisteredProof)
+	shape, err := DimsOf(o.RegisteredProof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func stackedCase(t testing.TB, name string) *Stacked {
 		})
 	}
 	a := v.TreeArities
-	shape := Shape{
+	shape := Dims{
 		Tree:       merkle.Shape{Base: a[0], Sub: a[1], Top: a[2]},
 		TreeLevels: len(in.Challenges[0].CommCPath),
 		Layers:     v.Layers,

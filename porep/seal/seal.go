@@ -130,7 +130,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: cfg.Shape().Tree()}
+	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: cfg.SealSpec().Tree()}
 	if r.g, err = cfg.Graph(); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	r.commD = r.treeD.Root()
 	r.replicaID = porep.ReplicaID(in.ProverID, in.Sector, in.Ticket, r.commD, cfg.PoRepID)
 
-	layers := cfg.Shape().Layers()
+	layers := cfg.SealSpec().Layers()
 	if r.labels, err = Labels(ctx, r.g, r.replicaID, layers, workers); err != nil {
 		return nil, err
 	}
