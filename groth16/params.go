@@ -130,7 +130,7 @@ type LoadOptions struct {
 	Workers int
 }
 
-// ErrParamsFormat: the data is not a well-formed .params file.
+// ErrParamsFormat is returned when data is not a well-formed .params image.
 var ErrParamsFormat = errors.New("malformed groth16 parameters")
 
 // span is one point vector of a .params image.
@@ -142,20 +142,30 @@ type span struct {
 	n     int
 }
 
-// DecodeParams decodes a whole .params image. Points are decoded in parallel
-// straight into their final slices.
+// DecodeParams decodes a whole .params image. Every length is checked
+// against the data before anything is allocated or any point decoded, so a
+// malformed image is rejected at once; points are then decoded in parallel
+// straight into their final slices. Errors wrap ErrParamsFormat.
 func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
-	vk, off, err := DecodeVerifyingKey(b)
+	p, err := decodeParams(b, opt)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, err)
+	}
+	return p, nil
+}
+
+func decodeParams(b []byte, opt LoadOptions) (*Params, error) {
+	_, vkSize, err := vkIC(b)
 	if err != nil {
 		return nil, err
 	}
-	p := &Params{VK: vk}
+	p := &Params{}
 	spans := []span{{name: "h", g1: &p.H}, {name: "l", g1: &p.L}, {name: "a", g1: &p.A}, {name: "b_g1", g1: &p.BG1}, {name: "b_g2", g2: &p.BG2}}
-	pos := int64(off)
+	pos := vkSize
 	for i := range spans {
 		s := &spans[i]
 		if int64(len(b))-pos < 4 {
-			return nil, fmt.Errorf("groth16: %w: length of %s at byte %d: %w", ErrParamsFormat, s.name, pos, ErrTruncated)
+			return nil, &FormatError{What: "length of " + s.name, Offset: pos, Err: ErrTruncated}
 		}
 		s.n = int(binary.BigEndian.Uint32(b[pos:]))
 		pos += 4
@@ -165,19 +175,24 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		}
 		need := int64(s.n) * size
 		if int64(len(b))-pos < need {
-			return nil, fmt.Errorf("groth16: %w: %s holds %d points (%d bytes) from byte %d but the file ends at %d: %w",
-				ErrParamsFormat, s.name, s.n, need, pos, len(b), ErrTruncated)
+			return nil, &FormatError{What: fmt.Sprintf("%s holds %d points (%d bytes) from byte %d but the data ends at %d", s.name, s.n, need, pos, len(b)),
+				Offset: pos, Err: ErrTruncated}
 		}
 		s.start = pos
 		pos += need
-		if s.g1 != nil {
+	}
+	if pos != int64(len(b)) {
+		return nil, &FormatError{What: fmt.Sprintf("%d trailing bytes after b_g2", int64(len(b))-pos), Offset: pos}
+	}
+	if p.VK, _, err = decodeVerifyingKey(b[:vkSize], true); err != nil {
+		return nil, err
+	}
+	for i := range spans {
+		if s := &spans[i]; s.g1 != nil {
 			*s.g1 = make([]bls.G1Affine, s.n)
 		} else {
 			*s.g2 = make([]bls.G2Affine, s.n)
 		}
-	}
-	if pos != int64(len(b)) {
-		return nil, fmt.Errorf("groth16: %w: %d trailing bytes after b_g2", ErrParamsFormat, int64(len(b))-pos)
 	}
 
 	workers := opt.Workers
@@ -214,7 +229,7 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		}
 	})
 	if firstErr != nil {
-		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, firstErr)
+		return nil, firstErr
 	}
 	return p, nil
 }
