@@ -23,10 +23,16 @@ const TestProofKind cuzkv1.ProofKind = 1000
 
 // Errors a *JobError matches with errors.Is.
 var (
-	ErrFailed    = errors.New("proof failed")
+	// ErrFailed is returned (as a *JobError) when the job failed.
+	ErrFailed = errors.New("proof failed")
+	// ErrCancelled is returned (as a *JobError) when the job was cancelled.
 	ErrCancelled = errors.New("proof cancelled")
-	ErrTimeout   = errors.New("await timed out")
-	ErrNotFinal  = errors.New("job not final")
+	// ErrTimeout is returned (as a *JobError) when an await ran out of time
+	// before the job was final.
+	ErrTimeout = errors.New("await timed out")
+	// ErrNotFinal is returned (as a *JobError) when a result is neither
+	// completed with a proof nor failed, cancelled or timed out.
+	ErrNotFinal = errors.New("job not final")
 )
 
 // JobError says why a job produced no proof.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrUnknownCircuit is returned for a string that is no known circuit id.
+// ErrUnknownCircuit is returned when a string is no known circuit id.
 var ErrUnknownCircuit = errors.New("unknown circuit id")
 
 // CircuitID names one Groth16 circuit and so one parameter file. The daemon

@@ -6,8 +6,8 @@ import (
 	"strconv"
 )
 
-// ErrUnknownPoStProof is returned for a name or id that is no registered
-// PoSt proof.
+// ErrUnknownPoStProof is returned when a name or id is no registered PoSt
+// proof.
 var ErrUnknownPoStProof = errors.New("unknown registered post proof")
 
 // RegisteredPoStProof is a PoSt proof type. The values are the numeric ids

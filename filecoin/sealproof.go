@@ -7,8 +7,8 @@ import (
 	"strconv"
 )
 
-// ErrUnknownSealProof is returned for a name or id that is no registered
-// seal proof.
+// ErrUnknownSealProof is returned when a name or id is no registered seal
+// proof.
 var ErrUnknownSealProof = errors.New("unknown registered seal proof")
 
 // RegisteredSealProof is a PoRep proof type. The values are the numeric ids

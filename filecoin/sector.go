@@ -8,8 +8,8 @@ import (
 	"github.com/cuzk-dev/cuzk/merkle"
 )
 
-// ErrUnsupportedSectorSize is returned for a sector size rust-fil-proofs does
-// not support.
+// ErrUnsupportedSectorSize is returned when a sector size is not one
+// rust-fil-proofs supports.
 var ErrUnsupportedSectorSize = errors.New("unsupported sector size")
 
 // NodeSize is the size of one sector node (one Fr element) in bytes.

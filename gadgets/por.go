@@ -11,8 +11,8 @@ import (
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// ErrPathShape reports an authentication path that does not fit the tree
-// shape of a PoR circuit.
+// ErrPathShape is returned when an authentication path does not fit the
+// tree shape of a PoR circuit.
 var ErrPathShape = errors.New("gadgets: authentication path does not match the tree shape")
 
 // Root is rust-fil-proofs variables::Root: a number that is either already

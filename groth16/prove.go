@@ -35,7 +35,7 @@ func RandomRandomness(n int) ([]Randomness, error) {
 	return out, nil
 }
 
-// ErrShape: a synthesised circuit does not fit the parameters.
+// ErrShape is returned when a synthesised circuit does not fit the parameters.
 var ErrShape = errors.New("groth16: circuit does not match the parameters")
 
 // ProveOptions tune proving.

@@ -39,8 +39,9 @@ type SetupOptions struct {
 	Progress func(phase string, done float64)
 }
 
-// ErrUnconstrained: some auxiliary variable appears in no row, so its L
-// point would be the identity (bellperson UnconstrainedVariable).
+// ErrUnconstrained is returned when some auxiliary variable appears in no
+// row, so its L point would be the identity (bellperson
+// UnconstrainedVariable).
 var ErrUnconstrained = errors.New("groth16: circuit has an unconstrained auxiliary variable")
 
 // MaxDomainLog is the largest supported evaluation-domain exponent: the

@@ -10,21 +10,24 @@ import (
 
 // Sentinel errors of this package.
 var (
-	// ErrConfig: a Config names no sealable sector (unsupported size,
-	// invalid api version or mode, a feature without api 1.2.0).
+	// ErrConfig is returned when a Config names no sealable sector
+	// (unsupported size, invalid api version or mode, a feature without api
+	// 1.2.0).
 	ErrConfig = errors.New("porep: invalid seal configuration")
-	// ErrPartition: a partition index outside [0, partitions).
+	// ErrPartition is returned when a partition index lies outside
+	// [0, partitions).
 	ErrPartition = errors.New("porep: partition out of range")
-	// ErrZeroCommitment: comm_d or comm_r is all zero.
+	// ErrZeroCommitment is returned when comm_d or comm_r is all zero.
 	ErrZeroCommitment = errors.New("porep: all-zero commitment")
-	// ErrNonCanonical: a commitment is not a canonical field element.
+	// ErrNonCanonical is returned when a commitment is not a canonical
+	// field element.
 	ErrNonCanonical = errors.New("porep: non-canonical field element")
-	// ErrProofLength: seal proof bytes are not one 192-byte proof per
-	// partition.
+	// ErrProofLength is returned when seal proof bytes are not one
+	// 192-byte proof per partition.
 	ErrProofLength = errors.New("porep: wrong seal proof length")
-	// ErrUnsupported: the operation does not exist for this configuration
-	// (NI-PoRep proofs are aggregated; verify them with the aggregate
-	// verifier).
+	// ErrUnsupported is returned when the operation does not exist for this
+	// configuration (NI-PoRep proofs are aggregated; verify them with the
+	// aggregate verifier).
 	ErrUnsupported = errors.New("porep: unsupported for this configuration")
 )
 

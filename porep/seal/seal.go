@@ -18,15 +18,17 @@ import (
 
 // Errors returned for bad inputs.
 var (
-	// ErrSectorSize: the proof's sector size is larger than this package
-	// seals in memory (512 MiB).
+	// ErrSectorSize is returned when the proof's sector size is larger than
+	// this package seals in memory (512 MiB).
 	ErrSectorSize = errors.New("seal: sector size too large to seal in memory")
-	// ErrDataLength: the data is neither the unpadded nor the padded size
-	// of the sector.
+	// ErrDataLength is returned when the data is neither the unpadded nor
+	// the padded size of the sector.
 	ErrDataLength = errors.New("seal: data length does not match the sector size")
-	// ErrDataNotPadded: padded data has a node whose two top bits are set.
+	// ErrDataNotPadded is returned when padded data has a node whose two
+	// top bits are set.
 	ErrDataNotPadded = errors.New("seal: padded data is not fr32-padded")
-	// ErrZeroSeed: commit was asked for an all-zero seed, which C2 refuses.
+	// ErrZeroSeed is returned when commit is asked for an all-zero seed,
+	// which C2 refuses.
 	ErrZeroSeed = errors.New("seal: all-zero seed")
 )
 
