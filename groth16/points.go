@@ -162,25 +162,20 @@ func decodeG2Uncompressed(p *bls.G2Affine, b []byte, subgroup bool) error {
 // decodeG1Compressed decodes a 48-byte point with a subgroup check,
 // rejecting infinity (bellperson Proof::read_many).
 func decodeG1Compressed(p *bls.G1Affine, b []byte) error {
-	if len(b) < G1Compressed {
-		return ErrTruncated
-	}
-	if b[0]&flagCompressed == 0 {
-		return ErrInvalidEncoding
-	}
-	if b[0]&flagInfinity != 0 {
-		return ErrInfinity
-	}
-	if _, err := p.SetBytes(b[:G1Compressed]); err != nil {
-		return classify(err)
-	}
-	return nil
+	return decodeCompressed(p, b, G1Compressed)
 }
 
 // decodeG2Compressed decodes a 96-byte point with a subgroup check,
 // rejecting infinity.
 func decodeG2Compressed(p *bls.G2Affine, b []byte) error {
-	if len(b) < G2Compressed {
+	return decodeCompressed(p, b, G2Compressed)
+}
+
+// decodeCompressed checks the flags bellperson's encoding allows and leaves
+// the rest (square root, subgroup) to gnark-crypto's SetBytes, which both
+// affine types have.
+func decodeCompressed(p interface{ SetBytes([]byte) (int, error) }, b []byte, size int) error {
+	if len(b) < size {
 		return ErrTruncated
 	}
 	if b[0]&flagCompressed == 0 {
@@ -189,7 +184,7 @@ func decodeG2Compressed(p *bls.G2Affine, b []byte) error {
 	if b[0]&flagInfinity != 0 {
 		return ErrInfinity
 	}
-	if _, err := p.SetBytes(b[:G2Compressed]); err != nil {
+	if _, err := p.SetBytes(b[:size]); err != nil {
 		return classify(err)
 	}
 	return nil
