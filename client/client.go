@@ -23,14 +23,15 @@ const TestProofKind cuzkv1.ProofKind = 1000
 
 // Errors a *JobError matches with errors.Is.
 var (
-	// ErrFailed is returned when the daemon reports the job FAILED.
+	// ErrFailed is returned (as a *JobError) when the job failed.
 	ErrFailed = errors.New("proof failed")
-	// ErrCancelled is returned when the job was cancelled.
+	// ErrCancelled is returned (as a *JobError) when the job was cancelled.
 	ErrCancelled = errors.New("proof cancelled")
-	// ErrTimeout is returned when AwaitProof's timeout passed first.
+	// ErrTimeout is returned (as a *JobError) when an await ran out of time
+	// before the job was final.
 	ErrTimeout = errors.New("await timed out")
-	// ErrNotFinal is returned when the daemon answers with a job that is
-	// not final where a final one was expected.
+	// ErrNotFinal is returned (as a *JobError) when a result is neither
+	// completed with a proof nor failed, cancelled or timed out.
 	ErrNotFinal = errors.New("job not final")
 )
 

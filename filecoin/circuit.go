@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrUnknownCircuit is returned for a string that is no known circuit id.
+// ErrUnknownCircuit is returned when a string is no known circuit id.
 var ErrUnknownCircuit = errors.New("unknown circuit id")
 
 // CircuitID names one Groth16 circuit and so one parameter file. The daemon
@@ -66,18 +66,18 @@ func (c CircuitID) SectorSize() (SectorSize, error) {
 	return s, nil
 }
 
-// Shape is the PoRep shape the circuit proves.
-func (c CircuitID) Shape() (Shape, error) {
+// SealSpec is the seal spec the circuit proves.
+func (c CircuitID) SealSpec() (SealSpec, error) {
 	s, err := c.SectorSize()
 	if err != nil {
-		return Shape{}, err
+		return SealSpec{}, err
 	}
-	return s.Shape()
+	return s.SealSpec()
 }
 
 // ParameterSetID names the circuit's parameter and verifying key files.
 func (c CircuitID) ParameterSetID() (ParameterSetID, error) {
-	sh, err := c.Shape()
+	sh, err := c.SealSpec()
 	if err != nil {
 		return "", err
 	}

@@ -1,5 +1,5 @@
 // Package filecoin names the Filecoin proof types cuzk serves and everything
-// that follows from the name alone: numeric ids, sector shapes, api versions,
+// that follows from the name alone: numeric ids, seal specs, api versions,
 // porep ids, circuit ids and the official Groth16 parameter file names.
 //
 // It is pure data and string derivation; it does no I/O and reads no

@@ -37,7 +37,7 @@ func TestShapes(t *testing.T) {
 		t.Fatalf("SupportedSectorSizes() has %d sizes, want %d", got, len(cases))
 	}
 	for _, tc := range cases {
-		s, err := tc.size.Shape()
+		s, err := tc.size.SealSpec()
 		if err != nil {
 			t.Fatalf("%v: %v", tc.size, err)
 		}
@@ -74,8 +74,8 @@ func TestShapes(t *testing.T) {
 		}
 	}
 	for _, bad := range []SectorSize{0, 1024, 64 << 20, 128 << 30} {
-		if _, err := bad.Shape(); !errors.Is(err, ErrUnsupportedSectorSize) {
-			t.Errorf("Shape(%d) error = %v, want ErrUnsupportedSectorSize", bad, err)
+		if _, err := bad.SealSpec(); !errors.Is(err, ErrUnsupportedSectorSize) {
+			t.Errorf("SealSpec(%d) error = %v, want ErrUnsupportedSectorSize", bad, err)
 		}
 	}
 }
@@ -88,7 +88,7 @@ func TestPoRepIdentifier(t *testing.T) {
 		SectorSize64GiB: "layered_drgporep::PublicParams{ graph: stacked_graph::StackedGraph{expansion_degree: 8 base_graph: drgraph::BucketGraph{size: 2147483648; degree: 6; hasher: poseidon_hasher} }, challenges: LayerChallenges { layers: 11, max_count: 18 }, tree: merkletree-poseidon_hasher-8-8-2 }",
 	}
 	for size, w := range want {
-		s, _ := size.Shape()
+		s, _ := size.SealSpec()
 		if got := s.PoRepIdentifier(); got != w {
 			t.Errorf("%v:\n got %s\nwant %s", size, got, w)
 		}
@@ -256,7 +256,7 @@ func TestCircuitIDs(t *testing.T) {
 		if err != nil || got != c {
 			t.Errorf("ParseCircuitID(%q) = %q, %v", c, got, err)
 		}
-		s, err := c.Shape()
+		s, err := c.SealSpec()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,8 +269,8 @@ func TestCircuitIDs(t *testing.T) {
 		if _, err := ParseCircuitID(bad); !errors.Is(err, ErrUnknownCircuit) {
 			t.Errorf("ParseCircuitID(%q) error = %v", bad, err)
 		}
-		if _, err := CircuitID(bad).Shape(); !errors.Is(err, ErrUnknownCircuit) {
-			t.Errorf("CircuitID(%q).Shape() error = %v", bad, err)
+		if _, err := CircuitID(bad).SealSpec(); !errors.Is(err, ErrUnknownCircuit) {
+			t.Errorf("CircuitID(%q).SealSpec() error = %v", bad, err)
 		}
 		if _, err := CircuitID(bad).ParameterSetID(); !errors.Is(err, ErrUnknownCircuit) {
 			t.Errorf("CircuitID(%q).ParameterSetID() error = %v", bad, err)

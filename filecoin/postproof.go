@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/cuzk-dev/cuzk/merkle"
 )
 
-// ErrUnknownPoStProof is returned for a name or id that is no registered
-// PoSt proof.
+// ErrUnknownPoStProof is returned when a name or id is no registered PoSt
+// proof.
 var ErrUnknownPoStProof = errors.New("unknown registered post proof")
 
 // RegisteredPoStProof is a PoSt proof type. The values are the numeric ids
@@ -182,11 +184,11 @@ func (p RegisteredPoStProof) ChallengeCount() int {
 
 // TreeShape is the shape of the sector's tree_r_last, whose leaves the
 // PoSt challenges (8-0-0, 8-8-0 or 8-8-2); the zero value for an invalid p.
-func (p RegisteredPoStProof) TreeShape() TreeShape {
+func (p RegisteredPoStProof) TreeShape() merkle.Shape {
 	if !p.Valid() {
-		return TreeShape{}
+		return merkle.Shape{}
 	}
-	return shapes[p.SectorSize()].tree
+	return specs[p.SectorSize()].tree
 }
 
 // CircuitSectorCount is the sector_count of p's circuit
@@ -224,5 +226,5 @@ func (p RegisteredPoStProof) ParameterSetID() ParameterSetID {
 		return ""
 	}
 	size := p.SectorSize()
-	return NewParameterSetID(PoStCachePrefix(shapes[size].tree), PoStIdentifier(size, p.CircuitChallengeCount(), p.CircuitSectorCount()))
+	return NewParameterSetID(PoStCachePrefix(specs[size].tree), PoStIdentifier(size, p.CircuitChallengeCount(), p.CircuitSectorCount()))
 }

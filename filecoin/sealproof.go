@@ -7,8 +7,8 @@ import (
 	"strconv"
 )
 
-// ErrUnknownSealProof is returned for a name or id that is no registered
-// seal proof.
+// ErrUnknownSealProof is returned when a name or id is no registered seal
+// proof.
 var ErrUnknownSealProof = errors.New("unknown registered seal proof")
 
 // RegisteredSealProof is a PoRep proof type. The values are the numeric ids
@@ -142,12 +142,12 @@ func (p RegisteredSealProof) SectorSize() SectorSize {
 	return sealProofSizes[p%5]
 }
 
-// Shape is the PoRep shape of the proof's sector size.
-func (p RegisteredSealProof) Shape() Shape {
+// SealSpec is the seal spec of the proof's sector size.
+func (p RegisteredSealProof) SealSpec() SealSpec {
 	if !p.Valid() {
-		return Shape{}
+		return SealSpec{}
 	}
-	return shapes[p.SectorSize()]
+	return specs[p.SectorSize()]
 }
 
 // APIVersion is the proofs api version (as_v1_config).
@@ -180,16 +180,16 @@ func (p RegisteredSealProof) ChallengeMode() ChallengeMode {
 }
 
 // Partitions is the number of partition proofs (SNARKs) of one sector.
-func (p RegisteredSealProof) Partitions() int { return p.Shape().Partitions(p.ChallengeMode()) }
+func (p RegisteredSealProof) Partitions() int { return p.SealSpec().Partitions(p.ChallengeMode()) }
 
 // ChallengesPerPartition is the number of challenges one partition proves.
 func (p RegisteredSealProof) ChallengesPerPartition() int {
-	return p.Shape().ChallengesPerPartition(p.ChallengeMode())
+	return p.SealSpec().ChallengesPerPartition(p.ChallengeMode())
 }
 
 // MinimumChallenges is the minimum total number of challenges.
 func (p RegisteredSealProof) MinimumChallenges() int {
-	return p.Shape().MinimumChallenges(p.ChallengeMode())
+	return p.SealSpec().MinimumChallenges(p.ChallengeMode())
 }
 
 // Nonce is the porep_id nonce; 0 for every proof today.
@@ -227,5 +227,5 @@ func (p RegisteredSealProof) ParameterSetID() ParameterSetID {
 	if !p.Valid() {
 		return ""
 	}
-	return p.Shape().PoRepParameterSetID()
+	return p.SealSpec().PoRepParameterSetID()
 }

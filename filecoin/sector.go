@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/cuzk-dev/cuzk/merkle"
 )
 
-// ErrUnsupportedSectorSize is returned for a sector size rust-fil-proofs does
-// not support.
+// ErrUnsupportedSectorSize is returned when a sector size is not one
+// rust-fil-proofs supports.
 var ErrUnsupportedSectorSize = errors.New("unsupported sector size")
 
 // NodeSize is the size of one sector node (one Fr element) in bytes.
@@ -70,58 +72,27 @@ func (s SectorSize) Published() bool {
 // Nodes is the number of 32-byte nodes in a sector of size s.
 func (s SectorSize) Nodes() uint64 { return uint64(s) / NodeSize }
 
-// Shape returns the PoRep shape of a supported sector size.
-func (s SectorSize) Shape() (Shape, error) {
-	sh, ok := shapes[s]
+// SealSpec returns the seal spec of a supported sector size.
+func (s SectorSize) SealSpec() (SealSpec, error) {
+	sh, ok := specs[s]
 	if !ok {
-		return Shape{}, fmt.Errorf("%w: %d bytes", ErrUnsupportedSectorSize, uint64(s))
+		return SealSpec{}, fmt.Errorf("%w: %d bytes", ErrUnsupportedSectorSize, uint64(s))
 	}
 	return sh, nil
 }
 
-// TreeShape gives the arities of a compound Poseidon tree (tree_c and
-// tree_r_last): Base for every level of each base tree, then optionally one
-// Sub level and one Top level joining the base trees. Zero means "no such
-// level". It prints as upstream's "8-8-0".
-type TreeShape struct {
-	Base, Sub, Top int
-}
+// TreeDisplay is upstream's MerkleTreeTrait::display for a Poseidon tree of
+// shape t ("merkletree-poseidon_hasher-8-8-0"); it is part of parameter names.
+func TreeDisplay(t merkle.Shape) string { return "merkletree-" + poseidonHasherName + "-" + t.String() }
 
-// Tree shapes used by rust-fil-proofs (SectorShapeBase/Sub2/Sub8/Top2).
-var (
-	TreeShapeBase = TreeShape{Base: 8}
-	TreeShapeSub2 = TreeShape{Base: 8, Sub: 2}
-	TreeShapeSub8 = TreeShape{Base: 8, Sub: 8}
-	TreeShapeTop2 = TreeShape{Base: 8, Sub: 8, Top: 2}
-)
-
-// String returns "base-sub-top", the suffix of upstream's merkletree display.
-func (t TreeShape) String() string { return fmt.Sprintf("%d-%d-%d", t.Base, t.Sub, t.Top) }
-
-// BaseTreeCount is the number of base trees (get_base_tree_count).
-func (t TreeShape) BaseTreeCount() int {
-	switch {
-	case t.Sub == 0:
-		return 1
-	case t.Top == 0:
-		return t.Sub
-	default:
-		return t.Sub * t.Top
-	}
-}
-
-// Display is upstream's MerkleTreeTrait::display for a Poseidon tree of this
-// shape ("merkletree-poseidon_hasher-8-8-0"); it is part of parameter names.
-func (t TreeShape) Display() string { return "merkletree-" + poseidonHasherName + "-" + t.String() }
-
-// Shape is everything about a PoRep sector that follows from its size:
-// graph size, layers, tree shapes and challenge/partition counts per
-// challenge mode. Obtain one from [SectorSize.Shape]; the zero value is not
-// a shape.
-type Shape struct {
+// SealSpec is everything about a PoRep sector that follows from its size
+// (filecoin-proofs constants.rs): graph size, layers, tree shapes and
+// challenge/partition counts per challenge mode. Obtain one from
+// [SectorSize.SealSpec]; the zero value is not a valid spec.
+type SealSpec struct {
 	size            SectorSize
 	layers          int
-	tree            TreeShape
+	tree            merkle.Shape
 	partitions      int // interactive and synthetic (POREP_PARTITIONS)
 	minChallenges   int // interactive and synthetic
 	niPartitions    int
@@ -139,62 +110,62 @@ const (
 // MaxChallengesPerPartition is the circuit limit (MAX_CHALLENGES_PER_PARTITION).
 const MaxChallengesPerPartition = 18
 
-func testShape(size SectorSize, tree TreeShape) Shape {
-	return Shape{size: size, layers: 2, tree: tree, partitions: 1, minChallenges: 2, niPartitions: 13, niMinChallenges: 26}
+func testSpec(size SectorSize, tree merkle.Shape) SealSpec {
+	return SealSpec{size: size, layers: 2, tree: tree, partitions: 1, minChallenges: 2, niPartitions: 13, niMinChallenges: 26}
 }
 
-func prodShape(size SectorSize, tree TreeShape) Shape {
-	return Shape{size: size, layers: 11, tree: tree, partitions: 10, minChallenges: 176, niPartitions: 126, niMinChallenges: 2253}
+func prodSpec(size SectorSize, tree merkle.Shape) SealSpec {
+	return SealSpec{size: size, layers: 11, tree: tree, partitions: 10, minChallenges: 176, niPartitions: 126, niMinChallenges: 2253}
 }
 
-// shapes is filecoin-proofs/src/constants.rs in one immutable table.
-var shapes = map[SectorSize]Shape{
-	SectorSize2KiB:   testShape(SectorSize2KiB, TreeShapeBase),
-	SectorSize4KiB:   testShape(SectorSize4KiB, TreeShapeSub2),
-	SectorSize16KiB:  testShape(SectorSize16KiB, TreeShapeSub8),
-	SectorSize32KiB:  testShape(SectorSize32KiB, TreeShapeTop2),
-	SectorSize8MiB:   testShape(SectorSize8MiB, TreeShapeBase),
-	SectorSize16MiB:  testShape(SectorSize16MiB, TreeShapeSub2),
-	SectorSize512MiB: testShape(SectorSize512MiB, TreeShapeBase),
-	SectorSize1GiB:   testShape(SectorSize1GiB, TreeShapeSub2),
-	SectorSize32GiB:  prodShape(SectorSize32GiB, TreeShapeSub8),
-	SectorSize64GiB:  prodShape(SectorSize64GiB, TreeShapeTop2),
+// specs is filecoin-proofs/src/constants.rs in one immutable table.
+var specs = map[SectorSize]SealSpec{
+	SectorSize2KiB:   testSpec(SectorSize2KiB, merkle.ShapeBase),
+	SectorSize4KiB:   testSpec(SectorSize4KiB, merkle.ShapeSub2),
+	SectorSize16KiB:  testSpec(SectorSize16KiB, merkle.ShapeSub8),
+	SectorSize32KiB:  testSpec(SectorSize32KiB, merkle.ShapeTop2),
+	SectorSize8MiB:   testSpec(SectorSize8MiB, merkle.ShapeBase),
+	SectorSize16MiB:  testSpec(SectorSize16MiB, merkle.ShapeSub2),
+	SectorSize512MiB: testSpec(SectorSize512MiB, merkle.ShapeBase),
+	SectorSize1GiB:   testSpec(SectorSize1GiB, merkle.ShapeSub2),
+	SectorSize32GiB:  prodSpec(SectorSize32GiB, merkle.ShapeSub8),
+	SectorSize64GiB:  prodSpec(SectorSize64GiB, merkle.ShapeTop2),
 }
 
 // SectorSize is the padded sector size in bytes.
-func (s Shape) SectorSize() SectorSize { return s.size }
+func (s SealSpec) SectorSize() SectorSize { return s.size }
 
 // Nodes is the graph size (sector size / 32).
-func (s Shape) Nodes() uint64 { return s.size.Nodes() }
+func (s SealSpec) Nodes() uint64 { return s.size.Nodes() }
 
 // Layers is the number of SDR layers (LAYERS), which is also the column
 // hash arity.
-func (s Shape) Layers() int { return s.layers }
+func (s SealSpec) Layers() int { return s.layers }
 
 // Tree is the shape of tree_c and tree_r_last.
-func (s Shape) Tree() TreeShape { return s.tree }
+func (s SealSpec) Tree() merkle.Shape { return s.tree }
 
 // TreeDDepth is the depth of the binary SHA-254 tree over the data (comm_d):
 // log2(nodes).
-func (s Shape) TreeDDepth() int { return bits.Len64(s.Nodes()) - 1 }
+func (s SealSpec) TreeDDepth() int { return bits.Len64(s.Nodes()) - 1 }
 
 // BaseTreeCount is the number of base trees tree_c and tree_r_last are split
 // into.
-func (s Shape) BaseTreeCount() int { return s.tree.BaseTreeCount() }
+func (s SealSpec) BaseTreeCount() int { return s.tree.BaseTreeCount() }
 
 // BaseTreeLeaves is the number of leaves of each base tree.
-func (s Shape) BaseTreeLeaves() uint64 { return s.Nodes() / uint64(s.BaseTreeCount()) }
+func (s SealSpec) BaseTreeLeaves() uint64 { return s.Nodes() / uint64(s.BaseTreeCount()) }
 
 // BaseTreeLevels is the number of arity-Base levels in each base tree, that
 // is the number of base path elements in an inclusion proof.
-func (s Shape) BaseTreeLevels() int {
+func (s SealSpec) BaseTreeLevels() int {
 	per := bits.Len(uint(s.tree.Base)) - 1 // bits per level; arities are powers of two
 	return (bits.Len64(s.BaseTreeLeaves()) - 1) / per
 }
 
 // TreePathLength is the number of path elements (base + sub + top) in a
 // tree_c or tree_r_last inclusion proof.
-func (s Shape) TreePathLength() int {
+func (s SealSpec) TreePathLength() int {
 	n := s.BaseTreeLevels()
 	if s.tree.Sub != 0 {
 		n++
@@ -208,7 +179,7 @@ func (s Shape) TreePathLength() int {
 // Partitions is the number of partitions (one SNARK each) of a seal proof in
 // mode m: POREP_PARTITIONS for interactive and synthetic PoRep,
 // get_porep_non_interactive_partitions for NI-PoRep.
-func (s Shape) Partitions(m ChallengeMode) int {
+func (s SealSpec) Partitions(m ChallengeMode) int {
 	if m == NonInteractive {
 		return s.niPartitions
 	}
@@ -216,7 +187,7 @@ func (s Shape) Partitions(m ChallengeMode) int {
 }
 
 // MinimumChallenges is the minimum total challenge count in mode m.
-func (s Shape) MinimumChallenges(m ChallengeMode) int {
+func (s SealSpec) MinimumChallenges(m ChallengeMode) int {
 	if m == NonInteractive {
 		return s.niMinChallenges
 	}
@@ -226,7 +197,7 @@ func (s Shape) MinimumChallenges(m ChallengeMode) int {
 // ChallengesPerPartition is ceil(minimum / partitions), as select_challenges
 // computes it. It is the same for every mode of one size, which is why the
 // modes share one circuit and one parameter file.
-func (s Shape) ChallengesPerPartition(m ChallengeMode) int {
+func (s SealSpec) ChallengesPerPartition(m ChallengeMode) int {
 	p := s.Partitions(m)
 	if p == 0 {
 		return 0
@@ -236,6 +207,6 @@ func (s Shape) ChallengesPerPartition(m ChallengeMode) int {
 
 // PublicInputsPerPartition is the number of public inputs of one partition
 // circuit, ONE excluded: replica_id, comm_d, comm_r, then 18 per challenge.
-func (s Shape) PublicInputsPerPartition() int {
+func (s SealSpec) PublicInputsPerPartition() int {
 	return 3 + 18*s.ChallengesPerPartition(Interactive)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+
+	"github.com/cuzk-dev/cuzk/merkle"
 )
 
 // ErrUnknownUpdateProof is returned for a name or id that is no registered
@@ -93,11 +95,11 @@ func (p RegisteredUpdateProof) APIVersion() APIVersion {
 }
 
 // TreeShape is the shape of tree_r (old and new).
-func (p RegisteredUpdateProof) TreeShape() TreeShape {
+func (p RegisteredUpdateProof) TreeShape() merkle.Shape {
 	if !p.Valid() {
-		return TreeShape{}
+		return merkle.Shape{}
 	}
-	return shapes[p.SectorSize()].tree
+	return specs[p.SectorSize()].tree
 }
 
 // Nodes is the sector size in 32-byte nodes.
@@ -187,7 +189,7 @@ func (p RegisteredUpdateProof) ApexLeafBits() int { return bits.Len(uint(p.ApexL
 func (p RegisteredUpdateProof) PublicInputCount() int { return 4 }
 
 // UpdateCachePrefix is EmptySectorUpdateCompound::cache_prefix.
-func UpdateCachePrefix(t TreeShape) string { return "empty-sector-update-" + t.Display() }
+func UpdateCachePrefix(t merkle.Shape) string { return "empty-sector-update-" + TreeDisplay(t) }
 
 // UpdateIdentifier is the EmptySectorUpdate PublicParams::identifier.
 func UpdateIdentifier(nodes uint64) string {

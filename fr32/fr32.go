@@ -6,8 +6,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// ErrNonCanonical reports 32 bytes whose little-endian value is not below the
-// scalar field modulus r.
+// ErrNonCanonical is returned when 32 bytes' little-endian value is not below
+// the scalar field modulus r.
 var ErrNonCanonical = errors.New("fr32: bytes are not a canonical field element")
 
 // ToElement reads 32 little-endian bytes as a field element. Values >= r are

@@ -16,8 +16,8 @@ const (
 	elementBits = 256
 )
 
-// ErrChunkLength reports buffers that are not whole chunks or whose sizes do
-// not correspond to each other.
+// ErrChunkLength is returned when a buffer is not a whole number of chunks or
+// the sizes of source and destination do not correspond.
 var ErrChunkLength = errors.New("fr32: buffer length is not a whole number of chunks")
 
 // PaddedSize returns the number of padded bytes needed to hold n raw bytes

@@ -64,26 +64,26 @@ func (sb *synthBench) run(iter func()) {
 	b.ReportMetric(float64(sb.mallocs)/total, "allocs/constraint")
 }
 
-func proving(rows, aux int) r1cs.Backend {
-	return r1cs.NewProvingAssignment(r1cs.Shape{Constraints: rows, Inputs: 256, Aux: aux})
+func proving(rows, aux int) r1cs.Sink {
+	return r1cs.NewProvingAssignment(r1cs.Size{Constraints: rows, Inputs: 256, Aux: aux})
 }
 
 // templated: rows evaluated as they are built, densities from a template
 // (its contents do not matter to synthesis speed).
-func templated(rows, aux int) r1cs.Backend {
-	return r1cs.NewTemplatedAssignment(r1cs.Shape{Constraints: rows, Inputs: 256, Aux: aux}, &r1cs.Densities{})
+func templated(rows, aux int) r1cs.Sink {
+	return r1cs.NewTemplatedAssignment(r1cs.Size{Constraints: rows, Inputs: 256, Aux: aux}, &r1cs.Densities{})
 }
 
-func witness(rows, aux int) r1cs.Backend {
-	return r1cs.NewWitnessAssignment(r1cs.Shape{Inputs: 256, Aux: aux})
+func witness(rows, aux int) r1cs.Sink {
+	return r1cs.NewWitnessAssignment(r1cs.Size{Inputs: 256, Aux: aux})
 }
 
 func BenchmarkSha256Compression(b *testing.B) {
 	const rows, batch = 25840, 8
 	for _, bk := range []struct {
 		name string
-		new  func(rows, aux int) r1cs.Backend
-	}{{"proving", proving}, {"templated", templated}, {"witness", witness}, {"counter", func(int, int) r1cs.Backend { return r1cs.Counter{} }}} {
+		new  func(rows, aux int) r1cs.Sink
+	}{{"proving", proving}, {"templated", templated}, {"witness", witness}, {"counter", func(int, int) r1cs.Sink { return r1cs.Counter{} }}} {
 		b.Run(bk.name, func(b *testing.B) {
 			vals := randBits(rand.New(rand.NewPCG(1, 1)), 512)
 			var cs *r1cs.CS
@@ -138,7 +138,7 @@ func BenchmarkPoRArity8(b *testing.B) {
 	const rows, batch = 3*530 + 2, 64
 	var cs *r1cs.CS
 	var leaf, root AllocatedNum
-	p := PoR{Shape: TreeShape{Base: 8, Sub: 8}, Hasher: PoseidonHasher{}}
+	p := PoR{Shape: merkle.Shape{Base: 8, Sub: 8}, Hasher: PoseidonHasher{}}
 	sb := &synthBench{b: b, rows: rows, batch: batch, fresh: func() {
 		// Siblings are allocated without rows: 537 aux per level.
 		cs = r1cs.New(proving((batch+1)*rows, (batch+1)*3*537+16))

@@ -166,16 +166,16 @@ func TestGoldenCreateLabel(t *testing.T) {
 func TestGoldenPoR(t *testing.T) {
 	cases := []struct {
 		name  string
-		shape TreeShape
+		shape merkle.Shape
 	}{
-		{"por_sha256_base_2", TreeShape{Base: 2}},
-		{"por_poseidon_base_2", TreeShape{Base: 2}},
-		{"por_poseidon_base_4", TreeShape{Base: 4}},
-		{"por_poseidon_base_8", TreeShape{Base: 8}},
-		{"por_poseidon_sub_8_2", TreeShape{Base: 8, Sub: 2}},
-		{"por_poseidon_sub_8_8", TreeShape{Base: 8, Sub: 8}},
-		{"por_poseidon_top_8_8_2", TreeShape{Base: 8, Sub: 8, Top: 2}},
-		{"por_poseidon_top_8_4_2", TreeShape{Base: 8, Sub: 4, Top: 2}},
+		{"por_sha256_base_2", merkle.Shape{Base: 2}},
+		{"por_poseidon_base_2", merkle.Shape{Base: 2}},
+		{"por_poseidon_base_4", merkle.Shape{Base: 4}},
+		{"por_poseidon_base_8", merkle.Shape{Base: 8}},
+		{"por_poseidon_sub_8_2", merkle.Shape{Base: 8, Sub: 2}},
+		{"por_poseidon_sub_8_8", merkle.Shape{Base: 8, Sub: 8}},
+		{"por_poseidon_top_8_8_2", merkle.Shape{Base: 8, Sub: 8, Top: 2}},
+		{"por_poseidon_top_8_4_2", merkle.Shape{Base: 8, Sub: 4, Top: 2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,7 +184,7 @@ func TestGoldenPoR(t *testing.T) {
 				t.Skip("272k rows")
 			}
 			g := loadGolden(t, tc.name)
-			ms := merkle.Shape{Base: tc.shape.Base, Sub: tc.shape.Sub, Top: tc.shape.Top}
+			ms := tc.shape
 			s := caseStream(tc.name)
 			leaves := make([]fr.Element, 64*ms.BaseTreeCount())
 			for i := range leaves {

@@ -8,10 +8,11 @@ import (
 )
 
 var (
-	// ErrArity reports an arity the gadget cannot handle.
+	// ErrArity is returned when a gadget is asked for an arity it cannot
+	// handle (or a PoR for an invalid tree shape).
 	ErrArity = errors.New("gadgets: unsupported arity")
-	// ErrInsertBits reports insertion bits that are not plain allocated bits
-	// (arity 8 requires Is bits, as upstream asserts).
+	// ErrInsertBits is returned when insertion bits are not plain allocated
+	// bits (arity 8 requires Is bits, as upstream asserts).
 	ErrInsertBits = errors.New("gadgets: insertion bits must be allocated and not negated")
 )
 

@@ -7,11 +7,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// ErrPathShape reports an authentication path that does not fit the tree
-// shape of a PoR circuit.
+// ErrPathShape is returned when an authentication path does not fit the
+// tree shape of a PoR circuit.
 var ErrPathShape = errors.New("gadgets: authentication path does not match the tree shape")
 
 // Root is rust-fil-proofs variables::Root: a number that is either already
@@ -45,48 +46,11 @@ type PathElement struct {
 	Index    int
 }
 
-// TreeShape gives the arities of a compound tree as rust-fil-proofs'
-// MerkleTreeTrait does: Base for every level but the last one or two, Sub
-// (when non-zero) for the level above the base trees, Top (when non-zero,
-// which needs Sub) for the root level.
-type TreeShape struct {
-	Base, Sub, Top int
-}
-
-func isPow2(a int) bool { return a >= 2 && a&(a-1) == 0 }
-
-// arities returns the arity of each level of a path of n elements.
-func (s TreeShape) arities(n int, dst []int) ([]int, error) {
-	if !isPow2(s.Base) || (s.Sub != 0 && !isPow2(s.Sub)) || (s.Top != 0 && !isPow2(s.Top)) || (s.Top != 0 && s.Sub == 0) {
-		return dst, fmt.Errorf("tree shape %d-%d-%d: %w", s.Base, s.Sub, s.Top, ErrArity)
-	}
-	extra := 0
-	if s.Sub != 0 {
-		extra++
-	}
-	if s.Top != 0 {
-		extra++
-	}
-	if n < extra {
-		return dst, fmt.Errorf("%d path elements for tree shape %d-%d-%d: %w", n, s.Base, s.Sub, s.Top, ErrPathShape)
-	}
-	for i := 0; i < n-extra; i++ {
-		dst = append(dst, s.Base)
-	}
-	if s.Sub != 0 {
-		dst = append(dst, s.Sub)
-	}
-	if s.Top != 0 {
-		dst = append(dst, s.Top)
-	}
-	return dst, nil
-}
-
 // PoR is the proof-of-retrievability circuit of rust-fil-proofs
 // gadgets/por.rs (PoRCircuit::synthesize with AuthPath), generic over the
 // node hasher and the tree shape.
 type PoR struct {
-	Shape  TreeShape
+	Shape  merkle.Shape
 	Hasher NodeHasher
 
 	bits    []Boolean
@@ -110,9 +74,11 @@ type PoR struct {
 // A path that does not fit the shape is rejected with ErrPathShape.
 func (p *PoR) Synthesize(cs *r1cs.CS, value Root, path []PathElement, root Root, private bool) error {
 	var err error
-	p.arities, err = p.Shape.arities(len(path), p.arities[:0])
-	if err != nil {
-		return err
+	if err := p.Shape.Validate(); err != nil {
+		return fmt.Errorf("por: %w: %w", ErrArity, err)
+	}
+	if p.arities, err = p.Shape.AppendPathArities(p.arities[:0], len(path)); err != nil {
+		return fmt.Errorf("por: %w: %w", ErrPathShape, err)
 	}
 	for l, e := range path {
 		a := p.arities[l]

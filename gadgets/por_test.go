@@ -94,19 +94,19 @@ func pathFromSha(t testing.TB, p *merkle.Sha254Proof) []PathElement {
 func TestPoRPoseidonCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	cases := []struct {
-		shape        TreeShape
+		shape        merkle.Shape
 		public, priv int
 	}{
-		{TreeShape{Base: 2}, 1887, 1886},
-		{TreeShape{Base: 4}, 1164, 1163},
-		{TreeShape{Base: 8}, 1063, 1062},
-		{TreeShape{Base: 8, Sub: 2}, 1377, 1376},
-		{TreeShape{Base: 8, Sub: 8}, 1593, 1592},
-		{TreeShape{Base: 8, Sub: 8, Top: 2}, 1907, 1906},
-		{TreeShape{Base: 8, Sub: 4, Top: 2}, 1764, 1763},
+		{merkle.Shape{Base: 2}, 1887, 1886},
+		{merkle.Shape{Base: 4}, 1164, 1163},
+		{merkle.Shape{Base: 8}, 1063, 1062},
+		{merkle.Shape{Base: 8, Sub: 2}, 1377, 1376},
+		{merkle.Shape{Base: 8, Sub: 8}, 1593, 1592},
+		{merkle.Shape{Base: 8, Sub: 8, Top: 2}, 1907, 1906},
+		{merkle.Shape{Base: 8, Sub: 4, Top: 2}, 1764, 1763},
 	}
 	for _, tc := range cases {
-		ms := merkle.Shape{Base: tc.shape.Base, Sub: tc.shape.Sub, Top: tc.shape.Top}
+		ms := tc.shape
 		leaves := make([]fr.Element, 64*ms.BaseTreeCount())
 		for i := range leaves {
 			leaves[i] = randFr(rng)
@@ -168,7 +168,7 @@ func TestPoRSha254Binary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := PoR{Shape: TreeShape{Base: 2}, Hasher: &Sha254Hasher{}}
+	p := PoR{Shape: merkle.Shape{Base: 2}, Hasher: &Sha254Hasher{}}
 	cs, ts := testCS(false)
 	err = p.Synthesize(cs, RootVal(frLE(t, proof.Leaf)), pathFromSha(t, proof), RootVal(frLE(t, tree.Root())), false)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestPoRRejectsBadWitness(t *testing.T) {
 		t.Fatal(err)
 	}
 	proof, _ := tree.Prove(77)
-	shape := TreeShape{Base: 8, Sub: 2}
+	shape := merkle.Shape{Base: 8, Sub: 2}
 	synth := func(cs *r1cs.CS, leaf fr.Element, path []PathElement, root fr.Element) {
 		p := PoR{Shape: shape, Hasher: PoseidonHasher{}}
 		leafNum := AllocNum(cs, leaf)
@@ -230,16 +230,16 @@ func TestPoRShapeErrors(t *testing.T) {
 	sib := func(n int) []fr.Element { return make([]fr.Element, n) }
 	cases := []struct {
 		name  string
-		shape TreeShape
+		shape merkle.Shape
 		path  []PathElement
 		err   error
 	}{
-		{"sibling count", TreeShape{Base: 8}, []PathElement{{Siblings: sib(6)}}, ErrPathShape},
-		{"index range", TreeShape{Base: 2}, []PathElement{{Siblings: sib(1), Index: 2}}, ErrPathShape},
-		{"sub level arity", TreeShape{Base: 8, Sub: 2}, []PathElement{{Siblings: sib(7)}, {Siblings: sib(7)}}, ErrPathShape},
-		{"too short for top", TreeShape{Base: 8, Sub: 8, Top: 2}, []PathElement{{Siblings: sib(7)}}, ErrPathShape},
-		{"odd base arity", TreeShape{Base: 3}, nil, ErrArity},
-		{"top without sub", TreeShape{Base: 8, Top: 2}, nil, ErrArity},
+		{"sibling count", merkle.Shape{Base: 8}, []PathElement{{Siblings: sib(6)}}, ErrPathShape},
+		{"index range", merkle.Shape{Base: 2}, []PathElement{{Siblings: sib(1), Index: 2}}, ErrPathShape},
+		{"sub level arity", merkle.Shape{Base: 8, Sub: 2}, []PathElement{{Siblings: sib(7)}, {Siblings: sib(7)}}, ErrPathShape},
+		{"too short for top", merkle.Shape{Base: 8, Sub: 8, Top: 2}, []PathElement{{Siblings: sib(7)}}, ErrPathShape},
+		{"odd base arity", merkle.Shape{Base: 3}, nil, ErrArity},
+		{"top without sub", merkle.Shape{Base: 8, Top: 2}, nil, ErrArity},
 	}
 	for _, tc := range cases {
 		cs, _ := testCS(false)
@@ -263,10 +263,10 @@ func TestPoRAllocations(t *testing.T) {
 	tree, _ := merkle.BuildPoseidon(merkle.Shape{Base: 8}, leaves, 1)
 	proof, _ := tree.Prove(9)
 	path := pathFromPoseidon(proof)
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 10000, Inputs: 10, Aux: 10000})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 10000, Inputs: 10, Aux: 10000})
 	cs := r1cs.New(pa)
 	leaf, root := AllocNum(cs, proof.Leaf), AllocNum(cs, tree.Root())
-	p := PoR{Shape: TreeShape{Base: 8}, Hasher: PoseidonHasher{}}
+	p := PoR{Shape: merkle.Shape{Base: 8}, Hasher: PoseidonHasher{}}
 	run := func() {
 		if err := p.Synthesize(cs, RootVar(leaf), path, RootVar(root), true); err != nil {
 			t.Fatal(err)
@@ -283,7 +283,7 @@ func TestSha254HasherAllocations(t *testing.T) {
 		t.Skip("allocation count needs several SHA-254 nodes")
 	}
 	const runs = 3
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 45400 * (runs + 2), Inputs: 1, Aux: 45400 * (runs + 2)})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 45400 * (runs + 2), Inputs: 1, Aux: 45400 * (runs + 2)})
 	cs := r1cs.New(pa)
 	rng := rand.New(rand.NewPCG(43, 44))
 	x, y := AllocNum(cs, randFr(rng)), AllocNum(cs, randFr(rng))

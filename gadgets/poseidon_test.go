@@ -157,7 +157,7 @@ func TestPoseidonCorruption(t *testing.T) {
 }
 
 func TestPoseidonAllocations(t *testing.T) {
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 4000, Inputs: 1, Aux: 4000})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 4000, Inputs: 1, Aux: 4000})
 	cs := r1cs.New(pa)
 	rng := rand.New(rand.NewPCG(15, 16))
 	pre := allocNums(cs, []fr.Element{randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng), randFr(rng)})

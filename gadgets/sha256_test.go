@@ -239,7 +239,7 @@ func TestSha256Allocations(t *testing.T) {
 		t.Skip("allocation count needs several compressions")
 	}
 	const runs = 3
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{Constraints: 26000 * (runs + 3), Inputs: 1, Aux: 26000 * (runs + 3)})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 26000 * (runs + 3), Inputs: 1, Aux: 26000 * (runs + 3)})
 	cs := r1cs.New(pa)
 	rng := rand.New(rand.NewPCG(9, 10))
 	in := allocBools(cs, randBits(rng, 512))

@@ -88,7 +88,11 @@ func (b *g1Batch) flush() {
 	}
 }
 
-// g2Batch is g1Batch over G2.
+// g2Batch is g1Batch over G2. The two stay twins on purpose: they are the
+// innermost loops of the MSM and fixed-base code, and their arithmetic is over
+// fp.Element and bls.E2, which share no interface in gnark-crypto; going
+// generic here would put a dictionary call under every field multiplication.
+// Everything above them (msm, summer) is written once, generically.
 type g2Batch struct {
 	acc    []*bls.G2Affine
 	q      []bls.G2Affine

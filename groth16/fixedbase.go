@@ -2,11 +2,13 @@ package groth16
 
 import (
 	"math/big"
-	"sync"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/parallel"
+
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // Fixed-base multiplication for setup: many scalars times one generator.
@@ -60,33 +62,62 @@ func signedDigits(s *fr.Element, c int, d []int32) {
 
 func numWindows(c int) int { return (fr.Bits+c-1)/c + 1 }
 
-// g1Table is a fixed-base table over a G1 generator.
-type g1Table struct {
-	c    int
-	rows [][]bls.G1Affine // rows[w][d−1] = d·2^(c·w)·G
+// tableAffine and tableJacobian are what a fixed-base table needs of
+// gnark-crypto's point types, beyond what the MSM needs.
+type tableAffine[A any] interface {
+	affine[A]
+	ScalarMultiplication(*A, *big.Int) *A
 }
 
+type tableJacobian[J, A any] interface {
+	jacobian[J, A]
+	FromAffine(*A) *J
+}
+
+// fixedTable is a fixed-base table over a generator of one group, written
+// once for both: g1Table and g2Table below.
+type fixedTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batchPtr[B, A]] struct {
+	c     int
+	rows  [][]A // rows[w][d−1] = d·2^(c·w)·G
+	batch int   // products per batch in mulInto
+}
+
+type (
+	g1Table = fixedTable[bls.G1Affine, bls.G1Jac, g1Batch, *bls.G1Affine, *bls.G1Jac, *g1Batch]
+	g2Table = fixedTable[bls.G2Affine, bls.G2Jac, g2Batch, *bls.G2Affine, *bls.G2Jac, *g2Batch]
+)
+
+// Batch sizes of mulInto: a G2 point is twice a G1 point, so half as many
+// keep a batch's working set the same size.
 func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
-	t := &g1Table{c: c, rows: make([][]bls.G1Affine, numWindows(c))}
+	return newTable[bls.G1Affine, bls.G1Jac, g1Batch](g, c, workers, 1<<10, normalizeG1)
+}
+
+func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
+	return newTable[bls.G2Affine, bls.G2Jac, g2Batch](g, c, workers, 1<<9, normalizeG2)
+}
+
+func newTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batchPtr[B, A]](g *A, c, workers, batch int, normalize func(dst []A, src []J)) *fixedTable[A, J, B, PA, PJ, PB] {
+	t := &fixedTable[A, J, B, PA, PJ, PB]{c: c, rows: make([][]A, numWindows(c)), batch: batch}
 	half := 1 << (c - 1)
-	bases := make([]bls.G1Affine, len(t.rows))
+	bases := make([]A, len(t.rows))
 	var shift big.Int
 	for w := range bases {
 		shift.Lsh(big.NewInt(1), uint(w*c))
-		bases[w].ScalarMultiplication(g, &shift)
+		PA(&bases[w]).ScalarMultiplication(g, &shift)
 	}
-	parallelRange(len(t.rows), workers, func(lo, hi int) {
-		jac := make([]bls.G1Jac, half)
+	parallel.Execute(len(t.rows), func(lo, hi int) {
+		jac := make([]J, half)
 		for w := lo; w < hi; w++ {
-			jac[0].FromAffine(&bases[w])
+			PJ(&jac[0]).FromAffine(&bases[w])
 			for d := 1; d < half; d++ {
 				jac[d] = jac[d-1]
-				jac[d].AddMixed(&bases[w])
+				PJ(&jac[d]).AddMixed(&bases[w])
 			}
-			t.rows[w] = make([]bls.G1Affine, half)
-			normalizeG1(t.rows[w], jac)
+			t.rows[w] = make([]A, half)
+			normalize(t.rows[w], jac)
 		}
-	})
+	}, workers)
 	return t
 }
 
@@ -94,79 +125,19 @@ func newG1Table(g *bls.G1Affine, c, workers int) *g1Table {
 // window in affine coordinates, a whole batch at a time, so that each
 // addition costs about six field multiplications (one shared inversion per
 // batch and window) instead of the eleven of a mixed Jacobian addition.
-func (t *g1Table) mulInto(dst []bls.G1Affine, scalars []fr.Element, workers int) {
-	const batch = 1 << 10
-	parallelChunks(len(scalars), batch, workers, func(lo, hi int) {
+func (t *fixedTable[A, J, B, PA, PJ, PB]) mulInto(dst []A, scalars []fr.Element, workers int) {
+	par.Chunks(len(scalars), t.batch, workers, func(lo, hi int) {
 		n := hi - lo
 		acc := dst[lo:hi]
 		digits := make([]int32, n*len(t.rows))
+		var inf A // (0, 0): gnark-crypto's affine infinity
 		for i := 0; i < n; i++ {
 			s := scalars[lo+i]
 			signedDigits(&s, t.c, digits[i*len(t.rows):(i+1)*len(t.rows)])
-			acc[i].X.SetZero()
-			acc[i].Y.SetZero()
+			acc[i] = inf
 		}
-		var b g1Batch
-		b.init(n)
-		for w := range t.rows {
-			b.reset()
-			for i := 0; i < n; i++ {
-				d := digits[i*len(t.rows)+w]
-				switch {
-				case d > 0:
-					b.add(&acc[i], &t.rows[w][d-1], false)
-				case d < 0:
-					b.add(&acc[i], &t.rows[w][-d-1], true)
-				}
-			}
-			b.flush()
-		}
-	})
-}
-
-// g2Table is the G2 counterpart of g1Table.
-type g2Table struct {
-	c    int
-	rows [][]bls.G2Affine
-}
-
-func newG2Table(g *bls.G2Affine, c, workers int) *g2Table {
-	t := &g2Table{c: c, rows: make([][]bls.G2Affine, numWindows(c))}
-	half := 1 << (c - 1)
-	bases := make([]bls.G2Affine, len(t.rows))
-	var shift big.Int
-	for w := range bases {
-		shift.Lsh(big.NewInt(1), uint(w*c))
-		bases[w].ScalarMultiplication(g, &shift)
-	}
-	parallelRange(len(t.rows), workers, func(lo, hi int) {
-		jac := make([]bls.G2Jac, half)
-		for w := lo; w < hi; w++ {
-			jac[0].FromAffine(&bases[w])
-			for d := 1; d < half; d++ {
-				jac[d] = jac[d-1]
-				jac[d].AddMixed(&bases[w])
-			}
-			t.rows[w] = make([]bls.G2Affine, half)
-			normalizeG2(t.rows[w], jac)
-		}
-	})
-	return t
-}
-
-func (t *g2Table) mulInto(dst []bls.G2Affine, scalars []fr.Element, workers int) {
-	const batch = 1 << 9
-	parallelChunks(len(scalars), batch, workers, func(lo, hi int) {
-		n := hi - lo
-		acc := dst[lo:hi]
-		digits := make([]int32, n*len(t.rows))
-		for i := 0; i < n; i++ {
-			s := scalars[lo+i]
-			signedDigits(&s, t.c, digits[i*len(t.rows):(i+1)*len(t.rows)])
-			acc[i].X.SetZero()
-			acc[i].Y.SetZero()
-		}
-		var b g2Batch
+		var bt B
+		b := PB(&bt)
 		b.init(n)
 		for w := range t.rows {
 			b.reset()
@@ -185,7 +156,9 @@ func (t *g2Table) mulInto(dst []bls.G2Affine, scalars []fr.Element, workers int)
 }
 
 // normalizeG1 converts Jacobian points to affine with one field inversion
-// (Montgomery's trick). Infinity maps to (0,0).
+// (Montgomery's trick). Infinity maps to (0,0). It and normalizeG2 are twins
+// for the reason g1Batch and g2Batch are: field arithmetic over fp.Element
+// and bls.E2, the innermost loop.
 func normalizeG1(dst []bls.G1Affine, src []bls.G1Jac) {
 	acc := fp.One()
 	for i := range src {
@@ -239,53 +212,4 @@ func normalizeG2(dst []bls.G2Affine, src []bls.G2Jac) {
 		dst[i].X.Mul(&src[i].X, &z2)
 		dst[i].Y.Mul(&src[i].Y, &z3)
 	}
-}
-
-// parallelRange splits [0,n) into one contiguous range per worker.
-func parallelRange(n, workers int, f func(lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		if n > 0 {
-			f(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(lo+per, n))
-	}
-	wg.Wait()
-}
-
-// parallelChunks hands chunks of at most size items to workers goroutines.
-func parallelChunks(n, size, workers int, f func(lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for lo := range next {
-				f(lo, min(lo+size, n))
-			}
-		}()
-	}
-	for lo := 0; lo < n; lo += size {
-		next <- lo
-	}
-	close(next)
-	wg.Wait()
 }

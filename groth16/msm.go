@@ -2,12 +2,12 @@ package groth16
 
 import (
 	"math/bits"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -59,98 +59,93 @@ func splitChunks(n int, sel *r1cs.Bitset, workers int) []msmChunk {
 
 func isOne(e *fr.Element) bool { return e.IsOne() }
 
+// affine and jacobian are what the one MSM body needs of gnark-crypto's
+// point types; bls.G1Affine/G1Jac and bls.G2Affine/G2Jac both satisfy them.
+type affine[A any] interface {
+	*A
+	IsInfinity() bool
+}
+
+type jacobian[J, A any] interface {
+	*J
+	AddAssign(*J) *J
+	AddMixed(*A) *J
+	MultiExp([]A, []fr.Element, ecc.MultiExpConfig) (*J, error)
+}
+
+// batch is the batched affine adder of one group (g1Batch, g2Batch).
+type batch[A any] interface {
+	init(n int)
+	reset()
+	add(acc, q *A, negate bool)
+	flush()
+}
+
+type batchPtr[B, A any] interface {
+	*B
+	batch[A]
+}
+
 // msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars.
 func msmG1(points []bls.G1Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G1Jac, error) {
-	var res bls.G1Jac
-	if len(scalars) == 0 {
-		return res, nil
-	}
-	chunks := splitChunks(len(scalars), sel, workers)
-	total := countGeneral(chunks, scalars, sel, workers)
-	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		_, err := res.MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: workers})
-		return res, err
-	}
-	cPoints := make([]bls.G1Affine, total)
-	cScalars := make([]fr.Element, total)
-	sums := make([]bls.G1Jac, len(chunks))
-	forEachChunk(chunks, workers, func(ci int, c *msmChunk) {
-		var s g1Summer
-		s.init()
-		k, out := c.pointLo, c.offset
-		for i := c.lo; i < c.hi; i++ {
-			if sel != nil && !sel.Get(i) {
-				continue
-			}
-			sc := &scalars[i]
-			switch {
-			case sc.IsZero():
-			case isOne(sc):
-				s.add(&points[k])
-			default:
-				cPoints[out] = points[k]
-				cScalars[out] = *sc
-				out++
-			}
-			k++
-		}
-		sums[ci] = s.sum()
-	})
-	if total > 0 {
-		if _, err := res.MultiExp(cPoints, cScalars, ecc.MultiExpConfig{NbTasks: workers}); err != nil {
-			return res, err
-		}
-	}
-	for i := range sums {
-		res.AddAssign(&sums[i])
-	}
-	return res, nil
+	return msm[bls.G1Affine, bls.G1Jac, g1Batch](points, scalars, sel, workers)
 }
 
 // msmG2 is msmG1 over G2.
 func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G2Jac, error) {
-	var res bls.G2Jac
+	return msm[bls.G2Affine, bls.G2Jac, g2Batch](points, scalars, sel, workers)
+}
+
+// msm is the one body of msmG1 and msmG2: zeros skipped, ones summed by a
+// summer per chunk, the rest compacted into one MultiExp. Generic code calls
+// the point and batch methods through a dictionary; that is one indirect
+// call per selected scalar, next to several field multiplications each.
+func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points []A, scalars []fr.Element, sel *r1cs.Bitset, workers int) (J, error) {
+	var res J
 	if len(scalars) == 0 {
 		return res, nil
 	}
 	chunks := splitChunks(len(scalars), sel, workers)
 	total := countGeneral(chunks, scalars, sel, workers)
 	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		_, err := res.MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: workers})
+		_, err := PJ(&res).MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: workers})
 		return res, err
 	}
-	cPoints := make([]bls.G2Affine, total)
+	cPoints := make([]A, total)
 	cScalars := make([]fr.Element, total)
-	sums := make([]bls.G2Jac, len(chunks))
-	forEachChunk(chunks, workers, func(ci int, c *msmChunk) {
-		var s g2Summer
-		s.init()
-		k, out := c.pointLo, c.offset
-		for i := c.lo; i < c.hi; i++ {
-			if sel != nil && !sel.Get(i) {
-				continue
+	sums := make([]J, len(chunks))
+	par.Chunks(len(chunks), 1, workers, func(lo, hi int) {
+		for ci := lo; ci < hi; ci++ {
+			c := &chunks[ci]
+			var s summer[A, B, PA, PB]
+			s.init()
+			k, out := c.pointLo, c.offset
+			for i := c.lo; i < c.hi; i++ {
+				if sel != nil && !sel.Get(i) {
+					continue
+				}
+				sc := &scalars[i]
+				switch {
+				case sc.IsZero():
+				case isOne(sc):
+					s.add(&points[k])
+				default:
+					cPoints[out] = points[k]
+					cScalars[out] = *sc
+					out++
+				}
+				k++
 			}
-			sc := &scalars[i]
-			switch {
-			case sc.IsZero():
-			case isOne(sc):
-				s.add(&points[k])
-			default:
-				cPoints[out] = points[k]
-				cScalars[out] = *sc
-				out++
-			}
-			k++
+			sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 		}
-		sums[ci] = s.sum()
 	})
 	if total > 0 {
-		if _, err := res.MultiExp(cPoints, cScalars, ecc.MultiExpConfig{NbTasks: workers}); err != nil {
+		if _, err := PJ(&res).MultiExp(cPoints, cScalars, ecc.MultiExpConfig{NbTasks: workers}); err != nil {
 			return res, err
 		}
 	}
 	for i := range sums {
-		res.AddAssign(&sums[i])
+		PJ(&res).AddAssign(&sums[i])
 	}
 	return res, nil
 }
@@ -158,17 +153,20 @@ func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, worker
 // countGeneral counts, per chunk, the selected scalars that are neither 0
 // nor 1, sets each chunk's output offset and returns the total.
 func countGeneral(chunks []msmChunk, scalars []fr.Element, sel *r1cs.Bitset, workers int) int {
-	forEachChunk(chunks, workers, func(_ int, c *msmChunk) {
-		n := 0
-		for i := c.lo; i < c.hi; i++ {
-			if sel != nil && !sel.Get(i) {
-				continue
+	par.Chunks(len(chunks), 1, workers, func(lo, hi int) {
+		for ci := lo; ci < hi; ci++ {
+			c := &chunks[ci]
+			n := 0
+			for i := c.lo; i < c.hi; i++ {
+				if sel != nil && !sel.Get(i) {
+					continue
+				}
+				if sc := &scalars[i]; !sc.IsZero() && !isOne(sc) {
+					n++
+				}
 			}
-			if sc := &scalars[i]; !sc.IsZero() && !isOne(sc) {
-				n++
-			}
+			c.nGeneral = n
 		}
-		c.nGeneral = n
 	})
 	total := 0
 	for i := range chunks {
@@ -178,86 +176,40 @@ func countGeneral(chunks []msmChunk, scalars []fr.Element, sel *r1cs.Bitset, wor
 	return total
 }
 
-func forEachChunk(chunks []msmChunk, workers int, f func(i int, c *msmChunk)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, min(workers, len(chunks))); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i, &chunks[i])
-			}
-		}()
-	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
 // summerWidth is the number of affine accumulators a summer rotates through;
 // one batch inversion is shared by that many additions.
 const summerWidth = 256
 
-// g1Summer adds many points with batched affine additions.
-type g1Summer struct {
-	accs [summerWidth]bls.G1Affine
+// summer adds many points of one group with batched affine additions.
+type summer[A, B any, PA affine[A], PB batchPtr[B, A]] struct {
+	accs [summerWidth]A
 	next int
-	b    g1Batch
+	b    B
 }
 
-func (s *g1Summer) init() { s.b.init(summerWidth) }
+func (s *summer[A, B, PA, PB]) init() { PB(&s.b).init(summerWidth) }
 
-func (s *g1Summer) add(p *bls.G1Affine) {
-	s.b.add(&s.accs[s.next], p, false)
+func (s *summer[A, B, PA, PB]) add(p *A) {
+	b := PB(&s.b)
+	b.add(&s.accs[s.next], p, false)
 	s.next++
 	if s.next == summerWidth {
-		s.b.flush()
-		s.b.reset()
+		b.flush()
+		b.reset()
 		s.next = 0
 	}
 }
 
-func (s *g1Summer) sum() bls.G1Jac {
-	s.b.flush()
-	s.b.reset()
-	var res bls.G1Jac
+// sumInto sets *res to the summer's total.
+func sumInto[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](s *summer[A, B, PA, PB], res *J) {
+	b := PB(&s.b)
+	b.flush()
+	b.reset()
+	var sum J
 	for i := range s.accs {
-		if !s.accs[i].IsInfinity() {
-			res.AddMixed(&s.accs[i])
+		if !PA(&s.accs[i]).IsInfinity() {
+			PJ(&sum).AddMixed(&s.accs[i])
 		}
 	}
-	return res
-}
-
-type g2Summer struct {
-	accs [summerWidth]bls.G2Affine
-	next int
-	b    g2Batch
-}
-
-func (s *g2Summer) init() { s.b.init(summerWidth) }
-
-func (s *g2Summer) add(p *bls.G2Affine) {
-	s.b.add(&s.accs[s.next], p, false)
-	s.next++
-	if s.next == summerWidth {
-		s.b.flush()
-		s.b.reset()
-		s.next = 0
-	}
-}
-
-func (s *g2Summer) sum() bls.G2Jac {
-	s.b.flush()
-	s.b.reset()
-	var res bls.G2Jac
-	for i := range s.accs {
-		if !s.accs[i].IsInfinity() {
-			res.AddMixed(&s.accs[i])
-		}
-	}
-	return res
+	*res = sum
 }

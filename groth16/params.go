@@ -12,6 +12,8 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"golang.org/x/sys/unix"
+
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // Params are bellperson's Groth16 parameters (the proving key).
@@ -128,7 +130,7 @@ type LoadOptions struct {
 	Workers int
 }
 
-// ErrParamsFormat: the data is not a well-formed .params file.
+// ErrParamsFormat is returned when data is not a well-formed .params image.
 var ErrParamsFormat = errors.New("malformed groth16 parameters")
 
 // span is one point vector of a .params image.
@@ -140,20 +142,30 @@ type span struct {
 	n     int
 }
 
-// DecodeParams decodes a whole .params image. Points are decoded in parallel
-// straight into their final slices.
+// DecodeParams decodes a whole .params image. Every length is checked
+// against the data before anything is allocated or any point decoded, so a
+// malformed image is rejected at once; points are then decoded in parallel
+// straight into their final slices. Errors wrap ErrParamsFormat.
 func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
-	vk, off, err := DecodeVerifyingKey(b)
+	p, err := decodeParams(b, opt)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, err)
+	}
+	return p, nil
+}
+
+func decodeParams(b []byte, opt LoadOptions) (*Params, error) {
+	_, vkSize, err := vkIC(b)
 	if err != nil {
 		return nil, err
 	}
-	p := &Params{VK: vk}
+	p := &Params{}
 	spans := []span{{name: "h", g1: &p.H}, {name: "l", g1: &p.L}, {name: "a", g1: &p.A}, {name: "b_g1", g1: &p.BG1}, {name: "b_g2", g2: &p.BG2}}
-	pos := int64(off)
+	pos := vkSize
 	for i := range spans {
 		s := &spans[i]
 		if int64(len(b))-pos < 4 {
-			return nil, fmt.Errorf("groth16: %w: length of %s at byte %d: %w", ErrParamsFormat, s.name, pos, ErrTruncated)
+			return nil, &FormatError{What: "length of " + s.name, Offset: pos, Err: ErrTruncated}
 		}
 		s.n = int(binary.BigEndian.Uint32(b[pos:]))
 		pos += 4
@@ -163,19 +175,24 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		}
 		need := int64(s.n) * size
 		if int64(len(b))-pos < need {
-			return nil, fmt.Errorf("groth16: %w: %s holds %d points (%d bytes) from byte %d but the file ends at %d: %w",
-				ErrParamsFormat, s.name, s.n, need, pos, len(b), ErrTruncated)
+			return nil, &FormatError{What: fmt.Sprintf("%s holds %d points (%d bytes) from byte %d but the data ends at %d", s.name, s.n, need, pos, len(b)),
+				Offset: pos, Err: ErrTruncated}
 		}
 		s.start = pos
 		pos += need
-		if s.g1 != nil {
+	}
+	if pos != int64(len(b)) {
+		return nil, &FormatError{What: fmt.Sprintf("%d trailing bytes after b_g2", int64(len(b))-pos), Offset: pos}
+	}
+	if p.VK, _, err = decodeVerifyingKey(b[:vkSize], true); err != nil {
+		return nil, err
+	}
+	for i := range spans {
+		if s := &spans[i]; s.g1 != nil {
 			*s.g1 = make([]bls.G1Affine, s.n)
 		} else {
 			*s.g2 = make([]bls.G2Affine, s.n)
 		}
-	}
-	if pos != int64(len(b)) {
-		return nil, fmt.Errorf("groth16: %w: %d trailing bytes after b_g2", ErrParamsFormat, int64(len(b))-pos)
 	}
 
 	workers := opt.Workers
@@ -187,40 +204,32 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		s      *span
 		lo, hi int
 	}
-	jobs := make(chan job)
+	var jobs []job
+	for i := range spans {
+		for lo := 0; lo < spans[i].n; lo += chunk {
+			jobs = append(jobs, job{&spans[i], lo, min(lo+chunk, spans[i].n)})
+		}
+	}
 	var (
 		mu       sync.Mutex
 		firstErr *PointError
-		wg       sync.WaitGroup
 	)
-	fail := func(e *PointError) {
-		mu.Lock()
-		// Report the earliest failure so that errors are deterministic.
-		if firstErr == nil || e.Offset < firstErr.Offset {
-			firstErr = e
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks); e != nil {
-					fail(e)
-				}
+	par.Chunks(len(jobs), 1, workers, func(lo, hi int) {
+		for _, j := range jobs[lo:hi] {
+			e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks)
+			if e == nil {
+				continue
 			}
-		}()
-	}
-	for i := range spans {
-		for lo := 0; lo < spans[i].n; lo += chunk {
-			jobs <- job{&spans[i], lo, min(lo+chunk, spans[i].n)}
+			mu.Lock()
+			// Report the earliest failure so that errors are deterministic.
+			if firstErr == nil || e.Offset < firstErr.Offset {
+				firstErr = e
+			}
+			mu.Unlock()
 		}
-	}
-	close(jobs)
-	wg.Wait()
+	})
 	if firstErr != nil {
-		return nil, fmt.Errorf("groth16: %w: %w", ErrParamsFormat, firstErr)
+		return nil, firstErr
 	}
 	return p, nil
 }
@@ -239,11 +248,8 @@ func decodeChunk(b []byte, s *span, lo, hi int, subgroup bool) *PointError {
 			}
 		}
 		if subgroup && !bls.IsInSubGroupBatchG1(pts[lo:hi]) {
-			for i := lo; i < hi; i++ {
-				if !pts[i].IsInSubGroup() {
-					return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G1Uncompressed, Err: ErrNotInSubgroup}
-				}
-			}
+			i := lo + firstNotInSubgroup(pts[lo:hi], bls.IsInSubGroupBatchG1, (*bls.G1Affine).IsInSubGroup)
+			return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G1Uncompressed, Err: ErrNotInSubgroup}
 		}
 		return nil
 	}
@@ -255,13 +261,40 @@ func decodeChunk(b []byte, s *span, lo, hi int, subgroup bool) *PointError {
 		}
 	}
 	if subgroup && !bls.IsInSubGroupBatchG2(pts[lo:hi]) {
-		for i := lo; i < hi; i++ {
-			if !pts[i].IsInSubGroup() {
-				return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G2Uncompressed, Err: ErrNotInSubgroup}
-			}
-		}
+		i := lo + firstNotInSubgroup(pts[lo:hi], bls.IsInSubGroupBatchG2, (*bls.G2Affine).IsInSubGroup)
+		return &PointError{Vector: s.name, Index: i, Offset: s.start + int64(i)*G2Uncompressed, Err: ErrNotInSubgroup}
 	}
 	return nil
+}
+
+// firstNotInSubgroup returns the index of the first point of pts outside the
+// prime-order subgroup, pts having failed the batch test. It bisects with
+// the batch test (one-sided: it never fails a clean range), which costs about
+// one more batch test over pts; checking point by point would cost several
+// times that, an easy way for a hostile file to stall a load. If the
+// probabilistic test missed the culprit on the way down (< 2^-64) it falls
+// back to checking every point.
+func firstNotInSubgroup[A any](pts []A, batch func([]A) bool, one func(*A) bool) int {
+	lo, hi := 0, len(pts)
+	for hi-lo > 64 {
+		mid := lo + (hi-lo)/2
+		if !batch(pts[lo:mid]) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for i := lo; i < hi; i++ {
+		if !one(&pts[i]) {
+			return i
+		}
+	}
+	for i := range pts {
+		if !one(&pts[i]) {
+			return i
+		}
+	}
+	return len(pts) - 1 // unreachable: pts failed the batch test
 }
 
 // LoadParamsFile memory-maps a .params file and decodes it; the mapping is

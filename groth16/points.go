@@ -17,14 +17,51 @@ const (
 	G2Compressed   = bls.SizeOfG2AffineCompressed   // 96
 )
 
-// Errors a decoder reports, wrapped with where they happened.
+// Errors a decoder reports. Every decoder error wraps one of
+// ErrParamsFormat, ErrVerifyingKeyFormat or ErrProofFormat (what was being
+// decoded), a *PointError or *FormatError (where: the byte offset) and, for
+// a bad point or a short buffer, one of the errors below (why).
 var (
-	ErrTruncated       = errors.New("truncated")
+	// ErrTruncated is returned when the data ends before what its lengths
+	// announce.
+	ErrTruncated = errors.New("truncated")
+	// ErrInvalidEncoding is returned when a point's flag bits are wrong or
+	// a coordinate is not a canonical field element.
 	ErrInvalidEncoding = errors.New("invalid point encoding")
-	ErrNotOnCurve      = errors.New("point not on curve")
-	ErrInfinity        = errors.New("point at infinity")
-	ErrNotInSubgroup   = errors.New("point not in the prime-order subgroup")
+	// ErrNotOnCurve is returned when a point's coordinates do not satisfy
+	// the curve equation (or, compressed, x has no square root).
+	ErrNotOnCurve = errors.New("point not on curve")
+	// ErrInfinity is returned when a point is the point at infinity, which
+	// no bellperson encoding here may hold.
+	ErrInfinity = errors.New("point at infinity")
+	// ErrNotInSubgroup is returned when a point lies on the curve but outside
+	// the prime-order subgroup.
+	ErrNotInSubgroup = errors.New("point not in the prime-order subgroup")
+	// ErrVerifyingKeyFormat is returned when data is not a well-formed
+	// verifying key.
+	ErrVerifyingKeyFormat = errors.New("malformed groth16 verifying key")
+	// ErrProofFormat is returned when data is not a well-formed proof or
+	// concatenation of proofs.
+	ErrProofFormat = errors.New("malformed groth16 proof")
 )
+
+// FormatError says where an encoding's structure is wrong: a length prefix
+// past the end of the data, a wrong total size, trailing bytes.
+type FormatError struct {
+	What   string // what is wrong ("h holds 5 points (480 bytes) from byte 1160 but the data ends at 1200")
+	Offset int64  // byte offset in the file or buffer
+	Err    error  // ErrTruncated when the data is too short, else nil
+}
+
+func (e *FormatError) Error() string {
+	msg := fmt.Sprintf("%s (at byte %d)", e.What, e.Offset)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
 
 // PointError says which point of which vector failed to decode.
 type PointError struct {
@@ -125,25 +162,20 @@ func decodeG2Uncompressed(p *bls.G2Affine, b []byte, subgroup bool) error {
 // decodeG1Compressed decodes a 48-byte point with a subgroup check,
 // rejecting infinity (bellperson Proof::read_many).
 func decodeG1Compressed(p *bls.G1Affine, b []byte) error {
-	if len(b) < G1Compressed {
-		return ErrTruncated
-	}
-	if b[0]&flagCompressed == 0 {
-		return ErrInvalidEncoding
-	}
-	if b[0]&flagInfinity != 0 {
-		return ErrInfinity
-	}
-	if _, err := p.SetBytes(b[:G1Compressed]); err != nil {
-		return classify(err)
-	}
-	return nil
+	return decodeCompressed(p, b, G1Compressed)
 }
 
 // decodeG2Compressed decodes a 96-byte point with a subgroup check,
 // rejecting infinity.
 func decodeG2Compressed(p *bls.G2Affine, b []byte) error {
-	if len(b) < G2Compressed {
+	return decodeCompressed(p, b, G2Compressed)
+}
+
+// decodeCompressed checks the flags bellperson's encoding allows and leaves
+// the rest (square root, subgroup) to gnark-crypto's SetBytes, which both
+// affine types have.
+func decodeCompressed(p interface{ SetBytes([]byte) (int, error) }, b []byte, size int) error {
+	if len(b) < size {
 		return ErrTruncated
 	}
 	if b[0]&flagCompressed == 0 {
@@ -152,7 +184,7 @@ func decodeG2Compressed(p *bls.G2Affine, b []byte) error {
 	if b[0]&flagInfinity != 0 {
 		return ErrInfinity
 	}
-	if _, err := p.SetBytes(b[:G2Compressed]); err != nil {
+	if _, err := p.SetBytes(b[:size]); err != nil {
 		return classify(err)
 	}
 	return nil

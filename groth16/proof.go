@@ -35,11 +35,19 @@ func (p *Proof) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes exactly one proof, checking that every point is on
 // the curve, in the subgroup and not at infinity.
+// Errors wrap ErrProofFormat.
 func (p *Proof) UnmarshalBinary(b []byte) error {
 	if len(b) != ProofSize {
-		return fmt.Errorf("groth16: proof is %d bytes, want %d: %w", len(b), ProofSize, ErrTruncated)
+		fe := &FormatError{What: fmt.Sprintf("proof is %d bytes, want %d", len(b), ProofSize), Offset: int64(len(b)), Err: ErrTruncated}
+		if len(b) > ProofSize {
+			fe.Offset, fe.Err = ProofSize, nil
+		}
+		return fmt.Errorf("groth16: %w: %w", ErrProofFormat, fe)
 	}
-	return p.decode(b, 0)
+	if err := p.decode(b, 0); err != nil {
+		return fmt.Errorf("groth16: %w: %w", ErrProofFormat, err)
+	}
+	return nil
 }
 
 func (p *Proof) decode(b []byte, index int) error {
@@ -56,15 +64,18 @@ func (p *Proof) decode(b []byte, index int) error {
 }
 
 // DecodeProofs decodes a concatenation of proofs (a multi-partition PoRep
-// proof is one per partition, in partition order).
+// proof is one per partition, in partition order). Errors wrap
+// ErrProofFormat.
 func DecodeProofs(b []byte) ([]Proof, error) {
 	if len(b) == 0 || len(b)%ProofSize != 0 {
-		return nil, fmt.Errorf("groth16: %d bytes is not a whole number of %d-byte proofs", len(b), ProofSize)
+		fe := &FormatError{What: fmt.Sprintf("%d bytes is not a whole number of %d-byte proofs", len(b), ProofSize),
+			Offset: int64(len(b) - len(b)%ProofSize), Err: ErrTruncated}
+		return nil, fmt.Errorf("groth16: %w: %w", ErrProofFormat, fe)
 	}
 	proofs := make([]Proof, len(b)/ProofSize)
 	for i := range proofs {
 		if err := proofs[i].decode(b[i*ProofSize:(i+1)*ProofSize], i); err != nil {
-			return nil, fmt.Errorf("groth16: %w", err)
+			return nil, fmt.Errorf("groth16: %w: %w", ErrProofFormat, err)
 		}
 	}
 	return proofs, nil

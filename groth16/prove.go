@@ -11,6 +11,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/parallel"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -34,7 +35,7 @@ func RandomRandomness(n int) ([]Randomness, error) {
 	return out, nil
 }
 
-// ErrShape: a synthesised circuit does not fit the parameters.
+// ErrShape is returned when a synthesised circuit does not fit the parameters.
 var ErrShape = errors.New("groth16: circuit does not match the parameters")
 
 // ProveOptions tune proving.
@@ -216,11 +217,11 @@ func computeHWith(pa *r1cs.ProvingAssignment, workers int, tables bool) []fr.Ele
 	den.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
 	one := fr.One()
 	den.Sub(&den, &one).Inverse(&den)
-	parallelRange(m, workers, func(lo, hi int) {
+	parallel.Execute(m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
 		}
-	})
+	}, workers)
 	if tables {
 		domain.FFTInverse(a, fft.DIF, fft.OnCoset(), nt)
 		fft.BitReverse(a)

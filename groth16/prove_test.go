@@ -35,7 +35,7 @@ func fixedRandomness(n int) []Randomness {
 
 func synthesizeForProving(t testing.TB, c r1cs.Circuit) *r1cs.ProvingAssignment {
 	t.Helper()
-	pa := r1cs.NewProvingAssignment(r1cs.Shape{})
+	pa := r1cs.NewProvingAssignment(r1cs.Size{})
 	cs, err := r1cs.Synthesize(c, pa)
 	if err != nil {
 		t.Fatal(err)

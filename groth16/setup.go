@@ -10,6 +10,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/parallel"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -38,8 +39,9 @@ type SetupOptions struct {
 	Progress func(phase string, done float64)
 }
 
-// ErrUnconstrained: some auxiliary variable appears in no row, so its L
-// point would be the identity (bellperson UnconstrainedVariable).
+// ErrUnconstrained is returned when some auxiliary variable appears in no
+// row, so its L point would be the identity (bellperson
+// UnconstrainedVariable).
 var ErrUnconstrained = errors.New("groth16: circuit has an unconstrained auxiliary variable")
 
 // MaxDomainLog is the largest supported evaluation-domain exponent: the
@@ -83,7 +85,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		return nil, fmt.Errorf("groth16: setup: counting: %w", err)
 	}
 	counter.AppendInputRows()
-	shape := counter.Shape()
+	shape := counter.Size()
 	m, err := DomainSize(shape.Constraints)
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		return nil, errors.New("groth16: setup: τ lies in the evaluation domain; draw new toxic waste")
 	}
 	lagrange := make([]fr.Element, shape.Constraints)
-	parallelRange(len(lagrange), workers, func(lo, hi int) {
+	parallel.Execute(len(lagrange), func(lo, hi int) {
 		var w fr.Element
 		w.Exp(domain.Generator, big.NewInt(int64(lo)))
 		for j := lo; j < hi; j++ {
@@ -115,7 +117,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 			lagrange[j].Mul(&inv[j-lo], &w).Mul(&lagrange[j], &scale)
 			w.Mul(&w, &domain.Generator)
 		}
-	})
+	}, workers)
 
 	// Pass 2: fold rows into u, v, w at τ.
 	q := r1cs.NewQAPAssembly(lagrange, shape)
@@ -127,8 +129,8 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	if err := q.Err(); err != nil {
 		return nil, fmt.Errorf("groth16: setup: %w", err)
 	}
-	if qcs.Shape() != shape {
-		return nil, fmt.Errorf("groth16: setup: circuit is not deterministic: %+v then %+v", shape, qcs.Shape())
+	if qcs.Size() != shape {
+		return nil, fmt.Errorf("groth16: setup: circuit is not deterministic: %+v then %+v", shape, qcs.Size())
 	}
 	lagrange = nil
 
@@ -143,7 +145,7 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	hScalars := make([]fr.Element, m-1)
 	var coeff fr.Element
 	coeff.Mul(&zt, &deltaInv)
-	parallelRange(len(hScalars), workers, func(lo, hi int) {
+	parallel.Execute(len(hScalars), func(lo, hi int) {
 		var p fr.Element
 		p.Exp(tw.Tau, big.NewInt(int64(lo)))
 		p.Mul(&p, &coeff)
@@ -151,17 +153,17 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 			hScalars[i] = p
 			p.Mul(&p, &tw.Tau)
 		}
-	})
+	}, workers)
 	ext := func(u, v, w []fr.Element, inv *fr.Element) []fr.Element {
 		out := make([]fr.Element, len(u))
-		parallelRange(len(u), workers, func(lo, hi int) {
+		parallel.Execute(len(u), func(lo, hi int) {
 			var t fr.Element
 			for i := lo; i < hi; i++ {
 				out[i].Mul(&u[i], &tw.Beta)
 				t.Mul(&v[i], &tw.Alpha)
 				out[i].Add(&out[i], &t).Add(&out[i], &w[i]).Mul(&out[i], inv)
 			}
-		})
+		}, workers)
 		return out
 	}
 	icScalars := ext(q.UIn, q.VIn, q.WIn, &gammaInv)

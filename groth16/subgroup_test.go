@@ -23,3 +23,23 @@ func nonSubgroupG1(t *testing.T) bls.G1Affine {
 	t.Fatal("no point outside the subgroup found")
 	return bls.G1Affine{}
 }
+
+// firstNotInSubgroup finds the earliest bad point wherever it is, also with
+// a second one after it.
+func TestFirstNotInSubgroup(t *testing.T) {
+	_, _, g1, _ := bls.Generators()
+	pts := make([]bls.G1Affine, 700)
+	for i := range pts {
+		pts[i] = g1
+	}
+	bad := nonSubgroupG1(t)
+	for _, at := range [][]int{{0}, {63}, {64}, {300}, {699}, {200, 650}, {5, 6}} {
+		ps := append([]bls.G1Affine(nil), pts...)
+		for _, i := range at {
+			ps[i] = bad
+		}
+		if got := firstNotInSubgroup(ps, bls.IsInSubGroupBatchG1, (*bls.G1Affine).IsInSubGroup); got != at[0] {
+			t.Errorf("bad at %v: got %d", at, got)
+		}
+	}
+}

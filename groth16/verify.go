@@ -12,8 +12,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// ErrInputCount: the number of public inputs does not match the verifying
-// key (bellperson's MalformedVerifyingKey).
+// ErrInputCount is returned when the number of public inputs does not match
+// the verifying key (bellperson's MalformedVerifyingKey).
 var ErrInputCount = errors.New("groth16: public input count does not match the verifying key")
 
 // PreparedVerifyingKey holds what verification reuses: e(α₁, β₂) and the

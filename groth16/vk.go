@@ -56,13 +56,52 @@ func (vk *VerifyingKey) WriteTo(w io.Writer) (int64, error) {
 
 // DecodeVerifyingKey decodes a vk from the front of b and returns the number
 // of bytes it used. The verifying key is small and is always fully checked
-// (subgroup included).
+// (subgroup included). Errors wrap ErrVerifyingKeyFormat.
 func DecodeVerifyingKey(b []byte) (*VerifyingKey, int, error) {
+	vk, n, err := decodeVerifyingKey(b, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("groth16: %w: %w", ErrVerifyingKeyFormat, err)
+	}
+	return vk, n, nil
+}
+
+// vkIC reads the IC length of a vk at the front of b and returns the vk's
+// encoded size, checking that b holds it all. Nothing is allocated, so a
+// hostile length costs nothing.
+func vkIC(b []byte) (n int, size int64, err error) {
+	off := vkFixedSize - 4
+	if len(b) < vkFixedSize {
+		return 0, 0, &FormatError{What: fmt.Sprintf("verifying key needs %d bytes before its IC points", vkFixedSize), Offset: int64(len(b)), Err: ErrTruncated}
+	}
+	n = int(binary.BigEndian.Uint32(b[off:]))
+	if n == 0 {
+		return 0, 0, &FormatError{What: "empty ic", Offset: int64(off)}
+	}
+	size = vkFixedSize + int64(n)*G1Uncompressed
+	if int64(len(b)) < size {
+		return 0, 0, &FormatError{What: fmt.Sprintf("ic holds %d points (%d bytes) but only %d bytes follow", n, int64(n)*G1Uncompressed, len(b)-vkFixedSize),
+			Offset: int64(len(b)), Err: ErrTruncated}
+	}
+	return n, size, nil
+}
+
+// decodeVerifyingKey decodes the vk at the front of b; with exact, b must
+// hold nothing else. Lengths are checked before any point is decoded, so
+// data with the wrong structure is rejected at once. Its errors are a
+// *PointError or *FormatError, without prefix.
+func decodeVerifyingKey(b []byte, exact bool) (*VerifyingKey, int, error) {
+	n, size, err := vkIC(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	if exact && int64(len(b)) != size {
+		return nil, 0, &FormatError{What: fmt.Sprintf("%d trailing bytes after the verifying key", int64(len(b))-size), Offset: size}
+	}
 	vk := new(VerifyingKey)
 	off := 0
-	g1 := func(p *bls.G1Affine, name string) error {
+	g1 := func(p *bls.G1Affine, name string, i int) error {
 		if err := decodeG1Uncompressed(p, b[off:], true); err != nil {
-			return &PointError{Vector: name, Offset: int64(off), Err: err}
+			return &PointError{Vector: name, Index: i, Offset: int64(off), Err: err}
 		}
 		off += G1Uncompressed
 		return nil
@@ -75,34 +114,23 @@ func DecodeVerifyingKey(b []byte) (*VerifyingKey, int, error) {
 		return nil
 	}
 	for _, step := range []func() error{
-		func() error { return g1(&vk.AlphaG1, "vk.alpha_g1") },
-		func() error { return g1(&vk.BetaG1, "vk.beta_g1") },
+		func() error { return g1(&vk.AlphaG1, "vk.alpha_g1", 0) },
+		func() error { return g1(&vk.BetaG1, "vk.beta_g1", 0) },
 		func() error { return g2(&vk.BetaG2, "vk.beta_g2") },
 		func() error { return g2(&vk.GammaG2, "vk.gamma_g2") },
-		func() error { return g1(&vk.DeltaG1, "vk.delta_g1") },
+		func() error { return g1(&vk.DeltaG1, "vk.delta_g1", 0) },
 		func() error { return g2(&vk.DeltaG2, "vk.delta_g2") },
 	} {
 		if err := step(); err != nil {
-			return nil, 0, fmt.Errorf("groth16: verifying key: %w", err)
+			return nil, 0, err
 		}
 	}
-	if len(b)-off < 4 {
-		return nil, 0, fmt.Errorf("groth16: verifying key: ic length at byte %d: %w", off, ErrTruncated)
-	}
-	n := int(binary.BigEndian.Uint32(b[off:]))
-	off += 4
-	if n == 0 {
-		return nil, 0, fmt.Errorf("groth16: verifying key: empty IC")
-	}
-	if need := int64(n) * G1Uncompressed; int64(len(b)-off) < need {
-		return nil, 0, fmt.Errorf("groth16: verifying key: ic holds %d points (%d bytes) but only %d bytes follow: %w", n, need, len(b)-off, ErrTruncated)
-	}
+	off += 4 // the IC length, read by vkIC
 	vk.IC = make([]bls.G1Affine, n)
 	for i := range vk.IC {
-		if err := decodeG1Uncompressed(&vk.IC[i], b[off:], true); err != nil {
-			return nil, 0, fmt.Errorf("groth16: verifying key: %w", &PointError{Vector: "vk.ic", Index: i, Offset: int64(off), Err: err})
+		if err := g1(&vk.IC[i], "vk.ic", i); err != nil {
+			return nil, 0, err
 		}
-		off += G1Uncompressed
 	}
 	return vk, off, nil
 }
@@ -113,12 +141,9 @@ func ReadVerifyingKeyFile(path string) (*VerifyingKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("groth16: %w", err)
 	}
-	vk, n, err := DecodeVerifyingKey(b)
+	vk, _, err := decodeVerifyingKey(b, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if n != len(b) {
-		return nil, fmt.Errorf("%s: %d trailing bytes after the verifying key", path, len(b)-n)
+		return nil, fmt.Errorf("groth16: %s: %w: %w", path, ErrVerifyingKeyFormat, err)
 	}
 	return vk, nil
 }

@@ -11,7 +11,8 @@ import (
 // MaxPoseidonArity is the largest arity neptune defines (U36).
 const MaxPoseidonArity = 36
 
-// ErrUnsupportedArity reports a Poseidon arity outside 1..MaxPoseidonArity.
+// ErrUnsupportedArity is returned when a Poseidon arity lies outside
+// 1..MaxPoseidonArity.
 var ErrUnsupportedArity = errors.New("hash: unsupported Poseidon arity")
 
 // SparseMatrix is one of neptune's sparse partial-round matrices M″: dense

@@ -479,3 +479,28 @@ func BenchmarkBuildSha254_8MiB(b *testing.B) {
 		}
 	}
 }
+
+// AppendPathArities, which the PoR circuit uses, agrees with Arities for
+// every shape, and rejects paths too short for the sub and top levels and
+// arities the circuit cannot index (not a power of two).
+func TestPathArities(t *testing.T) {
+	for _, c := range testShapes {
+		n := c.perBase * c.shape.BaseTreeCount()
+		want, err := c.shape.Arities(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.shape.AppendPathArities([]int{99}, len(want))
+		if err != nil || fmt.Sprint(got[1:]) != fmt.Sprint(want) || got[0] != 99 {
+			t.Errorf("%s: %v %v, want %v after the prefix", c.shape, got, err, want)
+		}
+	}
+	if _, err := ShapeTop2.AppendPathArities(nil, 1); !errors.Is(err, ErrMalformedProof) {
+		t.Errorf("one-level 8-8-2 path: %v", err)
+	}
+	for _, s := range []Shape{{8, 3, 0}, {8, 8, 6}, {6, 0, 0}} {
+		if _, err := s.AppendPathArities(nil, 4); !errors.Is(err, ErrShape) {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}

@@ -2,7 +2,8 @@ package merkle
 
 import (
 	"fmt"
-	"sync"
+
+	"github.com/consensys/gnark-crypto/parallel"
 )
 
 // levels is the storage shared by both tree kinds: levels[0] is the leaf
@@ -24,28 +25,16 @@ func buildLevels[N any](arities []int, leaves []N, workers, minPerWorker int, h 
 	cur := leaves
 	for l, a := range arities {
 		next := make([]N, len(cur)/a)
-		parallelize(len(next), workers, minPerWorker, func(lo, hi int) {
+		// Fewer workers on small levels: a goroutine must get at least
+		// minPerWorker parents to pay for itself.
+		w := max(1, min(workers, len(next)/max(minPerWorker, 1)))
+		parallel.Execute(len(next), func(lo, hi int) {
 			h(a, next[lo:hi], cur[lo*a:hi*a])
-		})
+		}, w)
 		t.nodes[l+1] = next
 		cur = next
 	}
 	return t
-}
-
-// parallelize runs fn over [0, n) in at most workers contiguous ranges.
-func parallelize(n, workers, minPerWorker int, fn func(lo, hi int)) {
-	workers = min(workers, n/max(minPerWorker, 1))
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		wg.Go(func() { fn(lo, min(lo+chunk, n)) })
-	}
-	wg.Wait()
 }
 
 func (t *levels[N]) root() N { return t.nodes[len(t.nodes)-1][0] }

@@ -10,21 +10,24 @@ import (
 
 // Sentinel errors of this package.
 var (
-	// ErrConfig is returned when a Config names no sealable sector (unsupported size,
-	// invalid api version or mode, a feature without api 1.2.0).
+	// ErrConfig is returned when a Config names no sealable sector
+	// (unsupported size, invalid api version or mode, a feature without api
+	// 1.2.0).
 	ErrConfig = errors.New("porep: invalid seal configuration")
-	// ErrPartition is returned when a partition index is outside [0, partitions).
+	// ErrPartition is returned when a partition index lies outside
+	// [0, partitions).
 	ErrPartition = errors.New("porep: partition out of range")
 	// ErrZeroCommitment is returned when comm_d or comm_r is all zero.
 	ErrZeroCommitment = errors.New("porep: all-zero commitment")
-	// ErrNonCanonical is returned when a commitment is not a canonical field element.
+	// ErrNonCanonical is returned when a commitment is not a canonical
+	// field element.
 	ErrNonCanonical = errors.New("porep: non-canonical field element")
-	// ErrProofLength is returned when seal proof bytes are not one 192-byte proof per
-	// partition.
+	// ErrProofLength is returned when seal proof bytes are not one
+	// 192-byte proof per partition.
 	ErrProofLength = errors.New("porep: wrong seal proof length")
-	// ErrUnsupported is returned when the operation does not exist for this configuration
-	// (NI-PoRep proofs are aggregated; verify them with the aggregate
-	// verifier).
+	// ErrUnsupported is returned when the operation does not exist for this
+	// configuration (NI-PoRep proofs are aggregated; verify them with the
+	// aggregate verifier).
 	ErrUnsupported = errors.New("porep: unsupported for this configuration")
 )
 
@@ -51,7 +54,7 @@ func ConfigFor(p filecoin.RegisteredSealProof) (Config, error) {
 
 // Validate checks that c describes a sealable sector.
 func (c Config) Validate() error {
-	if _, err := c.SectorSize.Shape(); err != nil {
+	if _, err := c.SectorSize.SealSpec(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if !c.APIVersion.Valid() {
@@ -66,9 +69,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Shape is the sector shape (zero for an invalid size).
-func (c Config) Shape() filecoin.Shape {
-	s, _ := c.SectorSize.Shape()
+// SealSpec is the sector's seal spec (zero for an invalid size).
+func (c Config) SealSpec() filecoin.SealSpec {
+	s, _ := c.SectorSize.SealSpec()
 	return s
 }
 
@@ -76,10 +79,10 @@ func (c Config) Shape() filecoin.Shape {
 func (c Config) Nodes() uint64 { return c.SectorSize.Nodes() }
 
 // Partitions is the number of partition proofs.
-func (c Config) Partitions() int { return c.Shape().Partitions(c.Mode) }
+func (c Config) Partitions() int { return c.SealSpec().Partitions(c.Mode) }
 
 // ChallengesPerPartition is the number of challenges one partition proves.
-func (c Config) ChallengesPerPartition() int { return c.Shape().ChallengesPerPartition(c.Mode) }
+func (c Config) ChallengesPerPartition() int { return c.SealSpec().ChallengesPerPartition(c.Mode) }
 
 // Graph builds the stacked DRG the sector was sealed over.
 func (c Config) Graph() (*graph.Graph, error) {

@@ -69,12 +69,12 @@ func VerifyVanilla(ctx context.Context, o *c1.Output, workers int) error {
 	if err != nil {
 		return err
 	}
-	t := cfg.Shape().Tree()
+	t := cfg.SealSpec().Tree()
 	s := &checker{
 		o: o, cfg: cfg, g: g,
 		shape:  merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top},
 		leaves: int(cfg.Nodes()),
-		layers: cfg.Shape().Layers(),
+		layers: cfg.SealSpec().Layers(),
 	}
 	workers = max(workers, 1)
 	for k := range o.VanillaProofs {

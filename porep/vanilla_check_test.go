@@ -85,7 +85,7 @@ func TestRustC1(t *testing.T) {
 					t.Errorf("input %d: C1 gives %x, public values give %x", i, fr32.FromElement(&got[i]), fr32.FromElement(&want[i]))
 				}
 			}
-			sh := o.RegisteredProof.Shape()
+			sh := o.RegisteredProof.SealSpec()
 			for _, c := range in.Challenges {
 				if len(c.DRGParents) != 6 || len(c.ExpParents) != 8 || len(c.CommDPath) != sh.TreeDDepth() ||
 					len(c.CommRLastPath) != sh.TreePathLength() || len(c.CommCPath) != sh.TreePathLength() ||

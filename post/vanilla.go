@@ -62,7 +62,7 @@ type VanillaProof struct {
 // TreeShape is the tree_r_last shape of a sector size (8-0-0, 8-8-0 or
 // 8-8-2 for the published sizes).
 func TreeShape(size filecoin.SectorSize) (merkle.Shape, error) {
-	sh, err := size.Shape()
+	sh, err := size.SealSpec()
 	if err != nil {
 		return merkle.Shape{}, err
 	}

@@ -13,26 +13,26 @@ type Circuit interface {
 	Synthesize(cs *CS) error
 }
 
-// Needs says what a Backend consumes.
+// Needs says what a Sink consumes.
 type Needs uint8
 
 const (
-	// NeedValues: the backend wants variable values (Alloc/AllocInput).
+	// NeedValues: the sink wants variable values (Alloc/AllocInput).
 	NeedValues Needs = 1 << iota
-	// NeedRows: the backend wants the linear combinations of every row.
+	// NeedRows: the sink wants the linear combinations of every row.
 	NeedRows
-	// NeedNames: the backend wants the namespace path of rows (test systems).
+	// NeedNames: the sink wants the namespace path of rows (test systems).
 	NeedNames
-	// NeedRowValues: the backend wants only each row's three evaluations,
-	// which the CS computes while the circuit adds terms (the backend must
+	// NeedRowValues: the sink wants only each row's three evaluations,
+	// which the CS computes while the circuit adds terms (the sink must
 	// be a templated *ProvingAssignment).
 	NeedRowValues
 )
 
-// Backend consumes what a circuit emits. Rows are passed only when the
-// backend asked for NeedRows. Value pointers and LCs are only valid during
+// Sink consumes what a circuit emits. Rows are passed only when the
+// sink asked for NeedRows. Value pointers and LCs are only valid during
 // the call; LCs are canonical (distinct variables, non-zero coefficients).
-type Backend interface {
+type Sink interface {
 	Needs() Needs
 	AllocInput(value *fr.Element)
 	Alloc(value *fr.Element)
@@ -46,12 +46,12 @@ type namespace struct {
 
 // CS is what circuits write against. It counts variables and rows, keeps the
 // namespace stack, builds linear combinations in reusable scratch space and
-// hands them to its Backend.
+// hands them to its Sink.
 type CS struct {
-	backend Backend
-	values  bool
-	rows    bool
-	names   bool
+	sink   Sink
+	values bool
+	rows   bool
+	names  bool
 	// evalRows is set for NeedRowValues: rows are evaluated as they are
 	// built, straight into this assignment.
 	evalRows *ProvingAssignment
@@ -64,18 +64,18 @@ type CS struct {
 	tmp      fr.Element
 }
 
-// New returns a constraint system feeding backend, with input 0 (ONE)
+// New returns a constraint system feeding sink, with input 0 (ONE)
 // already allocated.
-func New(backend Backend) *CS {
-	n := backend.Needs()
+func New(sink Sink) *CS {
+	n := sink.Needs()
 	cs := &CS{
-		backend: backend,
-		values:  n&NeedValues != 0,
-		rows:    n&NeedRows != 0,
-		names:   n&NeedNames != 0,
+		sink:   sink,
+		values: n&NeedValues != 0,
+		rows:   n&NeedRows != 0,
+		names:  n&NeedNames != 0,
 	}
 	if n&NeedRowValues != 0 {
-		pa, ok := backend.(*ProvingAssignment)
+		pa, ok := sink.(*ProvingAssignment)
 		if !ok {
 			panic("r1cs: NeedRowValues is only supported for *ProvingAssignment")
 		}
@@ -89,7 +89,7 @@ func New(backend Backend) *CS {
 	return cs
 }
 
-// WantsValues reports whether the backend consumes values. Gadgets may skip
+// WantsValues reports whether the sink consumes values. Gadgets may skip
 // expensive witness computations when it does not (counting, key generation).
 func (cs *CS) WantsValues() bool { return cs.values }
 
@@ -103,7 +103,7 @@ func (cs *CS) Alloc(value fr.Element) Variable {
 	// Pass a field, not &value: a pointer to a parameter handed to an
 	// interface method would move the parameter to the heap on every call.
 	cs.tmp = value
-	cs.backend.Alloc(&cs.tmp)
+	cs.sink.Alloc(&cs.tmp)
 	return v
 }
 
@@ -115,12 +115,12 @@ func (cs *CS) AllocInput(value fr.Element) Variable {
 	v := InputVar(cs.inputs)
 	cs.inputs++
 	cs.tmp = value
-	cs.backend.AllocInput(&cs.tmp)
+	cs.sink.AllocInput(&cs.tmp)
 	return v
 }
 
 // Enforce adds the row (A)·(B) = (C); build fills A, B and C, which start
-// empty. build is not called when the backend does not consume rows.
+// empty. build is not called when the sink does not consume rows.
 func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	cs.nrows++
 	if cs.evalRows != nil {
@@ -150,7 +150,7 @@ func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	if len(c.terms) > 1 {
 		cs.canon.canon(c)
 	}
-	cs.backend.Enforce(cs, a, b, c)
+	cs.sink.Enforce(cs, a, b, c)
 }
 
 // Push enters a namespace. Names only matter to test systems, which report
@@ -194,9 +194,9 @@ func (cs *CS) NumAux() int { return cs.aux }
 // NumConstraints is the number of rows enforced so far.
 func (cs *CS) NumConstraints() int { return cs.nrows }
 
-// Shape returns the current counts.
-func (cs *CS) Shape() Shape {
-	return Shape{Constraints: cs.nrows, Inputs: cs.inputs, Aux: cs.aux}
+// Size returns the current counts.
+func (cs *CS) Size() Size {
+	return Size{Constraints: cs.nrows, Inputs: cs.inputs, Aux: cs.aux}
 }
 
 // AppendInputRows adds input_i·0 = 0 for every input, ONE included. Groth16
@@ -209,16 +209,16 @@ func (cs *CS) AppendInputRows() {
 	}
 }
 
-// Shape is the size of a synthesised circuit.
-type Shape struct {
+// Size is the size of a synthesised circuit.
+type Size struct {
 	Constraints int // rows
 	Inputs      int // including ONE
 	Aux         int
 }
 
-// Synthesize runs c against a fresh CS over backend and returns the CS.
-func Synthesize(c Circuit, backend Backend) (*CS, error) {
-	cs := New(backend)
+// Synthesize runs c against a fresh CS over sink and returns the CS.
+func Synthesize(c Circuit, sink Sink) (*CS, error) {
+	cs := New(sink)
 	if err := c.Synthesize(cs); err != nil {
 		return nil, err
 	}

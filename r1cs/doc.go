@@ -16,7 +16,7 @@
 //     a witness-only synthesis pays nothing for building them. CS is a concrete
 //     type so that the closure does not escape and costs no allocation.
 //
-// Before a row reaches a [Backend], each linear combination is canonicalised:
+// Before a row reaches a [Sink], each linear combination is canonicalised:
 // repeated variables are merged and terms whose net coefficient is zero are
 // dropped. This is exactly what bellperson's density trackers observe
 // (a variable is dense only if its merged coefficient is non-zero), and it is

@@ -50,7 +50,7 @@ type ProvingAssignment struct {
 // hint (zero values are fine; a right-sized hint avoids regrowing huge
 // slices — give the domain size as Constraints so the prover can pad a, b,
 // c in place).
-func NewProvingAssignment(hint Shape) *ProvingAssignment {
+func NewProvingAssignment(hint Size) *ProvingAssignment {
 	pa := newAssignment(hint)
 	pa.Density = &Densities{
 		AAux:   NewBitset(hint.Aux),
@@ -62,14 +62,14 @@ func NewProvingAssignment(hint Shape) *ProvingAssignment {
 
 // NewTemplatedAssignment returns an assignment that reuses d, the densities
 // of an exact synthesis of the same circuit (d is shared, never written).
-func NewTemplatedAssignment(hint Shape, d *Densities) *ProvingAssignment {
+func NewTemplatedAssignment(hint Size, d *Densities) *ProvingAssignment {
 	pa := newAssignment(hint)
 	pa.Density = d
 	pa.templated = true
 	return pa
 }
 
-func newAssignment(hint Shape) *ProvingAssignment {
+func newAssignment(hint Size) *ProvingAssignment {
 	return &ProvingAssignment{
 		A:     make([]fr.Element, 0, hint.Constraints),
 		B:     make([]fr.Element, 0, hint.Constraints),
@@ -79,7 +79,7 @@ func newAssignment(hint Shape) *ProvingAssignment {
 	}
 }
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (pa *ProvingAssignment) Needs() Needs {
 	if pa.templated {
 		return NeedValues | NeedRowValues
@@ -87,7 +87,7 @@ func (pa *ProvingAssignment) Needs() Needs {
 	return NeedValues | NeedRows
 }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (pa *ProvingAssignment) AllocInput(v *fr.Element) {
 	pa.Input = append(pa.Input, *v)
 	if !pa.templated {
@@ -95,7 +95,7 @@ func (pa *ProvingAssignment) AllocInput(v *fr.Element) {
 	}
 }
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (pa *ProvingAssignment) Alloc(v *fr.Element) {
 	pa.Aux = append(pa.Aux, *v)
 	if !pa.templated {
@@ -112,7 +112,7 @@ func (pa *ProvingAssignment) value(v Variable) *fr.Element {
 	return &pa.Input[v.Index()]
 }
 
-// EnforceValues implements RowValueBackend: the row's evaluations, already
+// EnforceValues implements RowValueSink: the row's evaluations, already
 // computed while the circuit built it.
 func (pa *ProvingAssignment) EnforceValues(a, b, c *fr.Element) {
 	pa.A = append(pa.A, *a)
@@ -120,7 +120,7 @@ func (pa *ProvingAssignment) EnforceValues(a, b, c *fr.Element) {
 	pa.C = append(pa.C, *c)
 }
 
-// Enforce implements Backend.
+// Enforce implements Sink.
 func (pa *ProvingAssignment) Enforce(_ *CS, a, b, c *LC) {
 	n := len(pa.A)
 	pa.A = grow(pa.A)
@@ -203,9 +203,9 @@ func (pa *ProvingAssignment) Check() error {
 	return nil
 }
 
-// Shape returns the recorded counts.
-func (pa *ProvingAssignment) Shape() Shape {
-	return Shape{Constraints: len(pa.A), Inputs: len(pa.Input), Aux: len(pa.Aux)}
+// Size returns the recorded counts.
+func (pa *ProvingAssignment) Size() Size {
+	return Size{Constraints: len(pa.A), Inputs: len(pa.Input), Aux: len(pa.Aux)}
 }
 
 // Bytes is the heap footprint of the recorded vectors (capacity, not
@@ -227,37 +227,37 @@ type WitnessAssignment struct {
 }
 
 // NewWitnessAssignment returns an empty witness with capacity for hint.
-func NewWitnessAssignment(hint Shape) *WitnessAssignment {
+func NewWitnessAssignment(hint Size) *WitnessAssignment {
 	return &WitnessAssignment{
 		Input: make([]fr.Element, 0, hint.Inputs),
 		Aux:   make([]fr.Element, 0, hint.Aux),
 	}
 }
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (w *WitnessAssignment) Needs() Needs { return NeedValues }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (w *WitnessAssignment) AllocInput(v *fr.Element) { w.Input = append(w.Input, *v) }
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (w *WitnessAssignment) Alloc(v *fr.Element) { w.Aux = append(w.Aux, *v) }
 
-// Enforce implements Backend; it is never called.
+// Enforce implements Sink; it is never called.
 func (w *WitnessAssignment) Enforce(*CS, *LC, *LC, *LC) {}
 
 // Counter consumes nothing: the CS's own counts are the result. Use it to
 // size circuits far too large to hold (a 32 GiB partition).
 type Counter struct{}
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (Counter) Needs() Needs { return 0 }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (Counter) AllocInput(*fr.Element) {}
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (Counter) Alloc(*fr.Element) {}
 
-// Enforce implements Backend; it is never called.
+// Enforce implements Sink; it is never called.
 func (Counter) Enforce(*CS, *LC, *LC, *LC) {}

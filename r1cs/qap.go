@@ -31,7 +31,7 @@ type QAPAssembly struct {
 
 // NewQAPAssembly returns an assembly for a circuit of at most len(lagrange)
 // rows (input rows included); lagrange[j] = L_j(τ).
-func NewQAPAssembly(lagrange []fr.Element, hint Shape) *QAPAssembly {
+func NewQAPAssembly(lagrange []fr.Element, hint Size) *QAPAssembly {
 	return &QAPAssembly{
 		lagrange: lagrange,
 		UIn:      make([]fr.Element, 0, hint.Inputs),
@@ -43,17 +43,17 @@ func NewQAPAssembly(lagrange []fr.Element, hint Shape) *QAPAssembly {
 	}
 }
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (q *QAPAssembly) Needs() Needs { return NeedRows }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (q *QAPAssembly) AllocInput(*fr.Element) {
 	var z fr.Element
 	q.UIn, q.VIn, q.WIn = append(q.UIn, z), append(q.VIn, z), append(q.WIn, z)
 	q.BInputDensity.Append()
 }
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (q *QAPAssembly) Alloc(*fr.Element) {
 	var z fr.Element
 	q.UAux, q.VAux, q.WAux = append(q.UAux, z), append(q.VAux, z), append(q.WAux, z)
@@ -61,7 +61,7 @@ func (q *QAPAssembly) Alloc(*fr.Element) {
 	q.BAuxDensity.Append()
 }
 
-// Enforce implements Backend.
+// Enforce implements Sink.
 func (q *QAPAssembly) Enforce(cs *CS, a, b, c *LC) {
 	row := cs.NumConstraints() - 1
 	if row >= len(q.lagrange) {

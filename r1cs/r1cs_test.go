@@ -42,13 +42,13 @@ func (c xorCircuit) Synthesize(cs *CS) error {
 }
 
 func TestProvingAssignmentHandDerived(t *testing.T) {
-	pa := NewProvingAssignment(Shape{})
+	pa := NewProvingAssignment(Size{})
 	cs, err := Synthesize(xorCircuit{x: true, y: false}, pa)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs.AppendInputRows()
-	if got, want := pa.Shape(), (Shape{Constraints: 6, Inputs: 2, Aux: 3}); got != want {
+	if got, want := pa.Size(), (Size{Constraints: 6, Inputs: 2, Aux: 3}); got != want {
 		t.Fatalf("shape %+v, want %+v", got, want)
 	}
 	// x=1, y=0, z=1, w=1.
@@ -87,7 +87,7 @@ func checkBits(t *testing.T, name string, s *Bitset, want []bool) {
 // dense, as in bellperson's eval_with_trackers after bellpepper merged it.
 func TestDensityIgnoresCancelledTerms(t *testing.T) {
 	for _, n := range []int{2, 40} { // pairwise and hashed merge paths
-		pa := NewProvingAssignment(Shape{})
+		pa := NewProvingAssignment(Size{})
 		cs := New(pa)
 		u := cs.Alloc(elem(3))
 		vs := make([]Variable, n)
@@ -149,7 +149,7 @@ func TestCanonicalMerge(t *testing.T) {
 
 // A zero coefficient never becomes a term, so it is never marked dense.
 func TestZeroCoefficientAddsNoTerm(t *testing.T) {
-	pa := NewProvingAssignment(Shape{})
+	pa := NewProvingAssignment(Size{})
 	cs := New(pa)
 	x := cs.Alloc(elem(1))
 	var zero fr.Element
@@ -191,13 +191,13 @@ func TestTestSystemNamesFailingRow(t *testing.T) {
 }
 
 func TestCounterMatchesProving(t *testing.T) {
-	pa := NewProvingAssignment(Shape{})
+	pa := NewProvingAssignment(Size{})
 	cs1, _ := Synthesize(xorCircuit{}, pa)
 	cs2, _ := Synthesize(xorCircuit{}, Counter{})
-	w := NewWitnessAssignment(Shape{})
+	w := NewWitnessAssignment(Size{})
 	cs3, _ := Synthesize(xorCircuit{}, w)
-	if cs1.Shape() != cs2.Shape() || cs1.Shape() != cs3.Shape() || pa.Shape() != cs1.Shape() {
-		t.Fatalf("shapes differ: proving %+v counter %+v witness %+v", cs1.Shape(), cs2.Shape(), cs3.Shape())
+	if cs1.Size() != cs2.Size() || cs1.Size() != cs3.Size() || pa.Size() != cs1.Size() {
+		t.Fatalf("sizes differ: proving %+v counter %+v witness %+v", cs1.Size(), cs2.Size(), cs3.Size())
 	}
 	if len(w.Aux) != 3 || len(w.Input) != 2 {
 		t.Fatalf("witness sizes %d/%d", len(w.Input), len(w.Aux))
@@ -214,7 +214,7 @@ func TestQAPAssemblyMatchesRows(t *testing.T) {
 	for i := range lag {
 		lag[i].SetUint64(uint64(1000 + 17*i))
 	}
-	q := NewQAPAssembly(lag, Shape{})
+	q := NewQAPAssembly(lag, Size{})
 	qcs, _ := Synthesize(xorCircuit{x: true}, q)
 	qcs.AppendInputRows()
 	if q.Err() != nil {
@@ -246,7 +246,7 @@ func TestQAPAssemblyMatchesRows(t *testing.T) {
 			}
 		}
 	}
-	q2 := NewQAPAssembly(lag[:3], Shape{})
+	q2 := NewQAPAssembly(lag[:3], Size{})
 	Synthesize(xorCircuit{}, q2)
 	if q2.Err() == nil {
 		t.Error("overflowing the Lagrange table was not reported")
@@ -299,7 +299,7 @@ func (f circuitFunc) Synthesize(cs *CS) error { return f(cs) }
 // Steady-state synthesis into a ProvingAssignment must not allocate per
 // row once its vectors have capacity.
 func TestProvingAllocations(t *testing.T) {
-	pa := NewProvingAssignment(Shape{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16})
+	pa := NewProvingAssignment(Size{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16})
 	cs := New(pa)
 	x := cs.Alloc(fr.One())
 	allocs := testing.AllocsPerRun(1000, func() {
@@ -334,10 +334,10 @@ func TestTemplatedMatchesExact(t *testing.T) {
 		}),
 	}
 	for i, c := range circuits {
-		exact := NewProvingAssignment(Shape{})
+		exact := NewProvingAssignment(Size{})
 		cs, _ := Synthesize(c, exact)
 		cs.AppendInputRows()
-		tmpl := NewTemplatedAssignment(Shape{}, exact.Density)
+		tmpl := NewTemplatedAssignment(Size{}, exact.Density)
 		cs2, _ := Synthesize(c, tmpl)
 		cs2.AppendInputRows()
 		if err := tmpl.Check(); err != nil {
@@ -355,9 +355,9 @@ func TestTemplatedMatchesExact(t *testing.T) {
 		}
 	}
 	// A circuit that outgrows its template is caught.
-	exact := NewProvingAssignment(Shape{})
+	exact := NewProvingAssignment(Size{})
 	Synthesize(xorCircuit{}, exact)
-	tmpl := NewTemplatedAssignment(Shape{}, exact.Density)
+	tmpl := NewTemplatedAssignment(Size{}, exact.Density)
 	cs, _ := Synthesize(xorCircuit{}, tmpl)
 	cs.Alloc(elem(1))
 	if tmpl.Check() == nil {
@@ -366,9 +366,9 @@ func TestTemplatedMatchesExact(t *testing.T) {
 }
 
 func TestTemplatedAllocations(t *testing.T) {
-	exact := NewProvingAssignment(Shape{})
+	exact := NewProvingAssignment(Size{})
 	Synthesize(xorCircuit{}, exact)
-	pa := NewTemplatedAssignment(Shape{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16}, exact.Density)
+	pa := NewTemplatedAssignment(Size{Constraints: 1 << 16, Inputs: 4, Aux: 1 << 16}, exact.Density)
 	cs := New(pa)
 	x := cs.Alloc(fr.One())
 	allocs := testing.AllocsPerRun(1000, func() {

@@ -51,10 +51,10 @@ func NewRecorder() *Recorder {
 	return &Recorder{all: sha256.New(), chunk: sha256.New(), inputs: sha256.New(), aux: sha256.New()}
 }
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (r *Recorder) Needs() Needs { return NeedValues | NeedRows }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (r *Recorder) AllocInput(v *fr.Element) {
 	var le [32]byte
 	fr.LittleEndian.PutElement(&le, *v)
@@ -62,7 +62,7 @@ func (r *Recorder) AllocInput(v *fr.Element) {
 	r.nInputs++
 }
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (r *Recorder) Alloc(v *fr.Element) {
 	var le [32]byte
 	fr.LittleEndian.PutElement(&le, *v)
@@ -70,7 +70,7 @@ func (r *Recorder) Alloc(v *fr.Element) {
 	r.nAux++
 }
 
-// Enforce implements Backend.
+// Enforce implements Sink.
 func (r *Recorder) Enforce(_ *CS, a, b, c *LC) {
 	r.buf = r.buf[:0]
 	for k, lc := range [3]*LC{a, b, c} {

@@ -46,16 +46,16 @@ const MaxReportedFailures = 16
 // NewTestSystem returns an empty test system.
 func NewTestSystem() *TestSystem { return &TestSystem{} }
 
-// Needs implements Backend.
+// Needs implements Sink.
 func (t *TestSystem) Needs() Needs { return NeedValues | NeedRows | NeedNames }
 
-// AllocInput implements Backend.
+// AllocInput implements Sink.
 func (t *TestSystem) AllocInput(v *fr.Element) { t.Input = append(t.Input, *v) }
 
-// Alloc implements Backend.
+// Alloc implements Sink.
 func (t *TestSystem) Alloc(v *fr.Element) { t.Aux = append(t.Aux, *v) }
 
-// Enforce implements Backend.
+// Enforce implements Sink.
 func (t *TestSystem) Enforce(cs *CS, a, b, c *LC) {
 	av := a.Eval(t.Input, t.Aux)
 	bv := b.Eval(t.Input, t.Aux)
@@ -101,7 +101,7 @@ func (t *TestSystem) Value(v Variable) fr.Element {
 
 // CanonicalTerms appends lc's terms in canonical order to dst: ONE (input 0)
 // folded in, zero coefficients dropped, inputs before aux, each by index. lc
-// must already be merged (as every LC a Backend receives is).
+// must already be merged (as every LC a Sink receives is).
 func CanonicalTerms(lc *LC, dst []Term) []Term {
 	dst = dst[:0]
 	if !lc.one.IsZero() {

@@ -76,7 +76,7 @@ func (lc *LC) Reset() {
 	lc.one.SetZero()
 }
 
-// Terms returns the non-ONE terms. Inside a Backend they hold distinct
+// Terms returns the non-ONE terms. Inside a Sink they hold distinct
 // variables with non-zero coefficients, in insertion order.
 func (lc *LC) Terms() []Term { return lc.terms }
 

@@ -11,10 +11,6 @@ import (
 // ErrUnknownCircuit is returned when no locator knows the circuit id.
 var ErrUnknownCircuit = errors.New("unknown circuit id")
 
-// TestMarkerSuffix is appended to a .params path to name the sidecar file
-// that marks the parameters as generated with known toxic waste.
-const TestMarkerSuffix = ".INSECURE-TEST-PARAMETERS"
-
 // Files are the paths of one circuit's parameter set.
 type Files struct {
 	Params string // the .params file (proving key, verifying key inside)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 )
 
@@ -294,7 +295,7 @@ func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded t
 // load decodes the parameter file and prepares (or reuses) the verifying
 // key. It runs without the lock.
 func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
-	marker := f.Params + TestMarkerSuffix
+	marker := f.Params + filecoin.TestMarkerSuffix
 	test := false
 	if b, err := os.ReadFile(marker); err == nil {
 		test = true

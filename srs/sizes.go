@@ -41,8 +41,8 @@ func (s Sizes) ParamsBytes() int64 {
 // ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
 // c get room for the whole domain, so neither synthesis nor the prover's
 // FFT padding ever reallocates them.
-func (s Sizes) ProvingHint() r1cs.Shape {
-	return r1cs.Shape{Constraints: s.Domain, Inputs: s.Inputs, Aux: s.Aux}
+func (s Sizes) ProvingHint() r1cs.Size {
+	return r1cs.Size{Constraints: s.Domain, Inputs: s.Inputs, Aux: s.Aux}
 }
 
 // ABCBytes is the size of one partition's a, b and c vectors padded to the

@@ -234,7 +234,7 @@ func TestLoadOnceWarnsAndPins(t *testing.T) {
 
 func TestVerifyingKeyMismatch(t *testing.T) {
 	dir := t.TempDir()
-	for _, ext := range []string{".params", ".params" + srs.TestMarkerSuffix} {
+	for _, ext := range []string{".params", ".params" + filecoin.TestMarkerSuffix} {
 		b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+ext))
 		if err != nil {
 			t.Fatal(err)

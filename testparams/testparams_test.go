@@ -1,12 +1,16 @@
 package testparams
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
 // Files without a test marker are someone else's: Generate and Ensure must
@@ -40,5 +44,93 @@ func TestToxicWasteDeterministic(t *testing.T) {
 	}
 	if a.Tau.IsZero() || a.Gamma.IsZero() || a.Delta.IsZero() {
 		t.Fatal("zero toxic waste")
+	}
+}
+
+func smallParams(t *testing.T) *groth16.Params {
+	t.Helper()
+	p, err := groth16.Setup(testcircuits.Cubic{X: 3}, ToxicWaste("write-test"), groth16.SetupOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Write leaves exactly the marker, .params and .vk, with the right bytes,
+// and nothing temporary.
+func TestWriteSet(t *testing.T) {
+	dir := t.TempDir()
+	f := FilesAt(filepath.Join(dir, "set"))
+	if f.Complete() {
+		t.Fatal("empty directory holds a complete set")
+	}
+	p := smallParams(t)
+	if err := Write(f, p, "note\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Complete() || !IsTest(f.Params) {
+		t.Fatal("set incomplete or unmarked after Write")
+	}
+	if b, _ := os.ReadFile(f.Marker); string(b) != "note\n" {
+		t.Fatalf("marker holds %q", b)
+	}
+	got, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, have bytes.Buffer
+	p.WriteTo(&want)
+	got.WriteTo(&have)
+	if !bytes.Equal(want.Bytes(), have.Bytes()) {
+		t.Fatal(".params does not hold the parameters")
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(f.VK)
+	if err != nil || !bytes.Equal(vk.Bytes(), p.VK.Bytes()) {
+		t.Fatalf(".vk does not hold the key: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Fatalf("%d files in the directory, want 3", len(entries))
+	}
+	// A marked set may be rewritten.
+	if err := Write(f, p, "again\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Write refuses an unmarked .params or .vk before writing anything, marker
+// included.
+func TestWriteRefusesUnmarked(t *testing.T) {
+	p := smallParams(t)
+	for _, which := range []string{"params", "vk"} {
+		dir := t.TempDir()
+		f := FilesAt(filepath.Join(dir, "set"))
+		path := map[string]string{"params": f.Params, "vk": f.VK}[which]
+		if err := os.WriteFile(path, []byte("official"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(f, p, "note"); !errors.Is(err, ErrOfficialExists) {
+			t.Fatalf("%s: err = %v", which, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "official" {
+			t.Fatalf("%s overwritten", which)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("%s: Write left %d files", which, len(entries))
+		}
+	}
+}
+
+// The marker is in place before the .params appears: when writing the
+// .params fails, the marker is there and no .params is.
+func TestWriteMarkerFirst(t *testing.T) {
+	dir := t.TempDir()
+	f := FilesAt(filepath.Join(dir, "set"))
+	f.Params = filepath.Join(dir, "missing", "set.params") // cannot be created
+	if err := Write(f, smallParams(t), "note"); err == nil {
+		t.Fatal("Write into a missing directory succeeded")
+	}
+	if !exists(f.Marker) || exists(f.Params) || exists(f.VK) {
+		t.Fatalf("marker %v params %v vk %v", exists(f.Marker), exists(f.Params), exists(f.VK))
 	}
 }

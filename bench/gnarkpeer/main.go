@@ -167,7 +167,7 @@ func main() {
 		}
 	}
 	setupTime := time.Since(t0)
-	probe := cr1cs.NewProvingAssignment(cr1cs.Shape{})
+	probe := cr1cs.NewProvingAssignment(cr1cs.Size{})
 	pcs, _ := cr1cs.Synthesize(mixed, probe)
 	pcs.AppendInputRows()
 
@@ -202,7 +202,7 @@ func main() {
 		heapBase := heapInUse()
 		stopSampler := sampleHeap()
 		t = time.Now()
-		pa := cr1cs.NewProvingAssignment(cr1cs.Shape{Constraints: 1 << *logN, Inputs: len(probe.Input), Aux: len(probe.Aux)})
+		pa := cr1cs.NewProvingAssignment(cr1cs.Size{Constraints: 1 << *logN, Inputs: len(probe.Input), Aux: len(probe.Aux)})
 		cs, _ := cr1cs.Synthesize(mixed, pa)
 		cs.AppendInputRows()
 		tp := time.Now()

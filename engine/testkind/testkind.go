@@ -20,6 +20,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // Sizes and limits of test requests.
@@ -116,8 +117,8 @@ func WriteParams(dir string, k int) error {
 	if k < MinLog || k > MaxLog {
 		return fmt.Errorf("testkind: k = %d outside %d..%d", k, MinLog, MaxLog)
 	}
-	base := filepath.Join(dir, FileBase(k))
-	if _, err := os.Stat(base + ".params"); err == nil {
+	f := testparams.FilesAt(filepath.Join(dir, FileBase(k)))
+	if f.Complete() {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -127,13 +128,7 @@ func WriteParams(dir string, k int) error {
 	if err != nil {
 		return fmt.Errorf("testkind: setup of test-k%d: %w", k, err)
 	}
-	if err := groth16.WriteVerifyingKeyFile(base+".vk", p.VK); err != nil {
-		return err
-	}
-	if err := os.WriteFile(base+".params"+srs.TestMarkerSuffix, []byte(MarkerText), 0o644); err != nil {
-		return fmt.Errorf("testkind: %w", err)
-	}
-	return groth16.WriteParamsFile(base+".params", p)
+	return testparams.Write(f, p, MarkerText)
 }
 
 // Kind plans test requests. It is safe for concurrent use.
@@ -234,7 +229,7 @@ func (c *circuit) Synthesize(cs *r1cs.CS) error {
 		return ErrInjected
 	}
 	for range c.repeat - 1 {
-		if _, err := r1cs.Synthesize(c.mixed, r1cs.NewProvingAssignment(r1cs.Shape{})); err != nil {
+		if _, err := r1cs.Synthesize(c.mixed, r1cs.NewProvingAssignment(r1cs.Size{})); err != nil {
 			return err
 		}
 	}

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
 func TestCircuitFillsDomainAndInputsMatch(t *testing.T) {
 	for _, k := range []int{MinLog, 8, 10} {
-		pa := r1cs.NewProvingAssignment(r1cs.Shape{})
+		pa := r1cs.NewProvingAssignment(r1cs.Size{})
 		cs, err := r1cs.Synthesize(Circuit(k), pa)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestWriteParamsMarksThem(t *testing.T) {
 	if err := WriteParams(dir, 6); err != nil {
 		t.Fatal(err)
 	}
-	for _, ext := range []string{".params", ".vk", ".params" + srs.TestMarkerSuffix} {
+	for _, ext := range []string{".params", ".vk", ".params" + filecoin.TestMarkerSuffix} {
 		if _, err := os.Stat(filepath.Join(dir, FileBase(6)+ext)); err != nil {
 			t.Fatal(err)
 		}

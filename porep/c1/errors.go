@@ -9,41 +9,47 @@ import (
 // Sentinel errors. Every error returned by this package is an [*Error]
 // wrapping exactly one of them.
 var (
-	// ErrSyntax: the input is not well-formed JSON (or has trailing data).
+	// ErrSyntax is returned when the input is not well-formed JSON (or has
+	// trailing data).
 	ErrSyntax = errors.New("c1: malformed JSON")
-	// ErrType: a value has the wrong JSON type or form: an object where an
-	// array belongs, a float or negative number where an unsigned integer
-	// belongs, a number out of range, a domain that is not exactly 32
-	// integers 0..255, an enum object without exactly one key.
+	// ErrType is returned when a value has the wrong JSON type or form: an
+	// object where an array belongs, a float or negative number where an
+	// unsigned integer belongs, a number out of range, a domain that is not
+	// exactly 32 integers 0..255, an enum object without exactly one key.
 	ErrType = errors.New("c1: wrong JSON type")
-	// ErrMissingField: a required object key is absent.
+	// ErrMissingField is returned when a required object key is absent.
 	ErrMissingField = errors.New("c1: missing field")
-	// ErrUnknownField: an object has a key the schema does not define.
+	// ErrUnknownField is returned when an object has a key the schema does
+	// not define.
 	ErrUnknownField = errors.New("c1: unknown field")
-	// ErrDuplicateField: an object has the same key twice.
+	// ErrDuplicateField is returned when an object has the same key twice.
 	ErrDuplicateField = errors.New("c1: duplicate field")
-	// ErrUnknownVariant: an enum tag is not one of its variants (a Merkle
-	// proof other than Single/Sub/Top, a vanilla_proofs key other than the
-	// five StackedDrg{size}V1 names).
+	// ErrUnknownVariant is returned when an enum tag is not one of its
+	// variants (a Merkle proof other than Single/Sub/Top, a vanilla_proofs
+	// key other than the five StackedDrg{size}V1 names).
 	ErrUnknownVariant = errors.New("c1: unknown enum variant")
-	// ErrUnknownProof: registered_proof names no registered seal proof.
+	// ErrUnknownProof is returned when registered_proof names no registered
+	// seal proof.
 	ErrUnknownProof = errors.New("c1: unknown registered proof")
-	// ErrProofMismatch: values that must name the same proof type disagree:
-	// registered_proof against the vanilla_proofs key, or the wrapper's
-	// SectorSize against registered_proof.
+	// ErrProofMismatch is returned when values that must name the same proof
+	// type disagree: registered_proof against the vanilla_proofs key, or the
+	// wrapper's SectorSize against registered_proof.
 	ErrProofMismatch = errors.New("c1: registered proof mismatch")
-	// ErrShape: the proofs do not have the shape of the registered proof
-	// (partition or challenge counts, path lengths, arities, variant,
-	// column height, parent counts, index out of its arity).
+	// ErrShape is returned when the proofs do not have the shape of the
+	// registered proof (partition or challenge counts, path lengths,
+	// arities, variant, column height, parent counts, index out of its
+	// arity).
 	ErrShape = errors.New("c1: proof shape does not match the registered proof")
-	// ErrNonCanonical: a field element is not canonical: not below the
-	// scalar modulus r, or, for a SHA-254 domain, not below 2^254.
+	// ErrNonCanonical is returned when a field element is not canonical: not
+	// below the scalar modulus r, or, for a SHA-254 domain, not below 2^254.
 	ErrNonCanonical = errors.New("c1: non-canonical field element")
-	// ErrZeroCommitment: comm_d or comm_r is all zero.
+	// ErrZeroCommitment is returned when comm_d or comm_r is all zero.
 	ErrZeroCommitment = errors.New("c1: all-zero commitment")
-	// ErrZeroSeed: the interactive challenge seed is all zero.
+	// ErrZeroSeed is returned when the interactive challenge seed is all
+	// zero.
 	ErrZeroSeed = errors.New("c1: all-zero seed")
-	// ErrBase64: the wrapper's Phase1Out is not standard padded base64.
+	// ErrBase64 is returned when the wrapper's Phase1Out is not standard
+	// padded base64.
 	ErrBase64 = errors.New("c1: invalid base64")
 )
 

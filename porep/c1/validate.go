@@ -37,12 +37,11 @@ func LayoutFor(p filecoin.RegisteredSealProof) (Layout, error) {
 	if !p.Valid() {
 		return Layout{}, fmt.Errorf("%w: %v", ErrUnknownProof, p)
 	}
-	sh := p.Shape()
-	t := sh.Tree()
+	sh := p.SealSpec()
 	return Layout{
 		Nodes:                  sh.Nodes(),
 		Layers:                 sh.Layers(),
-		Tree:                   merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+		Tree:                   sh.Tree(),
 		Partitions:             p.Partitions(),
 		ChallengesPerPartition: p.ChallengesPerPartition(),
 	}, nil

@@ -71,7 +71,7 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 			return nil, err
 		}
 	}
-	shape, err := circuit.ShapeOf(o.RegisteredProof)
+	shape, err := circuit.DimsOf(o.RegisteredProof)
 	if err != nil {
 		return nil, err
 	}

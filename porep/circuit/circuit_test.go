@@ -11,8 +11,8 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
-	"github.com/cuzk-dev/cuzk/gadgets"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -37,7 +37,7 @@ func partition(t testing.TB, o *c1.Output, k int) *Stacked {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape, err := ShapeOf(o.RegisteredProof)
+	shape, err := DimsOf(o.RegisteredProof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +187,8 @@ func stackedCase(t testing.TB, name string) *Stacked {
 		})
 	}
 	a := v.TreeArities
-	shape := Shape{
-		Tree:       gadgets.TreeShape{Base: a[0], Sub: a[1], Top: a[2]},
+	shape := Dims{
+		Tree:       merkle.Shape{Base: a[0], Sub: a[1], Top: a[2]},
 		TreeLevels: len(in.Challenges[0].CommCPath),
 		Layers:     v.Layers,
 		TreeDDepth: len(in.Challenges[0].CommDPath),
@@ -234,7 +234,7 @@ func TestCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := cs.Shape()
+			got := cs.Size()
 			if got.Constraints != c.rows || got.Inputs != c.inputs || (c.aux != 0 && got.Aux != c.aux) {
 				t.Errorf("rows %d inputs %d aux %d; want %d / %d / %d", got.Constraints, got.Inputs, got.Aux, c.rows, c.inputs, c.aux)
 			}

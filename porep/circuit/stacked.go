@@ -7,30 +7,30 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/gadgets"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// Shape is what fixes the circuit's structure: the tree shape of tree_c and
-// tree_r_last, the number of layers and tree_d's depth. Every partition of
-// a registered proof has the same Shape.
-type Shape struct {
-	Tree       gadgets.TreeShape
+// Dims are the dimensions that fix the circuit's structure: the tree shape
+// of tree_c and tree_r_last, the number of layers, tree_d's depth and the
+// challenge count. Every partition of a registered proof has the same Dims.
+type Dims struct {
+	Tree       merkle.Shape
 	TreeLevels int // path length in tree_c and tree_r_last: base levels, then sub, then top
 	Layers     int
 	TreeDDepth int
 	Challenges int // per partition
 }
 
-// ShapeOf returns the circuit shape of a registered seal proof.
-func ShapeOf(p filecoin.RegisteredSealProof) (Shape, error) {
+// DimsOf returns the circuit dimensions of a registered seal proof.
+func DimsOf(p filecoin.RegisteredSealProof) (Dims, error) {
 	if !p.Valid() {
-		return Shape{}, fmt.Errorf("circuit: %w: %d", filecoin.ErrUnknownSealProof, int64(p))
+		return Dims{}, fmt.Errorf("circuit: %w: %d", filecoin.ErrUnknownSealProof, int64(p))
 	}
-	s := p.Shape()
-	t := s.Tree()
-	return Shape{
-		Tree:       gadgets.TreeShape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+	s := p.SealSpec()
+	return Dims{
+		Tree:       s.Tree(),
 		TreeLevels: s.TreePathLength(),
 		Layers:     s.Layers(),
 		TreeDDepth: s.TreeDDepth(),
@@ -42,8 +42,8 @@ func ShapeOf(p filecoin.RegisteredSealProof) (Shape, error) {
 // synthesising it twice emits the same rows (it keeps scratch space, so one
 // value must not be synthesised by two goroutines at once).
 type Stacked struct {
-	Shape Shape
-	In    *porep.PartitionInputs
+	Dims Dims
+	In   *porep.PartitionInputs
 
 	sha    gadgets.Sha256
 	sha254 gadgets.Sha254Hasher
@@ -58,21 +58,19 @@ type Stacked struct {
 }
 
 // New returns the circuit for one partition's inputs, checking that they
-// have the shape's dimensions everywhere (the C1 parser checks this too; a
+// have the dimensions d everywhere (the C1 parser checks this too; a
 // circuit must never silently emit a different R1CS).
-func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
-	if len(in.Challenges) != shape.Challenges {
-		return nil, fmt.Errorf("circuit: %d challenges, shape needs %d", len(in.Challenges), shape.Challenges)
+func New(d Dims, in *porep.PartitionInputs) (*Stacked, error) {
+	if len(in.Challenges) != d.Challenges {
+		return nil, fmt.Errorf("circuit: %d challenges, dimensions need %d", len(in.Challenges), d.Challenges)
 	}
-	arities := make([]int, 0, shape.TreeLevels)
-	for len(arities) < shape.TreeLevels-btoi(shape.Tree.Sub != 0)-btoi(shape.Tree.Top != 0) {
-		arities = append(arities, shape.Tree.Base)
+	arities, err := d.Tree.AppendPathArities(nil, d.TreeLevels)
+	if err != nil {
+		return nil, fmt.Errorf("circuit: %w", err)
 	}
-	if shape.Tree.Sub != 0 {
-		arities = append(arities, shape.Tree.Sub)
-	}
-	if shape.Tree.Top != 0 {
-		arities = append(arities, shape.Tree.Top)
+	binary, err := merkle.ShapeBinary.AppendPathArities(nil, d.TreeDDepth)
+	if err != nil {
+		return nil, fmt.Errorf("circuit: tree_d: %w", err)
 	}
 	checkPath := func(what string, path []porep.PathLevel, want []int) error {
 		if len(path) != len(want) {
@@ -84,10 +82,6 @@ func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
 			}
 		}
 		return nil
-	}
-	binary := make([]int, shape.TreeDDepth)
-	for i := range binary {
-		binary[i] = 2
 	}
 	for i := range in.Challenges {
 		c := &in.Challenges[i]
@@ -105,8 +99,8 @@ func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
 		}
 		for _, cols := range [][]porep.ColumnOpening{c.DRGParents, c.ExpParents} {
 			for j := range cols {
-				if len(cols[j].Rows) != shape.Layers {
-					return nil, fmt.Errorf("circuit: challenge %d: parent column with %d rows, want %d", i, len(cols[j].Rows), shape.Layers)
+				if len(cols[j].Rows) != d.Layers {
+					return nil, fmt.Errorf("circuit: challenge %d: parent column with %d rows, want %d", i, len(cols[j].Rows), d.Layers)
 				}
 				if err := checkPath("parent column path", cols[j].Path, arities); err != nil {
 					return nil, fmt.Errorf("circuit: challenge %d: %w", i, err)
@@ -114,14 +108,7 @@ func New(shape Shape, in *porep.PartitionInputs) (*Stacked, error) {
 			}
 		}
 	}
-	return &Stacked{Shape: shape, In: in}, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return &Stacked{Dims: d, In: in}, nil
 }
 
 // Synthesize implements r1cs.Circuit.
@@ -157,11 +144,11 @@ func (s *Stacked) Synthesize(cs *r1cs.CS) error {
 }
 
 func (s *Stacked) challenge(cs *r1cs.CS, c *porep.ChallengeInputs, commD, commC, commRLast gadgets.AllocatedNum, replicaBits []gadgets.Boolean) error {
-	layers := s.Shape.Layers
+	layers := s.Dims.Layers
 	dataLeaf := gadgets.AllocNum(cs, c.DataLeaf)
 
 	cs.Push("comm_d_inclusion")
-	err := s.inclusion(cs, gadgets.TreeShape{Base: 2}, &s.sha254, c.CommDPath, commD, dataLeaf)
+	err := s.inclusion(cs, merkle.ShapeBinary, &s.sha254, c.CommDPath, commD, dataLeaf)
 	cs.Pop()
 	if err != nil {
 		return fmt.Errorf("tree_d inclusion: %w", err)
@@ -188,7 +175,7 @@ func (s *Stacked) challenge(cs *r1cs.CS, c *porep.ChallengeInputs, commD, commC,
 		}
 		colHash, err := gadgets.PoseidonHash(cs, rows)
 		if err == nil {
-			err = s.inclusion(cs, s.Shape.Tree, gadgets.PoseidonHasher{}, o.Path, commC, colHash)
+			err = s.inclusion(cs, s.Dims.Tree, gadgets.PoseidonHasher{}, o.Path, commC, colHash)
 		}
 		cs.Pop()
 		if err != nil {
@@ -223,7 +210,7 @@ func (s *Stacked) challenge(cs *r1cs.CS, c *porep.ChallengeInputs, commD, commC,
 	encoded := gadgets.Add(cs, labels[layers-1], dataLeaf)
 	cs.Pop()
 	cs.Push("comm_r_last_data_inclusion")
-	err = s.inclusion(cs, s.Shape.Tree, gadgets.PoseidonHasher{}, c.CommRLastPath, commRLast, encoded)
+	err = s.inclusion(cs, s.Dims.Tree, gadgets.PoseidonHasher{}, c.CommRLastPath, commRLast, encoded)
 	cs.Pop()
 	if err != nil {
 		return fmt.Errorf("tree_r_last inclusion: %w", err)
@@ -232,7 +219,7 @@ func (s *Stacked) challenge(cs *r1cs.CS, c *porep.ChallengeInputs, commD, commC,
 	cs.Push("c_x")
 	colHash, err := gadgets.PoseidonHash(cs, labels)
 	if err == nil {
-		err = s.inclusion(cs, s.Shape.Tree, gadgets.PoseidonHasher{}, c.CommCPath, commC, colHash)
+		err = s.inclusion(cs, s.Dims.Tree, gadgets.PoseidonHasher{}, c.CommCPath, commC, colHash)
 	}
 	cs.Pop()
 	if err != nil {
@@ -266,7 +253,7 @@ func (s *Stacked) label(cs *r1cs.CS, replicaBits []gadgets.Boolean, nParents int
 
 // inclusion is enforce_inclusion: a PoR with an allocated leaf and a private
 // allocated root.
-func (s *Stacked) inclusion(cs *r1cs.CS, shape gadgets.TreeShape, h gadgets.NodeHasher, path []porep.PathLevel, root, leaf gadgets.AllocatedNum) error {
+func (s *Stacked) inclusion(cs *r1cs.CS, shape merkle.Shape, h gadgets.NodeHasher, path []porep.PathLevel, root, leaf gadgets.AllocatedNum) error {
 	s.path = s.path[:0]
 	for _, l := range path {
 		s.path = append(s.path, gadgets.PathElement{Siblings: l.Siblings, Index: l.Index})
@@ -279,21 +266,14 @@ func (s *Stacked) inclusion(cs *r1cs.CS, shape gadgets.TreeShape, h gadgets.Node
 // Blank returns inputs of the right dimensions for a registered proof with
 // every value zero: enough to count rows or generate parameters, which do
 // not depend on the witness.
-func Blank(p filecoin.RegisteredSealProof) (Shape, *porep.PartitionInputs, error) {
-	shape, err := ShapeOf(p)
+func Blank(p filecoin.RegisteredSealProof) (Dims, *porep.PartitionInputs, error) {
+	d, err := DimsOf(p)
 	if err != nil {
-		return Shape{}, nil, err
+		return Dims{}, nil, err
 	}
-	arity := []int{}
-	sh := p.Shape()
-	for i := 0; i < sh.BaseTreeLevels(); i++ {
-		arity = append(arity, shape.Tree.Base)
-	}
-	if shape.Tree.Sub != 0 {
-		arity = append(arity, shape.Tree.Sub)
-	}
-	if shape.Tree.Top != 0 {
-		arity = append(arity, shape.Tree.Top)
+	arity, err := d.Tree.AppendPathArities(nil, d.TreeLevels)
+	if err != nil {
+		return Dims{}, nil, fmt.Errorf("circuit: %w", err)
 	}
 	treePath := func() []porep.PathLevel {
 		out := make([]porep.PathLevel, len(arity))
@@ -303,12 +283,12 @@ func Blank(p filecoin.RegisteredSealProof) (Shape, *porep.PartitionInputs, error
 		return out
 	}
 	column := func() porep.ColumnOpening {
-		return porep.ColumnOpening{Rows: make([]fr.Element, shape.Layers), Path: treePath()}
+		return porep.ColumnOpening{Rows: make([]fr.Element, d.Layers), Path: treePath()}
 	}
-	in := &porep.PartitionInputs{Proof: p, Challenges: make([]porep.ChallengeInputs, shape.Challenges)}
+	in := &porep.PartitionInputs{Proof: p, Challenges: make([]porep.ChallengeInputs, d.Challenges)}
 	for i := range in.Challenges {
 		c := &in.Challenges[i]
-		c.CommDPath = make([]porep.PathLevel, shape.TreeDDepth)
+		c.CommDPath = make([]porep.PathLevel, d.TreeDDepth)
 		for l := range c.CommDPath {
 			c.CommDPath[l].Siblings = make([]fr.Element, 1)
 		}
@@ -320,5 +300,5 @@ func Blank(p filecoin.RegisteredSealProof) (Shape, *porep.PartitionInputs, error
 			c.ExpParents = append(c.ExpParents, column())
 		}
 	}
-	return shape, in, nil
+	return d, in, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // ParentCacheEntrySize is the size in bytes of one node's cache entry.
@@ -63,22 +64,11 @@ func (g *Graph) ParentsRange(start uint32, dst []uint32) {
 // stream large ones with WriteParentCache. workers < 1 means 1.
 func (g *Graph) ParentCache(ctx context.Context, workers int) ([]uint32, error) {
 	out := make([]uint32, uint64(g.nodes)*Degree)
-	chunks := g.chunkCount(defaultChunkNodes)
-	workers = clampWorkers(workers, chunks)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for c := uint64(w); c < chunks; c += uint64(workers) {
-				if ctx.Err() != nil {
-					return
-				}
-				lo, hi := g.chunkRange(c, defaultChunkNodes)
-				g.ParentsRange(lo, out[uint64(lo)*Degree:uint64(hi)*Degree])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err := par.Do(ctx, int(g.nodes), defaultChunkNodes, workers, func(lo, hi int) error {
+		g.ParentsRange(uint32(lo), out[lo*Degree:hi*Degree])
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("parent cache: %w", err)
 	}
 	return out, nil

@@ -26,8 +26,14 @@ const (
 
 // Errors returned by New and CheckNode.
 var (
-	ErrNodeCount      = errors.New("invalid graph node count")
-	ErrAPIVersion     = errors.New("invalid api version")
+	// ErrNodeCount is returned when a graph is asked for fewer than 2 or
+	// more than 2^32-1 nodes.
+	ErrNodeCount = errors.New("invalid graph node count")
+	// ErrAPIVersion is returned when the api version is not one the graph
+	// construction knows.
+	ErrAPIVersion = errors.New("invalid api version")
+	// ErrNodeOutOfRange is returned when a node index lies outside the
+	// graph.
 	ErrNodeOutOfRange = errors.New("node out of range")
 )
 

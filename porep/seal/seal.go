@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
@@ -18,15 +18,17 @@ import (
 
 // Errors returned for bad inputs.
 var (
-	// ErrSectorSize: the proof's sector size is larger than this package
-	// seals in memory (512 MiB).
+	// ErrSectorSize is returned when the proof's sector size is larger than
+	// this package seals in memory (512 MiB).
 	ErrSectorSize = errors.New("seal: sector size too large to seal in memory")
-	// ErrDataLength: the data is neither the unpadded nor the padded size
-	// of the sector.
+	// ErrDataLength is returned when the data is neither the unpadded nor
+	// the padded size of the sector.
 	ErrDataLength = errors.New("seal: data length does not match the sector size")
-	// ErrDataNotPadded: padded data has a node whose two top bits are set.
+	// ErrDataNotPadded is returned when padded data has a node whose two
+	// top bits are set.
 	ErrDataNotPadded = errors.New("seal: padded data is not fr32-padded")
-	// ErrZeroSeed: commit was asked for an all-zero seed, which C2 refuses.
+	// ErrZeroSeed is returned when commit is asked for an all-zero seed,
+	// which C2 refuses.
 	ErrZeroSeed = errors.New("seal: all-zero seed")
 )
 
@@ -130,8 +132,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := cfg.Shape().Tree()
-	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}}
+	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: cfg.SealSpec().Tree()}
 	if r.g, err = cfg.Graph(); err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	r.commD = r.treeD.Root()
 	r.replicaID = porep.ReplicaID(in.ProverID, in.Sector, in.Ticket, r.commD, cfg.PoRepID)
 
-	layers := cfg.Shape().Layers()
+	layers := cfg.SealSpec().Layers()
 	if r.labels, err = Labels(ctx, r.g, r.replicaID, layers, workers); err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	nodes := int(cfg.Nodes())
 	columns := make([]fr.Element, nodes)
 	replica := make([]fr.Element, nodes)
-	err = parallel(ctx, nodes, workers, func(lo, hi int) error {
+	err = par.Do(ctx, nodes, 1<<10, workers, func(lo, hi int) error {
 		rows := make([]fr.Element, layers)
 		for n := lo; n < hi; n++ {
 			for l := range rows {
@@ -163,14 +164,14 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 			columns[n] = porep.ColumnHash(rows)
 			data, err := fr32.ToElement(leaves[n])
 			if err != nil {
-				return fmt.Errorf("seal: data node %d: %w", n, err)
+				return fmt.Errorf("data node %d: %w", n, err)
 			}
 			replica[n] = porep.Encode(rows[layers-1], data)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("seal: columns and replica: %w", err)
 	}
 	if r.treeC, err = merkle.BuildPoseidon(r.shape, columns, workers); err != nil {
 		return nil, fmt.Errorf("seal: tree_c: %w", err)
@@ -185,32 +186,6 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	commR := porep.CommR(commC, commRLast)
 	r.commC, r.commRLast, r.commR = fr32.FromElement(&commC), fr32.FromElement(&commRLast), fr32.FromElement(&commR)
 	return r, nil
-}
-
-// parallel runs fn over [0, n) in contiguous chunks on up to workers
-// goroutines, checking ctx between chunks, and returns the first error.
-func parallel(ctx context.Context, n, workers int, fn func(lo, hi int) error) error {
-	const chunk = 1 << 10
-	chunks := (n + chunk - 1) / chunk
-	workers = max(1, min(workers, chunks))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for c := w; c < chunks; c += workers {
-				if err := ctx.Err(); err != nil {
-					errs[w] = fmt.Errorf("seal: %w", err)
-					return
-				}
-				if err := fn(c*chunk, min((c+1)*chunk, n)); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // mustElement converts a label, which is always below 2^254.
@@ -264,16 +239,17 @@ func (r *Replica) Commit(ctx context.Context, seed [32]byte, workers int) (*c1.O
 			return nil, err
 		}
 		proofs := make([]c1.Proof, len(challenges))
-		err = parallel(ctx, len(challenges), workers, func(lo, hi int) error {
+		// One challenge per chunk: each builds dozens of inclusion proofs.
+		err = par.Do(ctx, len(challenges), 1, workers, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				if err := r.proveChallenge(&proofs[i], challenges[i]); err != nil {
-					return fmt.Errorf("seal: partition %d challenge %d (node %d): %w", k, i, challenges[i], err)
+					return fmt.Errorf("challenge %d (node %d): %w", i, challenges[i], err)
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("seal: partition %d: %w", k, err)
 		}
 		o.VanillaProofs[k] = proofs
 	}

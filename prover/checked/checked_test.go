@@ -70,7 +70,7 @@ func batch(t *testing.T, c r1cs.Circuit, n int) []*r1cs.ProvingAssignment {
 	t.Helper()
 	var out []*r1cs.ProvingAssignment
 	for range n {
-		pa := r1cs.NewProvingAssignment(r1cs.Shape{})
+		pa := r1cs.NewProvingAssignment(r1cs.Size{})
 		cs, err := r1cs.Synthesize(c, pa)
 		if err != nil {
 			t.Fatal(err)

@@ -168,7 +168,7 @@ func TestDevicePoRep2KiB(t *testing.T) {
 	}
 	defer b.Close()
 	m := len(p.H) + 1
-	hint := r1cs.Shape{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
+	hint := r1cs.Size{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
 	var tSynth time.Duration
 	synth := func() []*r1cs.ProvingAssignment {
 		t0 := time.Now()

@@ -94,7 +94,7 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 	if err != nil {
 		return nil, err
 	}
-	hint := counted.Shape()
+	hint := counted.Size()
 	hint.Constraints += hint.Inputs // the prover's input rows
 	for it := 0; it < opt.Iterations; it++ {
 		for _, k := range idx {
@@ -112,7 +112,7 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 			// Free the previous run's buffers before allocating this one's,
 			// so the peak resident set is that of one run.
 			runtime.GC()
-			var backend r1cs.Backend
+			var backend r1cs.Sink
 			switch opt.CS {
 			case CSProving:
 				backend = r1cs.NewProvingAssignment(hint)
@@ -134,7 +134,7 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 				return out, err
 			}
 			bytes1, allocs1 := heapCounters()
-			shape := cs.Shape()
+			shape := cs.Size()
 			rows := float64(max(shape.Constraints, 1))
 			r := Iteration{
 				Iteration: it, Partition: k, CS: opt.CS, WallNs: wall.Nanoseconds(),

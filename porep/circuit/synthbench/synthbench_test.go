@@ -17,7 +17,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := counted.Shape()
+	want := counted.Size()
 	for _, name := range []string{"proving", "templated", "witness", "count"} {
 		kind, err := ParseCSKind(name)
 		if err != nil {

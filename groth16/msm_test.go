@@ -1,0 +1,131 @@
+package groth16
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// msmInputs returns n scalars of which about share0 are 0 and share1 are 1
+// (the rest uniform), n G1 and G2 points, and a selection bitset keeping
+// about three quarters of the scalars.
+func msmInputs(n int, share0, share1 float64, seed uint64) ([]fr.Element, []bls.G1Affine, []bls.G2Affine, *r1cs.Bitset) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	scalars := make([]fr.Element, n)
+	var sel r1cs.Bitset
+	for i := range scalars {
+		switch u := rng.Float64(); {
+		case u < share0:
+		case u < share0+share1:
+			scalars[i].SetOne()
+		default:
+			scalars[i].SetUint64(rng.Uint64())
+			scalars[i].Square(&scalars[i])
+		}
+		sel.Append()
+		if rng.IntN(4) != 0 {
+			sel.Set(i)
+		}
+	}
+	_, _, g1, g2 := bls.Generators()
+	ks := make([]fr.Element, n)
+	for i := range ks {
+		ks[i].SetUint64(rng.Uint64() | 1)
+	}
+	p1 := bls.BatchScalarMultiplicationG1(&g1, ks)
+	p2 := bls.BatchScalarMultiplicationG2(&g2, ks)
+	return scalars, p1, p2, &sel
+}
+
+// selected returns the scalars sel keeps (all when sel is nil) and the first
+// len of them points, as a density-filtered query stores them.
+func selected[A any](scalars []fr.Element, points []A, sel *r1cs.Bitset) ([]fr.Element, []A) {
+	if sel == nil {
+		return scalars, points
+	}
+	var out []fr.Element
+	for i := range scalars {
+		if sel.Get(i) {
+			out = append(out, scalars[i])
+		}
+	}
+	return out, points[:len(out)]
+}
+
+// TestMSMMatchesMultiExp checks the 0/1-skipping MSM of both groups against
+// gnark-crypto's plain MultiExp, with and without density filtering, for
+// Boolean-heavy, uniform and degenerate scalar mixes and several worker
+// counts (chunk boundaries move with them).
+func TestMSMMatchesMultiExp(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 1200
+	}
+	mixes := []struct {
+		name           string
+		share0, share1 float64
+	}{
+		{"boolean", 0.5, 0.45}, {"uniform", 0, 0}, {"zeros", 1, 0}, {"ones", 0, 1},
+	}
+	for mi, m := range mixes {
+		scalars, p1, p2, sel := msmInputs(n, m.share0, m.share1, uint64(mi))
+		for _, filtered := range []bool{false, true} {
+			s := sel
+			if !filtered {
+				s = nil
+			}
+			sc, q1 := selected(scalars, p1, s)
+			_, q2 := selected(scalars, p2, s)
+			var want1 bls.G1Jac
+			var want2 bls.G2Jac
+			if _, err := want1.MultiExp(q1, sc, ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := want2.MultiExp(q2, sc, ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{1, 3, 8} {
+				name := fmt.Sprintf("%s/filtered=%v/workers=%d", m.name, filtered, workers)
+				got1, err := msmG1(p1[:len(q1)], scalars, s, workers)
+				if err != nil || !got1.Equal(&want1) {
+					t.Errorf("%s: G1 differs (%v)", name, err)
+				}
+				got2, err := msmG2(p2[:len(q2)], scalars, s, workers)
+				if err != nil || !got2.Equal(&want2) {
+					t.Errorf("%s: G2 differs (%v)", name, err)
+				}
+			}
+		}
+	}
+	var zero1 bls.G1Jac
+	if got, err := msmG1(nil, nil, nil, 4); err != nil || !got.Equal(&zero1) {
+		t.Fatalf("empty MSM: %v", err)
+	}
+}
+
+// BenchmarkMSM runs the density-filtered, Boolean-heavy case that dominates
+// PoRep proving (about half zeros, 45% ones).
+func BenchmarkMSM(b *testing.B) {
+	const n = 1 << 16
+	scalars, p1, p2, sel := msmInputs(n, 0.5, 0.45, 7)
+	b.Run("G1", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := msmG1(p1, scalars, sel, 2); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("G2", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := msmG2(p2, scalars, sel, 2); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
