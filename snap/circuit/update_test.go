@@ -357,7 +357,13 @@ func TestCounts(t *testing.T) {
 		{32 << 10, 6760091, true},
 		{8 << 20, 10007503, true},
 		{32 << 30, 81049499, false},
-		{64 << 30, 85006101, false},
+		// 64 GiB is derived: the same 16 partitions, 86 challenges, 10
+		// challenge digests (⌊254/27⌋ = ⌊254/26⌋ = 9 challenges each) and
+		// h = 10, but one more tree level everywhere: both TreeR proofs gain
+		// the top arity-2 level (insert 2 rows + Poseidon-2 311) and the
+		// TreeD path below the apex leaf one SHA-254 level (insert 2 +
+		// 45,379), so 86 × 46,007 = 3,956,602 rows more than 32 GiB.
+		{64 << 30, 81049499 + 86*(2*(2+311)+2+45379), false},
 	} {
 		t.Run(fmt.Sprint(tc.bytes), func(t *testing.T) {
 			if testing.Short() && !tc.short {
