@@ -79,16 +79,22 @@ func sectorsFromVanilla(t testing.TB, shape Shape, proofs []*binFallbackSectorPr
 // writes it.
 type postVanillaFile struct {
 	RegisteredProof int64    `json:"registered_proof"`
+	SectorSize      uint64   `json:"sector_size"`
 	Randomness      string   `json:"randomness"`
 	VanillaProofs   []string `json:"vanilla_proofs"`
 }
 
 func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, []*binFallbackSectorProof, bool) {
+	rp, proofs, _, ok := loadPostVanillaFile(t, kind)
+	return rp, proofs, ok
+}
+
+func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProof, []*binFallbackSectorProof, *postVanillaFile, bool) {
 	t.Helper()
 	path := filepath.Join(golden.Dir(), "post", "2KiB", kind+".json")
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +115,60 @@ func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [
 		}
 		proofs = append(proofs, p)
 	}
-	return filecoin.RegisteredPoStProof(v.RegisteredProof), proofs, true
+	return filecoin.RegisteredPoStProof(v.RegisteredProof), proofs, &v, true
+}
+
+// The vanilla proofs rust-fil-proofs made for 2 KiB sectors it sealed
+// satisfy the circuit, and the challenged leaves the circuit exposes are
+// those the challenge rule derives from the randomness and sector ids
+// (window V1_2: index n; winning: one sector, index n of 66), so a
+// verifier's public inputs match.
+func TestRustVanilla2KiB(t *testing.T) {
+	for _, kind := range []string{"window", "winning"} {
+		t.Run(kind, func(t *testing.T) {
+			rp, proofs, v, ok := loadPostVanillaFile(t, kind)
+			if !ok {
+				t.Skipf("testdata/rustref/post/2KiB/%s.json not generated yet (tools/rustref post-vanilla)", kind)
+			}
+			shape, err := ShapeOf(rp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := New(shape, sectorsFromVanilla(t, shape, proofs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ts := synthTest(t, f)
+			if !ts.IsSatisfied() {
+				t.Fatalf("rust-made vanilla proofs do not satisfy the circuit: %s", ts.WhichIsUnsatisfied())
+			}
+			rnd, err := hex.DecodeString(v.Randomness)
+			if err != nil || len(rnd) != 32 {
+				t.Fatalf("randomness %q", v.Randomness)
+			}
+			leaves := v.SectorSize / 32
+			inputs := f.PublicInputs()
+			per := 1 + shape.Challenges
+			for i := range f.Sectors {
+				id, n0 := proofs[0].sectorID, i // winning: sector 0, challenge i
+				if rp.Type() == filecoin.WindowPoSt {
+					id, n0 = proofs[min(i, len(proofs)-1)].sectorID, 0
+				}
+				for n := 0; n < shape.Challenges; n++ {
+					h := sha256.New()
+					h.Write(rnd)
+					h.Write(binary.LittleEndian.AppendUint64(nil, id))
+					h.Write(binary.LittleEndian.AppendUint64(nil, uint64(n0+n)))
+					var want fr.Element
+					want.SetUint64(binary.LittleEndian.Uint64(h.Sum(nil)[:8]) % leaves)
+					got := ts.Input[1+i*per+1+n]
+					if !got.Equal(&want) || !inputs[i*per+1+n].Equal(&want) {
+						t.Errorf("sector %d challenge %d: circuit leaf %s, derived %s", i, n, got.String(), want.String())
+					}
+				}
+			}
+		})
+	}
 }
 
 // The 2 KiB WindowPoSt and WinningPoSt circuits built from the vanilla
