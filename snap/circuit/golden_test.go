@@ -136,7 +136,7 @@ func TestGoldenUpdate(t *testing.T) {
 		partitions []int
 		short      bool
 	}{
-		{"2KiB", []int{0}, false},
+		{"2KiB", []int{0}, true},
 		{"8MiB", []int{0, 3}, false},
 	} {
 		for _, k := range tc.partitions {
