@@ -128,7 +128,7 @@ func TestRustVanilla2KiB(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			rp, proofs, v, ok := loadPostVanillaFile(t, kind)
 			if !ok {
-				t.Skipf("testdata/rustref/post/2KiB/%s.json not generated yet (tools/rustref post-vanilla)", kind)
+				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing (tools/rustref post-vanilla)", kind)
 			}
 			shape, err := ShapeOf(rp)
 			if err != nil {
@@ -177,14 +177,7 @@ func TestRustVanilla2KiB(t *testing.T) {
 func TestGoldenPoSt2KiB(t *testing.T) {
 	for _, kind := range []string{"window", "winning"} {
 		t.Run(kind, func(t *testing.T) {
-			name := kind + "_post_2KiB"
-			g, err := golden.LoadR1CS(name)
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Skipf("golden testdata/rustref/r1cs/%s.json not generated yet (tools/rustref r1cs --case %s_post)", name, kind)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := golden.Require(t, kind+"_post_2KiB")
 			rp, proofs, ok := loadPostVanilla(t, kind)
 			if !ok {
 				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
