@@ -4,9 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,50 +127,40 @@ func loadUpdate(t *testing.T, size string) (*updateFile, []*binPartitionProof) {
 // The EmptySectorUpdate circuits built from the vanilla partition proofs
 // rust-fil-proofs made (tools/rustref snap-encode: a CC sector updated with
 // new data) must be the real EmptySectorUpdateCircuit's rows, inputs and
-// witness, partition by partition.
+// witness, partition by partition. 8 MiB partition 3 (both partition bits
+// set) runs by default; partitions 0..2 (10 M rows each into a recorder) run
+// with -tags heavy (golden_heavy_test.go).
 func TestGoldenUpdate(t *testing.T) {
-	for _, tc := range []struct {
-		size       string
-		partitions []int
-		short      bool
-	}{
-		{"2KiB", []int{0}, true},
-		{"8MiB", []int{0, 3}, false},
-	} {
-		for _, k := range tc.partitions {
-			name := fmt.Sprintf("update_%s_p%d", tc.size, k)
-			t.Run(name, func(t *testing.T) {
-				if testing.Short() && !tc.short {
-					t.Skip("millions of rows into a recorder")
-				}
-				g, err := golden.LoadR1CS(name)
-				if errors.Is(err, fs.ErrNotExist) && tc.size != "2KiB" {
-					t.Skipf("golden testdata/rustref/r1cs/%s.json not generated yet (tools/rustref r1cs --case update)", name)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				u, vps := loadUpdate(t, tc.size)
-				p := mustParams(t, u.SectorSize)
-				if len(vps) != p.Partitions {
-					t.Fatalf("%d partition proofs, want %d", len(vps), p.Partitions)
-				}
-				c := circuitFromVanilla(t, p, k, u, vps[k])
-				rec := r1cs.NewRecorder()
-				if _, err := r1cs.Synthesize(c, rec); err != nil {
-					t.Fatal(err)
-				}
-				golden.Compare(t, g, rec.Digest())
-				want := c.Public.Vector()
-				if len(g.PublicInputs) != len(want) {
-					t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
-				}
-				for i := range want {
-					if frHex(want[i]) != g.PublicInputs[i] {
-						t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
-					}
-				}
-			})
+	t.Run("update_2KiB_p0", func(t *testing.T) { compareUpdateGolden(t, "2KiB", 0) })
+	t.Run("update_8MiB_p3", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("10 M rows into a recorder")
+		}
+		compareUpdateGolden(t, "8MiB", 3)
+	})
+}
+
+func compareUpdateGolden(t *testing.T, size string, k int) {
+	t.Helper()
+	g := golden.Require(t, fmt.Sprintf("update_%s_p%d", size, k))
+	u, vps := loadUpdate(t, size)
+	p := mustParams(t, u.SectorSize)
+	if len(vps) != p.Partitions {
+		t.Fatalf("%d partition proofs, want %d", len(vps), p.Partitions)
+	}
+	c := circuitFromVanilla(t, p, k, u, vps[k])
+	rec := r1cs.NewRecorder()
+	if _, err := r1cs.Synthesize(c, rec); err != nil {
+		t.Fatal(err)
+	}
+	golden.Compare(t, g, rec.Digest())
+	want := c.Public.Vector()
+	if len(g.PublicInputs) != len(want) {
+		t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
+	}
+	for i := range want {
+		if frHex(want[i]) != g.PublicInputs[i] {
+			t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
 		}
 	}
 }
