@@ -25,6 +25,13 @@
 //   - rust-fil-proofs filecoin-hashers src/sha256.rs and src/poseidon.rs
 //     (hash_circuit, hash2_circuit, hash_leaf_bits_circuit,
 //     hash_multi_leaf_circuit): [Sha254Hasher], [PoseidonHasher].
+//   - rust-fil-proofs 19.0.1 storage-proofs-update src/gadgets.rs and
+//     storage-proofs-core gadgets/por.rs por_no_challenge_input, for the
+//     EmptySectorUpdate circuit: [NumToAllocatedBits], [GenChallengeBits],
+//     [ChallengeHighBits], [LabelRNew], [ApexPoR], [PoRNoChallenge]; neptune's
+//     poseidon_hash with HashType::Custom(CType::Arbitrary(id)) constants
+//     (POSEIDON_CONSTANTS_GEN_RANDOMNESS): [PoseidonHashCustom],
+//     [PoseidonGenRandomness].
 //
 // A linear combination is built only inside the closure given to
 // r1cs.CS.Enforce, so witness-only and counting systems never pay for it.
