@@ -112,7 +112,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			}
 			root := AllocNum(cs, tree.Root())
 			before := cs.NumConstraints()
-			por := PoRNoChallenge{Shape: TreeShape{Base: 8}, Hasher: PoseidonHasher{}}
+			por := PoRNoChallenge{Shape: merkle.Shape{Base: 8}, Hasher: PoseidonHasher{}}
 			if err := por.Synthesize(cs, bits, leaf, path, root); err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			}
 			root := AllocNum(cs, frLE(t, tree.Root()))
 			before := cs.NumConstraints()
-			por := PoRNoChallenge{Shape: TreeShape{Base: 2}, Hasher: &Sha254Hasher{}}
+			por := PoRNoChallenge{Shape: merkle.Shape{Base: 2}, Hasher: &Sha254Hasher{}}
 			if err := por.Synthesize(cs, bits, leaf, path, root); err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/hash"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -15,29 +13,17 @@ import (
 // used for φ, ρ and the challenge digests of EmptySectorUpdate.
 const GenRandomnessTagID = 1
 
-// CustomDomainTag is neptune's CType::Arbitrary(id).domain_tag(): id·2^40.
-// neptune accepts ids 1..=256.
-func CustomDomainTag(id uint64) (fr.Element, error) {
-	if id < 1 || id > 256 {
-		return fr.Element{}, fmt.Errorf("poseidon custom domain tag id %d outside 1..256: %w", id, ErrArity)
-	}
-	var t, k fr.Element
-	t.SetUint64(1 << 40)
-	k.SetUint64(id)
-	t.Mul(&t, &k)
-	return t, nil
-}
-
 // CustomPoseidonConstants returns neptune's constants for arity with
 // HashType::Custom(CType::Arbitrary(id)) and Strength::Standard: the round
 // constants, MDS and sparse matrices of the Merkle-tree constants (they
 // depend only on the width and strength), with the domain tag id·2^40. The
 // result shares the read-only tables of hash.LookupPoseidon(arity).
 func CustomPoseidonConstants(arity int, id uint64) (*hash.PoseidonConstants, error) {
-	tag, err := CustomDomainTag(id)
-	if err != nil {
-		return nil, err
+	if id < 1 || id > 256 {
+		// neptune accepts ids 1..=256 (hash.CustomDomainTag panics outside).
+		return nil, fmt.Errorf("poseidon custom domain tag id %d outside 1..256: %w", id, ErrArity)
 	}
+	tag := hash.CustomDomainTag(id)
 	p, err := hash.LookupPoseidon(arity)
 	if err != nil {
 		return nil, fmt.Errorf("poseidon circuit: %w: %w", ErrArity, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -161,7 +162,7 @@ func LabelRNew(cs *r1cs.CS, rOld, dNew, rho AllocatedNum) AllocatedNum {
 // Nothing is allocated besides what Insert and the hasher allocate, and no
 // public input is made. It keeps scratch space: reuse one per goroutine.
 type PoRNoChallenge struct {
-	Shape  TreeShape
+	Shape  merkle.Shape
 	Hasher NodeHasher
 
 	nums    []AllocatedNum
@@ -174,10 +175,12 @@ type PoRNoChallenge struct {
 // consume, and every level must have arity−1 siblings; otherwise it
 // returns ErrPathShape (upstream asserts).
 func (p *PoRNoChallenge) Synthesize(cs *r1cs.CS, challengeBits []AllocatedBit, leaf AllocatedNum, path [][]AllocatedNum, root AllocatedNum) error {
+	if err := p.Shape.Validate(); err != nil {
+		return fmt.Errorf("por: %w: %w", ErrArity, err)
+	}
 	var err error
-	p.arities, err = p.Shape.arities(len(path), p.arities[:0])
-	if err != nil {
-		return err
+	if p.arities, err = p.Shape.AppendPathArities(p.arities[:0], len(path)); err != nil {
+		return fmt.Errorf("por: %w: %w", ErrPathShape, err)
 	}
 	need := 0
 	for l, sib := range path {
@@ -230,7 +233,7 @@ func ApexPoR(cs *r1cs.CS, sha *Sha254Hasher, por *PoRNoChallenge, apexLeafs []Al
 		cs.Pop()
 		row = row[:len(row)/2]
 	}
-	por.Shape = TreeShape{Base: 2}
+	por.Shape = merkle.Shape{Base: 2}
 	por.Hasher = sha
 	cs.Push("partition-tree por")
 	defer cs.Pop()

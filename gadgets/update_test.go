@@ -23,22 +23,8 @@ func genRandNative(t testing.TB, a, b fr.Element) fr.Element {
 }
 
 func TestCustomDomainTag(t *testing.T) {
-	tag, err := CustomDomainTag(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want fr.Element
-	want.SetUint64(1 << 40)
-	if !tag.Equal(&want) {
-		t.Errorf("Arbitrary(1) tag %s, want 2^40", tag.String())
-	}
-	tag, _ = CustomDomainTag(256)
-	want.SetUint64(256 << 40)
-	if !tag.Equal(&want) {
-		t.Errorf("Arbitrary(256) tag %s", tag.String())
-	}
 	for _, id := range []uint64{0, 257} {
-		if _, err := CustomDomainTag(id); !errors.Is(err, ErrArity) {
+		if _, err := CustomPoseidonConstants(2, id); !errors.Is(err, ErrArity) {
 			t.Errorf("id %d: %v", id, err)
 		}
 	}
@@ -296,12 +282,12 @@ func TestLabelRNew(t *testing.T) {
 func TestPoRNoChallenge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, tc := range []struct {
-		shape TreeShape
+		shape merkle.Shape
 		rows  int
 	}{
-		{TreeShape{Base: 8}, 2*527 + 1},
-		{TreeShape{Base: 8, Sub: 4}, 2*527 + 8 + 377 + 1},
-		{TreeShape{Base: 8, Sub: 8, Top: 2}, 3*527 + 2 + 311 + 1}, // base 8, base 8, sub 8, top 2
+		{merkle.Shape{Base: 8}, 2*527 + 1},
+		{merkle.Shape{Base: 8, Sub: 4}, 2*527 + 8 + 377 + 1},
+		{merkle.Shape{Base: 8, Sub: 8, Top: 2}, 3*527 + 2 + 311 + 1}, // base 8, base 8, sub 8, top 2
 	} {
 		t.Run(fmt.Sprint(tc.shape), func(t *testing.T) {
 			ms := merkle.Shape{Base: tc.shape.Base, Sub: tc.shape.Sub, Top: tc.shape.Top}
@@ -368,7 +354,7 @@ func TestPoRNoChallenge(t *testing.T) {
 		})
 	}
 	cs, _ := testCS(false)
-	p := PoRNoChallenge{Shape: TreeShape{Base: 8}, Hasher: PoseidonHasher{}}
+	p := PoRNoChallenge{Shape: merkle.Shape{Base: 8}, Hasher: PoseidonHasher{}}
 	x := AllocNum(cs, elem(1))
 	sib := allocNums(cs, make([]fr.Element, 7))
 	if err := p.Synthesize(cs, []AllocatedBit{AllocBit(cs, true)}, x, [][]AllocatedNum{sib}, x); !errors.Is(err, ErrPathShape) {
@@ -381,7 +367,7 @@ func TestPoRNoChallenge(t *testing.T) {
 
 // apexCase builds TreeD over 2^log2Nodes random leaves and synthesises
 // ApexPoR for partition k (upstream test_apex_por_gadget).
-func apexCase(t *testing.T, ts r1cs.Backend, log2Nodes, partitions, apexLeafs, k int) (*r1cs.CS, int) {
+func apexCase(t *testing.T, ts r1cs.Sink, log2Nodes, partitions, apexLeafs, k int) (*r1cs.CS, int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(log2Nodes), uint64(k)))
 	n := 1 << log2Nodes
@@ -444,7 +430,7 @@ func TestApexPoR(t *testing.T) {
 				if testing.Short() && tc.test && k > 0 {
 					t.Skip("one partition in -short")
 				}
-				var b r1cs.Backend = r1cs.Counter{}
+				var b r1cs.Sink = r1cs.Counter{}
 				ts := r1cs.NewTestSystem()
 				if tc.test {
 					b = ts

@@ -17,18 +17,18 @@ func benchSynth(b *testing.B, c r1cs.Circuit) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	shape := cs.Shape()
+	shape := cs.Size()
 	exact := r1cs.NewProvingAssignment(shape)
 	if _, err := r1cs.Synthesize(c, exact); err != nil {
 		b.Fatal(err)
 	}
 	for _, mode := range []struct {
 		name string
-		new  func() r1cs.Backend
+		new  func() r1cs.Sink
 	}{
-		{"exact", func() r1cs.Backend { return r1cs.NewProvingAssignment(shape) }},
-		{"templated", func() r1cs.Backend { return r1cs.NewTemplatedAssignment(shape, exact.Density) }},
-		{"witness", func() r1cs.Backend { return r1cs.NewWitnessAssignment(shape) }},
+		{"exact", func() r1cs.Sink { return r1cs.NewProvingAssignment(shape) }},
+		{"templated", func() r1cs.Sink { return r1cs.NewTemplatedAssignment(shape, exact.Density) }},
+		{"witness", func() r1cs.Sink { return r1cs.NewWitnessAssignment(shape) }},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -46,7 +46,7 @@ func benchSynth(b *testing.B, c r1cs.Circuit) {
 }
 
 func benchPoSt(b *testing.B, p filecoin.RegisteredPoStProof) {
-	shape, err := ShapeOf(p)
+	shape, err := DimsOf(p)
 	if err != nil {
 		b.Fatal(err)
 	}

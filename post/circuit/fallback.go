@@ -8,36 +8,36 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/gadgets"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
 // ErrInputs is returned when sectors do not fit the circuit's shape.
 var ErrInputs = errors.New("post circuit: inputs do not fit the circuit")
 
-// Shape fixes the circuit's structure: Sectors sectors of Challenges
+// Dims fixes the circuit's structure: Sectors sectors of Challenges
 // challenges each, every challenge a path of TreeLevels levels in a tree of
 // shape Tree.
-type Shape struct {
-	Tree       gadgets.TreeShape
+type Dims struct {
+	Tree       merkle.Shape
 	TreeLevels int // base levels, then sub, then top
 	Sectors    int // sector_count of the circuit
 	Challenges int // challenge_count per sector
 }
 
-// ShapeOf returns the circuit shape of a registered PoSt proof: for window
+// DimsOf returns the circuit shape of a registered PoSt proof: for window
 // PoSt SectorCount sectors of 10 challenges; for winning PoSt the unrolled
 // 66 sectors of one challenge (winning_post_setup_params).
-func ShapeOf(p filecoin.RegisteredPoStProof) (Shape, error) {
+func DimsOf(p filecoin.RegisteredPoStProof) (Dims, error) {
 	if !p.Valid() {
-		return Shape{}, fmt.Errorf("post circuit: %w: %d", filecoin.ErrUnknownPoStProof, int64(p))
+		return Dims{}, fmt.Errorf("post circuit: %w: %d", filecoin.ErrUnknownPoStProof, int64(p))
 	}
-	s, err := p.SectorSize().Shape()
+	s, err := p.SectorSize().SealSpec()
 	if err != nil {
-		return Shape{}, fmt.Errorf("post circuit: %w", err)
+		return Dims{}, fmt.Errorf("post circuit: %w", err)
 	}
-	t := s.Tree()
-	shape := Shape{
-		Tree:       gadgets.TreeShape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+	shape := Dims{
+		Tree:       s.Tree(),
 		TreeLevels: s.TreePathLength(),
 		Sectors:    p.SectorCount(),
 		Challenges: p.ChallengeCount(),
@@ -48,25 +48,16 @@ func ShapeOf(p filecoin.RegisteredPoStProof) (Shape, error) {
 	return shape, nil
 }
 
-func (s Shape) arities() []int {
-	out := make([]int, 0, s.TreeLevels)
-	extra := 0
-	if s.Tree.Sub != 0 {
-		extra++
+// arities is the arity of each level of a challenge's path.
+func (s Dims) arities() ([]int, error) {
+	if err := s.Tree.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInputs, err)
 	}
-	if s.Tree.Top != 0 {
-		extra++
+	ar, err := s.Tree.AppendPathArities(nil, s.TreeLevels)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInputs, err)
 	}
-	for len(out) < s.TreeLevels-extra {
-		out = append(out, s.Tree.Base)
-	}
-	if s.Tree.Sub != 0 {
-		out = append(out, s.Tree.Sub)
-	}
-	if s.Tree.Top != 0 {
-		out = append(out, s.Tree.Top)
-	}
-	return out
+	return ar, nil
 }
 
 // Challenge is one challenged leaf and its inclusion path under comm_r_last.
@@ -97,7 +88,7 @@ func (c *Challenge) LeafIndex() uint64 {
 // FallbackPoSt is the circuit. It implements r1cs.Circuit; it keeps scratch
 // space, so one value must not be synthesised by two goroutines at once.
 type FallbackPoSt struct {
-	Shape   Shape
+	Dims    Dims
 	Sectors []Sector
 
 	por gadgets.PoR
@@ -105,11 +96,14 @@ type FallbackPoSt struct {
 
 // New checks that sectors have the shape's dimensions everywhere and returns
 // the circuit.
-func New(shape Shape, sectors []Sector) (*FallbackPoSt, error) {
+func New(shape Dims, sectors []Sector) (*FallbackPoSt, error) {
 	if len(sectors) != shape.Sectors {
 		return nil, fmt.Errorf("%w: %d sectors, shape needs %d", ErrInputs, len(sectors), shape.Sectors)
 	}
-	ar := shape.arities()
+	ar, err := shape.arities()
+	if err != nil {
+		return nil, err
+	}
 	for i := range sectors {
 		s := &sectors[i]
 		if len(s.Challenges) != shape.Challenges {
@@ -128,13 +122,16 @@ func New(shape Shape, sectors []Sector) (*FallbackPoSt, error) {
 			}
 		}
 	}
-	return &FallbackPoSt{Shape: shape, Sectors: sectors}, nil
+	return &FallbackPoSt{Dims: shape, Sectors: sectors}, nil
 }
 
 // Blank returns the circuit of shape with every value zero: enough to count
 // rows or generate parameters, which do not depend on the witness.
-func Blank(shape Shape) (*FallbackPoSt, error) {
-	ar := shape.arities()
+func Blank(shape Dims) (*FallbackPoSt, error) {
+	ar, err := shape.arities()
+	if err != nil {
+		return nil, err
+	}
 	// One path shared by every challenge: nothing writes to it.
 	path := make([]gadgets.PathElement, len(ar))
 	for l, a := range ar {
@@ -155,7 +152,7 @@ func Blank(shape Shape) (*FallbackPoSt, error) {
 // sector comm_r, then each challenge's leaf index
 // (FallbackPoStCompound::generate_public_inputs, from the same inputs).
 func (f *FallbackPoSt) PublicInputs() []fr.Element {
-	out := make([]fr.Element, 0, len(f.Sectors)*(1+f.Shape.Challenges))
+	out := make([]fr.Element, 0, len(f.Sectors)*(1+f.Dims.Challenges))
 	for i := range f.Sectors {
 		s := &f.Sectors[i]
 		out = append(out, s.CommR)
@@ -171,7 +168,7 @@ func (f *FallbackPoSt) PublicInputs() []fr.Element {
 // Synthesize implements r1cs.Circuit (synthesize_default; bellperson's
 // extensible path emits the same rows and variables, sector after sector).
 func (f *FallbackPoSt) Synthesize(cs *r1cs.CS) error {
-	f.por.Shape, f.por.Hasher = f.Shape.Tree, gadgets.PoseidonHasher{}
+	f.por.Shape, f.por.Hasher = f.Dims.Tree, gadgets.PoseidonHasher{}
 	for i := range f.Sectors {
 		cs.PushIdx("sector", i)
 		err := f.sector(cs, &f.Sectors[i])

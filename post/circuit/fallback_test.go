@@ -88,7 +88,7 @@ func TestUpstreamFallbackCircuitShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			shape := Shape{Tree: gadgets.TreeShape{Base: tc.tree.Base, Sub: tc.tree.Sub, Top: tc.tree.Top}, TreeLevels: len(arities), Sectors: tc.sectors, Challenges: 5}
+			shape := Dims{Tree: merkle.Shape{Base: tc.tree.Base, Sub: tc.tree.Sub, Top: tc.tree.Top}, TreeLevels: len(arities), Sectors: tc.sectors, Challenges: 5}
 			var sectors []Sector
 			for i := 0; i < tc.sectors; i++ {
 				sectors = append(sectors, testSector(t, rng, tc.tree, leaves, 5))
@@ -121,7 +121,7 @@ func TestUpstreamFallbackCircuitShapes(t *testing.T) {
 // names where.
 func TestTampered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	shape, err := ShapeOf(filecoin.StackedDrgWindow2KiBV1_2)
+	shape, err := DimsOf(filecoin.StackedDrgWindow2KiBV1_2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestTampered(t *testing.T) {
 }
 
 func TestNewChecksDimensions(t *testing.T) {
-	shape, err := ShapeOf(filecoin.StackedDrgWindow2KiBV1_2)
+	shape, err := DimsOf(filecoin.StackedDrgWindow2KiBV1_2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestCounts(t *testing.T) {
 			if testing.Short() && !c.short {
 				t.Skip("125 M rows")
 			}
-			shape, err := ShapeOf(c.proof)
+			shape, err := DimsOf(c.proof)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,7 +269,7 @@ func TestCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := cs.Shape()
+			got := cs.Size()
 			if (c.rows != 0 && got.Constraints != c.rows) || got.Inputs != c.inputs {
 				t.Errorf("%d rows / %d inputs, want %d / %d", got.Constraints, got.Inputs, c.rows, c.inputs)
 			}
@@ -282,7 +282,7 @@ func TestCounts(t *testing.T) {
 // the blank circuit of 5 sectors × 10 challenges over a 32 GiB 8-0-0 tree
 // (10 levels) has 266,665 rows.
 func TestUpstreamBenchCSCount(t *testing.T) {
-	f, err := Blank(Shape{Tree: gadgets.TreeShape{Base: 8}, TreeLevels: 10, Sectors: 5, Challenges: 10})
+	f, err := Blank(Dims{Tree: merkle.Shape{Base: 8}, TreeLevels: 10, Sectors: 5, Challenges: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

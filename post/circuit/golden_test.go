@@ -39,7 +39,7 @@ func frHex(e fr.Element) string {
 // sectors as FallbackPoStCompound::circuit does for partition 0: window
 // PoSt takes the sectors in order, padded by repeating the last; winning
 // PoSt unrolls the one sector's inclusion proofs into one-challenge sectors.
-func sectorsFromVanilla(t testing.TB, shape Shape, proofs []*binFallbackSectorProof) []Sector {
+func sectorsFromVanilla(t testing.TB, shape Dims, proofs []*binFallbackSectorProof) []Sector {
 	t.Helper()
 	conv := func(commR [32]byte, sp *binSectorProof, incl []binMerkleProof) Sector {
 		s := Sector{CommR: elemLE(t, commR), CommC: elemLE(t, sp.commC), CommRLast: elemLE(t, sp.commRLast)}
@@ -130,7 +130,7 @@ func TestRustVanilla2KiB(t *testing.T) {
 			if !ok {
 				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing (tools/rustref post-vanilla)", kind)
 			}
-			shape, err := ShapeOf(rp)
+			shape, err := DimsOf(rp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 			if !ok {
 				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
 			}
-			shape, err := ShapeOf(rp)
+			shape, err := DimsOf(rp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestCurio32GiBSector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := ShapeOf(filecoin.StackedDrgWindow32GiBV1)
+	full, err := DimsOf(filecoin.StackedDrgWindow32GiBV1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,18 +18,18 @@ func BenchmarkUpdate2KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	shape := cs.Shape()
+	shape := cs.Size()
 	exact := r1cs.NewProvingAssignment(shape)
 	if _, err := r1cs.Synthesize(c, exact); err != nil {
 		b.Fatal(err)
 	}
 	for _, mode := range []struct {
 		name string
-		new  func() r1cs.Backend
+		new  func() r1cs.Sink
 	}{
-		{"exact", func() r1cs.Backend { return r1cs.NewProvingAssignment(shape) }},
-		{"templated", func() r1cs.Backend { return r1cs.NewTemplatedAssignment(shape, exact.Density) }},
-		{"witness", func() r1cs.Backend { return r1cs.NewWitnessAssignment(shape) }},
+		{"exact", func() r1cs.Sink { return r1cs.NewProvingAssignment(shape) }},
+		{"templated", func() r1cs.Sink { return r1cs.NewTemplatedAssignment(shape, exact.Density) }},
+		{"witness", func() r1cs.Sink { return r1cs.NewWitnessAssignment(shape) }},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			b.ReportAllocs()

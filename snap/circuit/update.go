@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/gadgets"
+	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -38,8 +39,8 @@ type Params struct {
 	ApexLeafs     int
 	ApexLeafBits  int
 	Hs            [HSelectBits]int
-	Tree          gadgets.TreeShape // TreeR (old and new)
-	TreeRLevels   int               // path length in TreeR: base levels, then sub, then top
+	Tree          merkle.Shape // TreeR (old and new)
+	TreeRLevels   int          // path length in TreeR: base levels, then sub, then top
 }
 
 // Sector sizes in nodes (32-byte leaves).
@@ -59,7 +60,7 @@ const (
 
 // treeRShapes is validate_tree_r_shape: the TreeR arities per sector size
 // (ALLOWED_SECTOR_SIZES).
-var treeRShapes = map[uint64]gadgets.TreeShape{
+var treeRShapes = map[uint64]merkle.Shape{
 	nodes1KiB:   {Base: 8, Sub: 4},
 	nodes2KiB:   {Base: 8},
 	nodes4KiB:   {Base: 8, Sub: 2},
@@ -461,7 +462,7 @@ func (u *EmptySectorUpdate) challenge(cs *r1cs.CS, ci int, gen, partitionBits, h
 	apexLeaf := gadgets.Select(cs, u.apex, u.sel)
 	cs.Pop()
 
-	u.por.Shape, u.por.Hasher = gadgets.TreeShape{Base: 2}, &u.sha
+	u.por.Shape, u.por.Hasher = merkle.Shape{Base: 2}, &u.sha
 	cs.Push("por to_apex_leaf")
 	err = u.por.Synthesize(cs, cBits[:toApex], leafDNew, allocPath(cs, cp.PathDNew[:toApex]), apexLeaf)
 	cs.Pop()
