@@ -32,7 +32,7 @@ var layer = map[string]int{
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
 	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; test parameters.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
-	"porep/c2": 7, "testparams": 7,
+	"porep/c2": 7, "testparams": 7, "post/circuit": 7, "snap/circuit": 7,
 	// 8: the engine; 9: the proof kinds it serves and the gRPC server.
 	"engine": 8, "engine/porepkind": 9, "engine/testkind": 9, "server": 9,
 	// 10: the daemon harnesses; 11: the binary.

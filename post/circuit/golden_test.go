@@ -15,8 +15,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/gadgets"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -36,43 +36,37 @@ func frHex(e fr.Element) string {
 }
 
 // sectorsFromVanilla turns decoded FallbackPoStSectorProofs into circuit
-// sectors as FallbackPoStCompound::circuit does for partition 0: window
-// PoSt takes the sectors in order, padded by repeating the last; winning
-// PoSt unrolls the one sector's inclusion proofs into one-challenge sectors.
-func sectorsFromVanilla(t testing.TB, shape Dims, proofs []*binFallbackSectorProof) []Sector {
+// sectors through the post package's partition (window: in order, padded
+// by repeating the last; winning: unrolled), checking on the way that the
+// post package's public inputs are the circuit's.
+func sectorsFromVanilla(t testing.TB, shape Dims, rp filecoin.RegisteredPoStProof, rnd [32]byte, proofs []*post.VanillaProof) []Sector {
 	t.Helper()
-	conv := func(commR [32]byte, sp *binSectorProof, incl []binMerkleProof) Sector {
-		s := Sector{CommR: elemLE(t, commR), CommC: elemLE(t, sp.commC), CommRLast: elemLE(t, sp.commRLast)}
-		for _, m := range incl {
-			c := Challenge{Leaf: elemLE(t, m.leaf)}
-			for _, e := range m.path {
-				pe := gadgets.PathElement{Index: int(e.index)}
-				for _, h := range e.hashes {
-					pe.Siblings = append(pe.Siblings, elemLE(t, h))
-				}
-				c.Path = append(c.Path, pe)
-			}
-			s.Challenges = append(s.Challenges, c)
-		}
-		return s
+	part, err := post.NewPartition(rp, rnd, proofs, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []Sector
-	for _, p := range proofs {
-		for i := range p.sectors {
-			sp := &p.sectors[i]
-			if shape.Challenges == 1 {
-				for j := range sp.inclusion {
-					out = append(out, conv(p.commR, sp, sp.inclusion[j:j+1]))
-				}
-			} else {
-				out = append(out, conv(p.commR, sp, sp.inclusion))
-			}
+	sectors, err := FromPartition(shape, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(shape, sectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.PublicInputs()
+	want, err := part.PublicInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("circuit has %d public inputs, post.Partition %d", len(got), len(want))
+	}
+	for i := range got {
+		if !got[i].Equal(&want[i]) {
+			t.Fatalf("public input %d: circuit %s, post.Partition %s", i, got[i].String(), want[i].String())
 		}
 	}
-	for len(out) < shape.Sectors && len(out) > 0 {
-		out = append(out, out[len(out)-1])
-	}
-	return out
+	return sectors
 }
 
 // postVanillaFile is testdata/rustref/post/2KiB/<kind>.json as tools/rustref
@@ -84,17 +78,18 @@ type postVanillaFile struct {
 	VanillaProofs   []string `json:"vanilla_proofs"`
 }
 
-func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, []*binFallbackSectorProof, bool) {
-	rp, proofs, _, ok := loadPostVanillaFile(t, kind)
-	return rp, proofs, ok
+func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [32]byte, []*post.VanillaProof, bool) {
+	rp, rnd, proofs, _, ok := loadPostVanillaFile(t, kind)
+	return rp, rnd, proofs, ok
 }
 
-func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProof, []*binFallbackSectorProof, *postVanillaFile, bool) {
+func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [32]byte, []*post.VanillaProof, *postVanillaFile, bool) {
 	t.Helper()
+	var rnd [32]byte
 	path := filepath.Join(golden.Dir(), "post", "2KiB", kind+".json")
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil, nil, false
+		return 0, rnd, nil, nil, false
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -103,19 +98,23 @@ func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProo
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	var proofs []*binFallbackSectorProof
+	if b, err := hex.DecodeString(v.Randomness); err != nil || len(b) != 32 {
+		t.Fatalf("randomness %q", v.Randomness)
+	} else {
+		copy(rnd[:], b)
+	}
+	rp := filecoin.RegisteredPoStProof(v.RegisteredProof)
+	entries := make([][]byte, len(v.VanillaProofs))
 	for i, s := range v.VanillaProofs {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
+		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
 			t.Fatal(err)
 		}
-		p, err := decodeFallbackSectorProof(b)
-		if err != nil {
-			t.Fatalf("vanilla proof %d: %v", i, err)
-		}
-		proofs = append(proofs, p)
 	}
-	return filecoin.RegisteredPoStProof(v.RegisteredProof), proofs, &v, true
+	proofs, err := post.DecodeVanillaProofs(entries, rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp, rnd, proofs, &v, true
 }
 
 // The vanilla proofs rust-fil-proofs made for 2 KiB sectors it sealed
@@ -126,7 +125,7 @@ func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProo
 func TestRustVanilla2KiB(t *testing.T) {
 	for _, kind := range []string{"window", "winning"} {
 		t.Run(kind, func(t *testing.T) {
-			rp, proofs, v, ok := loadPostVanillaFile(t, kind)
+			rp, rnd, proofs, v, ok := loadPostVanillaFile(t, kind)
 			if !ok {
 				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing (tools/rustref post-vanilla)", kind)
 			}
@@ -134,7 +133,7 @@ func TestRustVanilla2KiB(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := New(shape, sectorsFromVanilla(t, shape, proofs))
+			f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,21 +141,17 @@ func TestRustVanilla2KiB(t *testing.T) {
 			if !ts.IsSatisfied() {
 				t.Fatalf("rust-made vanilla proofs do not satisfy the circuit: %s", ts.WhichIsUnsatisfied())
 			}
-			rnd, err := hex.DecodeString(v.Randomness)
-			if err != nil || len(rnd) != 32 {
-				t.Fatalf("randomness %q", v.Randomness)
-			}
 			leaves := v.SectorSize / 32
 			inputs := f.PublicInputs()
 			per := 1 + shape.Challenges
 			for i := range f.Sectors {
-				id, n0 := proofs[0].sectorID, i // winning: sector 0, challenge i
+				id, n0 := proofs[0].SectorID, i // winning: sector 0, challenge i
 				if rp.Type() == filecoin.WindowPoSt {
-					id, n0 = proofs[min(i, len(proofs)-1)].sectorID, 0
+					id, n0 = proofs[min(i, len(proofs)-1)].SectorID, 0
 				}
 				for n := 0; n < shape.Challenges; n++ {
 					h := sha256.New()
-					h.Write(rnd)
+					h.Write(rnd[:])
 					h.Write(binary.LittleEndian.AppendUint64(nil, id))
 					h.Write(binary.LittleEndian.AppendUint64(nil, uint64(n0+n)))
 					var want fr.Element
@@ -178,7 +173,7 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 	for _, kind := range []string{"window", "winning"} {
 		t.Run(kind, func(t *testing.T) {
 			g := golden.Require(t, kind+"_post_2KiB")
-			rp, proofs, ok := loadPostVanilla(t, kind)
+			rp, rnd, proofs, ok := loadPostVanilla(t, kind)
 			if !ok {
 				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
 			}
@@ -186,7 +181,7 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := New(shape, sectorsFromVanilla(t, shape, proofs))
+			f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +217,7 @@ func TestCurio32GiBSector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := decodeFallbackSectorProof(raw)
+	p, err := post.DecodeVanillaProof(raw, filecoin.StackedDrgWindow32GiBV1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,8 +227,13 @@ func TestCurio32GiBSector(t *testing.T) {
 	}
 	one := full
 	one.Sectors = 1
-	sectors := sectorsFromVanilla(t, one, []*binFallbackSectorProof{p})
-	f, err := New(one, sectors)
+	// One sector of the partition, as the circuit takes it.
+	sp := &p.Sectors[0]
+	sector := Sector{CommR: p.CommR, CommC: sp.CommC, CommRLast: sp.CommRLast}
+	for _, ip := range sp.InclusionProofs {
+		sector.Challenges = append(sector.Challenges, challengeOf(ip))
+	}
+	f, err := New(one, []Sector{sector})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestCurio32GiBSector(t *testing.T) {
 	for n := 0; n < full.Challenges; n++ {
 		h := sha256.New()
 		h.Write(rnd[:])
-		h.Write(binary.LittleEndian.AppendUint64(nil, p.sectorID))
+		h.Write(binary.LittleEndian.AppendUint64(nil, p.SectorID))
 		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(n))) // V1: sector_index 0 · 10 + n
 		leaf := binary.LittleEndian.Uint64(h.Sum(nil)[:8]) % (1 << 30)
 		var want fr.Element
