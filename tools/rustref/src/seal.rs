@@ -191,7 +191,6 @@ pub struct Kept {
     pub sealed: std::path::PathBuf,
     pub comm_r: [u8; 32],
     pub comm_d: [u8; 32],
-    pub piece_commitment: [u8; 32],
 }
 
 /// Seals one sector (add_piece, pre-commit phase 1 and 2) through filecoin-proofs-api with the
@@ -234,6 +233,5 @@ pub fn seal_keep(rp: RegisteredSealProof, data: &[u8], sector_number: u64, dir: 
         sealed,
         comm_r: p2.comm_r,
         comm_d: p2.comm_d,
-        piece_commitment: piece.commitment,
     })
 }

@@ -44,6 +44,7 @@ pub const UP_GADGET_CASES: &[&str] = &[
     "allocated_num_to_allocated_bits",
     "gen_challenge_bits_2KiB",
     "gen_challenge_bits_8MiB",
+    "gen_challenge_bits_8MiB_k3",
     "get_challenge_high_bits_2KiB",
     "get_challenge_high_bits_8MiB",
     "label_r_new",
@@ -144,7 +145,7 @@ pub fn is_up_gadget_case(name: &str) -> bool {
 /// Upstream's stated count for the gadget alone (rows added by the gadget call), if any.
 fn upstream_gadget_rows(name: &str) -> Option<(usize, &'static str)> {
     Some(match name {
-        "gen_challenge_bits_2KiB" | "gen_challenge_bits_8MiB" => {
+        "gen_challenge_bits_2KiB" | "gen_challenge_bits_8MiB" | "gen_challenge_bits_8MiB_k3" => {
             (568, "storage-proofs-update gadgets.rs test_gen_challenge_bits_gadget (568)")
         }
         "apex_por_2KiB" => (317_654, "storage-proofs-update gadgets.rs test_apex_por_gadget_small_sector_sizes (2 KiB: 317,654)"),
@@ -192,10 +193,12 @@ impl UpGadgetCase {
         let draw = match name {
             "poseidon_2_gen_randomness" => Draw::Poseidon2([s.fr(), s.fr()]),
             "allocated_num_to_allocated_bits" => Draw::NumBits(s.fr()),
-            "gen_challenge_bits_2KiB" | "gen_challenge_bits_8MiB" => {
+            "gen_challenge_bits_2KiB" | "gen_challenge_bits_8MiB" | "gen_challenge_bits_8MiB_k3" => {
                 let nodes = if name.ends_with("2KiB") { KIB2 } else { MIB8 };
                 let comm_r_new = s.fr();
-                let k = (s.u64() % partition_count(nodes) as u64) as usize;
+                let drawn = (s.u64() % partition_count(nodes) as u64) as usize;
+                // The _k3 case fixes the last 8 MiB partition (the drawn k of the 8 MiB case is 0).
+                let k = if name.ends_with("_k3") { 3 } else { drawn };
                 Draw::GenChallengeBits { nodes, comm_r_new, k }
             }
             "get_challenge_high_bits_2KiB" | "get_challenge_high_bits_8MiB" => {
@@ -237,7 +240,7 @@ impl UpGadgetCase {
         match &self.draw {
             Draw::Poseidon2(_) => format!("Draws: a, b = two {fe}s. Allocation: a, b as AllocatedNum::alloc (no rows). Then neptune 11.0.0 circuit::poseidon_hash(cs, [a, b], &storage_proofs_update::constants::POSEIDON_CONSTANTS_GEN_RANDOMNESS) (arity 2, Strength::Standard, HashType::Custom(CType::Arbitrary(1)): domain tag 2^40). extra.hash is checked against neptune's native Poseidon with the same constants."),
             Draw::NumBits(_) => format!("Draws: x = {fe}. Allocation: x as AllocatedNum::alloc. Then storage-proofs-update gadgets::allocated_num_to_allocated_bits(cs, &x) (crate-private; upstream source compiled in): field_into_allocated_bits_le (255 AllocatedBits, one boolean row each, allocated from the MSB down as bellperson does) then one row (sum 2^i bit_i) * ONE = x. extra.bits_le = the 255 bits LSB first as a 0/1 string."),
-            Draw::GenChallengeBits { nodes, .. } => format!("Mirrors storage-proofs-update test_gen_challenge_bits_gadget for sector_nodes = {nodes}. Draws: comm_r_new = {fe}; k = next u64 mod partition_count({nodes}) = {}. Allocation: comm_r_new (AllocatedNum), k (AllocatedNum of Fr::from(k)), then allocated_num_to_allocated_bits(k) keeping the low log2(partition_count) bits; then gen_challenge_bits(cs, &comm_r_new, &k, challenge_count = {}, bits_per_challenge = log2(nodes) - log2(partitions)). extra.challenges = each generated challenge with k's bits appended above (= storage_proofs_update::Challenges::new(nodes, comm_r_new, k), checked). extra.gadget_rows = rows added by gen_challenge_bits alone (upstream asserts 568).", partition_count(*nodes), challenge_count(*nodes)),
+            Draw::GenChallengeBits { nodes, .. } => format!("Mirrors storage-proofs-update test_gen_challenge_bits_gadget for sector_nodes = {nodes}. Draws: comm_r_new = {fe}; k = next u64 mod partition_count({nodes}) ({} partitions; case *_k3: that u64 is still drawn but k = 3). Allocation: comm_r_new (AllocatedNum), k (AllocatedNum of Fr::from(k)), then allocated_num_to_allocated_bits(k) keeping the low log2(partition_count) bits; then gen_challenge_bits(cs, &comm_r_new, &k, challenge_count = {}, bits_per_challenge = log2(nodes) - log2(partitions)). extra.challenges = each generated challenge with k's bits appended above (= storage_proofs_update::Challenges::new(nodes, comm_r_new, k), checked). extra.gadget_rows = rows added by gen_challenge_bits alone (upstream asserts 568).", partition_count(*nodes), challenge_count(*nodes)),
             Draw::HighBits { nodes, .. } => format!("sector_nodes = {nodes}, hs = {:?}. Draws: c = next u64 mod {nodes}; h_index = next u64 mod 6. Allocation: c's log2(nodes) bits LSB first as AllocatedBit (one row each), then h_select's 6 bits (bit i = (i == h_index)) as AllocatedBit. Then gadgets::get_challenge_high_bits(cs, &c_bits, &h_select_bits, &hs). extra.high = c >> (log2(nodes) - hs[h_index]), checked.", hs(*nodes)),
             Draw::LabelRNew(_) => format!("Draws: r_old, d_new, rho = three {fe}s. Allocation: the three as AllocatedNum in that order. Then gadgets::label_r_new(cs, &r_old, &d_new, &rho). extra.label_r_new = r_old + d_new * rho, checked."),
             Draw::PorPoseidon8 { .. } => format!("TreeR base shape of a 2 KiB sector: Poseidon arity-8 tree over 64 leaves (2 levels). Draws: 64 leaves (each a {fe}), then challenge = next u64 mod 64. Tree built with merkletree (MerkleTreeWrapper<PoseidonHasher, VecStore, U8>), proof = tree.gen_proof(challenge). Allocation: challenge bits (6, LSB first, AllocatedBit), leaf (AllocatedNum), path siblings level by level (7 per level, AllocatedNum), root (AllocatedNum). Then storage_proofs_core::gadgets::por::por_no_challenge_input::<that tree>(cs, bits, leaf, path, root)."),
