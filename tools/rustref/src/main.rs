@@ -1,13 +1,17 @@
 //! rustref: reference harness that runs the published Rust proving stack (rust-fil-proofs 19,
 //! bellperson 0.26, neptune 11) to produce golden files for the Go port. Test instrument only.
 
+mod b64;
 mod gadgets;
 mod por;
 mod porep;
+mod post;
 mod recorder;
 mod seal;
+mod snap;
 mod stacked;
 mod stream;
+mod upgadgets;
 
 use std::collections::HashMap;
 use std::fs;
@@ -36,6 +40,9 @@ pub enum AnyCircuit {
     Por(por::PorAny),
     Stacked(stacked::StackedAny),
     Porep(porep::PorepAny),
+    UpGadget(upgadgets::UpGadgetCase),
+    Post(post::PostCircuit),
+    Update(snap::UpdateCircuit),
 }
 
 impl Circuit<Fr> for AnyCircuit {
@@ -45,6 +52,9 @@ impl Circuit<Fr> for AnyCircuit {
             AnyCircuit::Por(c) => c.synthesize(cs),
             AnyCircuit::Stacked(c) => c.synthesize(cs),
             AnyCircuit::Porep(c) => c.synthesize(cs),
+            AnyCircuit::UpGadget(g) => g.synthesize(cs).map(|_| ()),
+            AnyCircuit::Post(c) => c.synthesize(cs),
+            AnyCircuit::Update(c) => c.synthesize(cs),
         }
     }
 }
@@ -120,6 +130,58 @@ fn expected_porep(sector_size: u64) -> Option<(usize, usize, &'static str)> {
 
 fn load(case: Option<&str>, c1: Option<&Path>, tmp: &Path) -> Result<Loaded> {
     let name = case.unwrap_or("porep");
+    if name == "window_post" || name == "winning_post" {
+        let path = c1.ok_or_else(|| anyhow!("case {name} needs --vanilla FILE (post/2KiB/{{window,winning}}.json)"))?;
+        let b = post::build(path)?;
+        let kind = if b.cfg.typ == filecoin_proofs::PoStType::Window { "window_post" } else { "winning_post" };
+        ensure!(kind == name, "{} holds a {kind} vanilla proof, not {name}", path.display());
+        return Ok(Loaded {
+            name: format!("{name}_2KiB"),
+            description: b.description,
+            circuits: vec![AnyCircuit::Post(b.circuit)],
+            generated_inputs: Some(vec![b.public_inputs]),
+            extra: b.extra,
+            vanilla: None,
+            expected: b.expected,
+        });
+    }
+    if name == "update" {
+        let path = c1.ok_or_else(|| anyhow!("case update needs --vanilla FILE (update/<size>/update.json)"))?;
+        let b = snap::build(path)?;
+        let size_name = if b.sector_size == 2048 { "2KiB" } else { "8MiB" };
+        let expected = if b.sector_size == 2048 {
+            Some((1_705_039, 5, "storage-proofs-update tests/circuit.rs (2 KiB: 1,705,039)"))
+        } else {
+            None
+        };
+        let (circuits, generated): (Vec<_>, Vec<_>) = b
+            .parts
+            .into_iter()
+            .map(|p| (AnyCircuit::Update(p.circuit), p.public_inputs))
+            .unzip();
+        let _ = b.rp;
+        return Ok(Loaded {
+            name: format!("update_{size_name}"),
+            description: b.description,
+            circuits,
+            generated_inputs: Some(generated),
+            extra: b.extra,
+            vanilla: None,
+            expected,
+        });
+    }
+    if upgadgets::is_up_gadget_case(name) {
+        let g = upgadgets::UpGadgetCase::draw(name)?;
+        return Ok(Loaded {
+            name: name.into(),
+            description: g.description(),
+            circuits: vec![AnyCircuit::UpGadget(g)],
+            generated_inputs: None,
+            extra: Map::new(),
+            vanilla: None,
+            expected: None,
+        });
+    }
     if name == "porep" {
         let c1_path = c1.ok_or_else(|| anyhow!("case porep needs --c1 FILE"))?;
         let c1v = porep::read_c1(c1_path)?;
@@ -196,13 +258,29 @@ fn load(case: Option<&str>, c1: Option<&Path>, tmp: &Path) -> Result<Loaded> {
 }
 
 /// Records circuit 0 of a loaded case; returns the golden JSON and the vanilla JSON if any.
-fn record(mut l: Loaded) -> Result<(Value, Option<String>, recorder::Recorded)> {
-    let circuit = l.circuits.remove(0);
+/// Records circuit `k` of a loaded case.
+fn record_partition(mut l: Loaded, k: usize) -> Result<(Value, Option<String>, recorder::Recorded)> {
+    let n = l.circuits.len();
+    ensure!(k < n, "{}: partition {k} of {n}", l.name);
+    let circuit = l.circuits.swap_remove(k);
+    if let Some(gen) = l.generated_inputs.as_mut() {
+        let g = gen.swap_remove(k);
+        *gen = vec![g];
+    }
+    if l.name.starts_with("update_") {
+        l.extra.insert("partition".into(), json!(k));
+        l.extra.insert("partitions".into(), json!(n));
+        l.name = format!("{}_p{k}", l.name);
+    }
     let mut cs = RecordingCS::new();
     let t0 = Instant::now();
     let mut extra = l.extra;
     match circuit {
         AnyCircuit::Gadget(g) => {
+            let e = g.synthesize(&mut cs)?;
+            extra.extend(e);
+        }
+        AnyCircuit::UpGadget(g) => {
             let e = g.synthesize(&mut cs)?;
             extra.extend(e);
         }
@@ -239,6 +317,15 @@ fn record(mut l: Loaded) -> Result<(Value, Option<String>, recorder::Recorded)> 
     } else {
         extra.insert("expected_source".into(), json!("none (no upstream number)"));
     }
+    if let Some(b) = extra.get("blank_circuit_bench_cs") {
+        ensure!(
+            b["constraints"].as_u64() == Some(rec.constraints as u64) && b["inputs"].as_u64() == Some(rec.inputs.len() as u64),
+            "{}: recorded {} / {} but the blank circuit counts {b}",
+            l.name,
+            rec.constraints,
+            rec.inputs.len()
+        );
+    }
     extra.insert("satisfied".into(), json!(true));
     eprintln!(
         "{}: {} constraints, {} inputs, {} aux, r1cs {} ({:.2}s)",
@@ -251,6 +338,14 @@ fn record(mut l: Loaded) -> Result<(Value, Option<String>, recorder::Recorded)> 
     );
     let golden = rec.golden(&l.name, &l.description, extra);
     Ok((golden, l.vanilla.take(), rec))
+}
+
+/// Upstream's own count of a circuit: its blank (parameter-generation) form synthesised into
+/// bellperson's BenchCS, the counting system upstream's 32 GiB tests use.
+pub fn blank_counts<C: Circuit<Fr>>(c: C) -> Result<Value> {
+    let mut cs = bellperson::util_cs::bench_cs::BenchCS::<Fr>::new();
+    c.synthesize(&mut cs)?;
+    Ok(json!({"constraints": cs.num_constraints(), "inputs": cs.num_inputs()}))
 }
 
 fn write_json(path: &Path, v: &Value, pretty: bool) -> Result<()> {
@@ -332,8 +427,10 @@ impl Args {
 fn cmd_r1cs(a: &Args, tmp: &Path) -> Result<()> {
     let case = a.req("case")?;
     let out = PathBuf::from(a.req("out")?);
-    let l = load(Some(case), a.path("c1").as_deref(), tmp)?;
-    let (golden, vanilla, _) = record(l)?;
+    let src = a.path("c1").or_else(|| a.path("vanilla"));
+    let l = load(Some(case), src.as_deref(), tmp)?;
+    let k: usize = a.get("partition").map(|s| s.parse()).transpose()?.unwrap_or(0);
+    let (golden, vanilla, _) = record_partition(l, k)?;
     write_json(&out, &golden, true)?;
     if let Some(v) = vanilla {
         let vpath = a.path("vanilla-out").unwrap_or_else(|| {
@@ -350,7 +447,7 @@ fn cmd_r1cs(a: &Args, tmp: &Path) -> Result<()> {
 }
 
 fn circuit_from_args(a: &Args, tmp: &Path) -> Result<Loaded> {
-    match (a.get("case"), a.path("c1")) {
+    match (a.get("case"), a.path("c1").or_else(|| a.path("vanilla"))) {
         (Some(c), c1) => load(Some(c), c1.as_deref(), tmp),
         (None, Some(c1)) => load(None, Some(&c1), tmp),
         (None, None) => bail!("need --c1 FILE or --case NAME"),
@@ -641,7 +738,12 @@ fn usage() -> &'static str {
   rustref params-gen (--c1 FILE | --case NAME) --out FILE.params [--seed N]   (also writes FILE.vk)
   rustref verify-seal --vk FILE --commdr FILE --proof FILE
   rustref bench (--c1 FILE | --case NAME) [--params FILE] [--out FILE]
-  rustref cases
+  rustref cases | up-cases
+  rustref post-vanilla --out DIR                       (2 KiB window.json, winning.json)
+  rustref snap-encode --sector-size 2KiB|8MiB --out DIR (update.json, vproofs.json)
+  rustref r1cs --case window_post|winning_post --vanilla DIR/{window,winning}.json --out FILE
+  rustref post-proof --vanilla DIR/window.json --out DIR [--seed N]  (vk.bin, proof.bin, public.json)
+  rustref r1cs --case update --vanilla DIR/update.json --partition K --out FILE
 cases: sha256_block sha256_full_512 poseidon_2 poseidon_4 poseidon_8 poseidon_11 create_label
        por_* stacked_* porep (needs --c1)"
 }
@@ -674,6 +776,19 @@ fn run(tmp: &Path) -> Result<ExitCode> {
                 println!("{c}");
             }
         }
+        "up-cases" => {
+            for c in upgadgets::UP_GADGET_CASES {
+                println!("{c}");
+            }
+        }
+        "post-vanilla" => post::make_vanilla(Path::new(a.req("out")?), tmp)?,
+        "post-proof" => post::outside_proof(
+            Path::new(a.req("vanilla")?),
+            Path::new(a.req("out")?),
+            a.get("seed").map(|s| s.parse::<u64>()).transpose()?.unwrap_or(42),
+            tmp,
+        )?,
+        "snap-encode" => snap::encode(a.req("sector-size")?, Path::new(a.req("out")?), tmp)?,
         _ => {
             eprintln!("{}", usage());
             return Ok(ExitCode::from(2));

@@ -45,7 +45,7 @@ pub struct PorBuilt<C> {
     pub extra: Map<String, Value>,
 }
 
-fn base<H: Hasher, A: PoseidonArity>(leaves: &[H::Domain]) -> Result<TreeBase<H, A>> {
+pub fn base<H: Hasher, A: PoseidonArity>(leaves: &[H::Domain]) -> Result<TreeBase<H, A>> {
     TreeBase::<H, A>::try_from_iter(leaves.iter().map(|v| Ok(*v)))
 }
 

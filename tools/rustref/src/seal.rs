@@ -183,3 +183,55 @@ impl<D: filecoin_hashers::Domain> IntoBytesLe for D {
         self.into_bytes()
     }
 }
+
+/// A sealed sector kept on disk (replica and cache), for PoSt and SnapDeals.
+pub struct Kept {
+    pub sector: u64,
+    pub cache: std::path::PathBuf,
+    pub sealed: std::path::PathBuf,
+    pub comm_r: [u8; 32],
+    pub comm_d: [u8; 32],
+}
+
+/// Seals one sector (add_piece, pre-commit phase 1 and 2) through filecoin-proofs-api with the
+/// harness's fixed ticket and miner, and keeps the replica and cache under `dir`.
+pub fn seal_keep(rp: RegisteredSealProof, data: &[u8], sector_number: u64, dir: &Path) -> Result<Kept> {
+    let sector_size = u64::from(rp.sector_size());
+    let unpadded = sector_size * 127 / 128;
+    anyhow::ensure!(data.len() as u64 == unpadded, "seal data must be {unpadded} bytes");
+    let cache = dir.join(format!("cache-{sector_number}"));
+    fs::create_dir_all(&cache)?;
+    let staged = dir.join(format!("staged-{sector_number}"));
+    let sealed = dir.join(format!("sealed-{sector_number}"));
+    let mut staged_f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&staged)?;
+    let (piece, _) = add_piece(rp, Cursor::new(data), &mut staged_f, UnpaddedBytesAmount(unpadded), &[])
+        .context("add_piece")?;
+    drop(staged_f);
+    File::create(&sealed)?;
+    let prover_id = make_prover_id(MINER_ID);
+    let p1 = seal_pre_commit_phase1(
+        rp,
+        &cache,
+        &staged,
+        &sealed,
+        prover_id,
+        SectorId::from(sector_number),
+        TICKET,
+        std::slice::from_ref(&piece),
+    )
+    .context("seal_pre_commit_phase1")?;
+    let p2 = seal_pre_commit_phase2(p1, &cache, &sealed).context("seal_pre_commit_phase2")?;
+    fs::remove_file(&staged).ok();
+    Ok(Kept {
+        sector: sector_number,
+        cache,
+        sealed,
+        comm_r: p2.comm_r,
+        comm_d: p2.comm_d,
+    })
+}
