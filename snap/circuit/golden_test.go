@@ -11,8 +11,10 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 func frHex(e fr.Element) string {
@@ -32,52 +34,26 @@ func hexFr(t testing.TB, s string) fr.Element {
 
 // updateFile is testdata/rustref/update/<size>/update.json.
 type updateFile struct {
-	SectorSize  uint64 `json:"sector_size"`
-	CommROld    string `json:"comm_r_old"`
-	CommRNew    string `json:"comm_r_new"`
-	CommDNew    string `json:"comm_d_new"`
-	H           int    `json:"h"`
-	VProofsFile string `json:"vproofs_file"`
+	RegisteredProof int64  `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+	CommROld        string `json:"comm_r_old"`
+	CommRNew        string `json:"comm_r_new"`
+	CommDNew        string `json:"comm_d_new"`
+	H               int    `json:"h"`
+	VProofsFile     string `json:"vproofs_file"`
 }
 
 // circuitFromVanilla is EmptySectorUpdateCompound::circuit for partition k
-// of a vanilla PartitionProof: circuit::PrivateInputs::new takes the roots
-// from the first challenge's proofs.
-func circuitFromVanilla(t testing.TB, p Params, k int, u *updateFile, vp *binPartitionProof) *EmptySectorUpdate {
+// of a vanilla PartitionProof.
+func circuitFromVanilla(t testing.TB, p Params, k int, u *updateFile, vp *snap.PartitionProof) *EmptySectorUpdate {
 	t.Helper()
 	pub, err := NewPublicInputs(p, k, u.H, hexFr(t, u.CommROld), hexFr(t, u.CommDNew), hexFr(t, u.CommRNew))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vp.challenges) == 0 {
-		t.Fatal("no challenge proofs")
-	}
-	priv := PrivateInputs{
-		CommC:    frLE(t, vp.commC),
-		RootROld: frLE(t, vp.challenges[0].rOld.root),
-		RootRNew: frLE(t, vp.challenges[0].rNew.root),
-	}
-	for _, l := range vp.apexLeafs {
-		priv.ApexLeafs = append(priv.ApexLeafs, frLE(t, l))
-	}
-	sibs := func(m *binMerkleProof) [][]fr.Element {
-		var out [][]fr.Element
-		for _, e := range m.path {
-			var lvl []fr.Element
-			for _, h := range e.hashes {
-				lvl = append(lvl, frLE(t, h))
-			}
-			out = append(out, lvl)
-		}
-		return out
-	}
-	for i := range vp.challenges {
-		c := &vp.challenges[i]
-		priv.Challenges = append(priv.Challenges, ChallengeProof{
-			LeafROld: frLE(t, c.rOld.leaf), PathROld: sibs(&c.rOld),
-			LeafDNew: frLE(t, c.dNew.leaf), PathDNew: sibs(&c.dNew),
-			LeafRNew: frLE(t, c.rNew.leaf), PathRNew: sibs(&c.rNew),
-		})
+	priv, err := PrivateFromVanilla(vp)
+	if err != nil {
+		t.Fatal(err)
 	}
 	circ, err := New(p, pub, priv)
 	if err != nil {
@@ -86,7 +62,7 @@ func circuitFromVanilla(t testing.TB, p Params, k int, u *updateFile, vp *binPar
 	return circ
 }
 
-func loadUpdate(t *testing.T, size string) (*updateFile, []*binPartitionProof) {
+func loadUpdate(t *testing.T, size string) (*updateFile, []*snap.PartitionProof) {
 	t.Helper()
 	dir := filepath.Join(golden.Dir(), "update", size)
 	raw, err := os.ReadFile(filepath.Join(dir, "update.json"))
@@ -109,17 +85,15 @@ func loadUpdate(t *testing.T, size string) (*updateFile, []*binPartitionProof) {
 	if err := json.Unmarshal(raw, &vps); err != nil {
 		t.Fatal(err)
 	}
-	var out []*binPartitionProof
+	entries := make([][]byte, len(vps))
 	for k, s := range vps {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
+		if entries[k], err = base64.StdEncoding.DecodeString(s); err != nil {
 			t.Fatal(err)
 		}
-		p, err := decodePartitionProof(b)
-		if err != nil {
-			t.Fatalf("partition %d: %v", k, err)
-		}
-		out = append(out, p)
+	}
+	out, err := snap.DecodePartitionProofs(entries, filecoin.RegisteredUpdateProof(u.RegisteredProof))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return &u, out
 }
