@@ -84,9 +84,25 @@ func (r replay) Synthesize(cs *cr1cs.CS) error {
 // secret wires are the ones a frontend circuit would declare as inputs
 // (public inputs, their copies, fresh bits, multiplication operands); the xor
 // results and products are internal wires, computed by gnark's solver inside
-// Prove, as its frontend's would be.
-func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
+// Prove, as its frontend's would be. The third result maps every gnark wire
+// to cuzk's variable (index into inputs, then aux).
+func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, []int, error) {
+	// cuzk's variables: inputs (ONE first) in plan order, then aux in
+	// allocation order; auxOf[i] is op i's first aux variable.
+	auxOf := make([]int, len(ops))
+	nAux := 0
 	var nPub, nSec int
+	for i := range ops {
+		auxOf[i] = nAux
+		switch ops[i].Kind {
+		case testcircuits.OpInput, testcircuits.OpBit:
+			nAux++
+		case testcircuits.OpXor:
+			nAux += 2
+		case testcircuits.OpMul:
+			nAux += 3
+		}
+	}
 	for i := range ops {
 		switch ops[i].Kind {
 		case testcircuits.OpInput:
@@ -104,6 +120,8 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 
 	// gnark numbers wires public, then secret, then internal: declare all
 	// inputs before the first internal wire, as the frontend does.
+	nIn := nPub + 1
+	toCuzk := []int{0} // gnark wire -> cuzk variable (index into inputs, then aux)
 	pubs := make([]int, 0, nPub)
 	secs := make([]int, 0, nSec)
 	values := make([]any, 0, nPub+nSec)
@@ -113,6 +131,7 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 		if op := &ops[i]; op.Kind == testcircuits.OpInput {
 			pubs = append(pubs, sys.AddPublicVariable(fmt.Sprintf("x%d", len(pubs))))
 			values = append(values, op.X)
+			toCuzk = append(toCuzk, len(pubs))
 		}
 	}
 	for i := range ops {
@@ -121,8 +140,10 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 		case testcircuits.OpInput:
 			secs = append(secs, sys.AddSecretVariable(fmt.Sprintf("s%d", len(secs))))
 			secVals = append(secVals, op.X)
+			toCuzk = append(toCuzk, nIn+auxOf[i])
 		case testcircuits.OpBit, testcircuits.OpXor:
 			secs = append(secs, sys.AddSecretVariable(fmt.Sprintf("s%d", len(secs))))
+			toCuzk = append(toCuzk, nIn+auxOf[i])
 			var v crfr.Element
 			if op.Bit {
 				v.SetOne()
@@ -132,6 +153,7 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 			secs = append(secs, sys.AddSecretVariable(fmt.Sprintf("s%d", len(secs))))
 			secs = append(secs, sys.AddSecretVariable(fmt.Sprintf("s%d", len(secs))))
 			secVals = append(secVals, op.X, op.Y)
+			toCuzk = append(toCuzk, nIn+auxOf[i], nIn+auxOf[i]+1)
 		}
 	}
 	values = append(values, secVals...)
@@ -166,6 +188,7 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 			is++
 			add(le(term(&fOne, oneWire), term(&fMinusOne, v)), le(term(&fOne, v)), nil)
 			x := sys.AddInternalVariable()
+			toCuzk = append(toCuzk, nIn+auxOf[i]+1)
 			p := prevBit
 			add(le(term(&fTwo, p)), le(term(&fOne, v)), le(term(&fOne, p), term(&fOne, v), term(&fMinusOne, x)))
 			prevBit = x
@@ -173,13 +196,14 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 			x, y := secs[is], secs[is+1]
 			is += 2
 			z := sys.AddInternalVariable()
+			toCuzk = append(toCuzk, nIn+auxOf[i]+2)
 			add(le(term(&fOne, x)), le(term(&fOne, y)), le(term(&fOne, z)))
 		}
 	}
 
 	w, err := witness.New(crfr.Modulus())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ch := make(chan any, len(values))
 	for _, v := range values {
@@ -187,9 +211,9 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, error) {
 	}
 	close(ch)
 	if err := w.Fill(nPub, nSec, ch); err != nil {
-		return nil, nil, fmt.Errorf("gnark witness: %w", err)
+		return nil, nil, nil, fmt.Errorf("gnark witness: %w", err)
 	}
-	return sys, w, nil
+	return sys, w, toCuzk, nil
 }
 
 // publicInputs are the circuit's public values without ONE, in order: what

@@ -68,7 +68,7 @@ func main() {
 	runs := flag.Int("runs", 7, "measured proofs per prover and size, alternating")
 	warmup := flag.Int("warmup", 1, "unmeasured proof pairs before the measured ones")
 	inputs := flag.Int("inputs", 8, "public inputs")
-	key := flag.String("key", "setup", "gnark proving key: setup (groth16.Setup, fair) or dummy (DummySetup, UNFAIR: old mode)")
+	key := flag.String("key", "srs", "gnark proving key: srs (real key from the shared setup, fair), setup (gnark's groth16.Setup: fair but about an hour of CPU at 2^20) or dummy (DummySetup, UNFAIR: the old mode)")
 	flag.Parse()
 	logger.Disable()
 
@@ -80,8 +80,8 @@ func main() {
 		}
 		logs = append(logs, n)
 	}
-	if *key != "setup" && *key != "dummy" {
-		fail(fmt.Errorf("-key must be setup or dummy, not %q", *key))
+	if *key != "srs" && *key != "setup" && *key != "dummy" {
+		fail(fmt.Errorf("-key must be srs, setup or dummy, not %q", *key))
 	}
 	if *runs < 1 {
 		fail(fmt.Errorf("-runs must be positive"))
@@ -96,7 +96,7 @@ func main() {
 
 	var heads []string
 	for _, n := range logs {
-		res, err := runSize(n, *inputs, *runs, *warmup, *key == "dummy", threads)
+		res, err := runSize(n, *inputs, *runs, *warmup, *key, threads)
 		if err != nil {
 			fail(fmt.Errorf("2^%d: %w", n, err))
 		}
@@ -141,7 +141,8 @@ type sizeResult struct {
 	loads  [2]string
 }
 
-func runSize(logN, inputs, runs, warmup int, dummy bool, threads int) (*sizeResult, error) {
+func runSize(logN, inputs, runs, warmup int, key string, threads int) (*sizeResult, error) {
+	dummy := key == "dummy"
 	res := &sizeResult{logN: logN, dummy: dummy}
 	mixed := testcircuits.Mixed{Constraints: 1<<logN - inputs - 1, Inputs: inputs, Seed: uint64(logN)}
 	circ := replay{ops: mixed.Plan()}
@@ -164,9 +165,16 @@ func runSize(logN, inputs, runs, warmup int, dummy bool, threads int) (*sizeResu
 	}
 	fmt.Printf("cuzk setup %v\n", time.Since(t0).Round(time.Millisecond))
 
+	probe := cr1cs.NewProvingAssignment(cr1cs.Shape{})
+	pcs, err := cr1cs.Synthesize(circ, probe)
+	if err != nil {
+		return nil, err
+	}
+	pcs.AppendInputRows()
+
 	// gnark: the same rows, its own key.
 	t0 = time.Now()
-	sys, wit, err := gnarkSystem(circ.ops)
+	sys, wit, toCuzk, err := gnarkSystem(circ.ops)
 	if err != nil {
 		return nil, err
 	}
@@ -178,18 +186,24 @@ func runSize(logN, inputs, runs, warmup int, dummy bool, threads int) (*sizeResu
 		pk gnarkgroth16.ProvingKey
 		vk gnarkgroth16.VerifyingKey
 	)
-	if dummy {
-		pk, err = gnarkgroth16.DummySetup(sys)
-	} else {
+	var how string
+	switch key {
+	case "srs":
+		how = "real key from cuzk's setup points, same toxic waste"
+		pk, vk, err = gnarkKeyFromSRS(params, tw, sys, toCuzk, probe)
+	case "setup":
+		how = "gnark groth16.Setup"
 		pk, vk, err = gnarkgroth16.Setup(sys)
+	default:
+		how = "DummySetup: UNFAIR"
+		pk, err = gnarkgroth16.DummySetup(sys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gnark setup: %w", err)
+		return nil, fmt.Errorf("gnark key: %w", err)
 	}
-	fmt.Printf("gnark build + setup (%s) %v\n", map[bool]string{false: "groth16.Setup", true: "DummySetup: UNFAIR"}[dummy],
-		time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("gnark build + key (%s) %v\n", how, time.Since(t0).Round(time.Millisecond))
 
-	if err := compareShapes(circ, params, sys, wit, pk.(*g16bls.ProvingKey), dummy); err != nil {
+	if err := compareShapes(probe, sys, wit, toCuzk, pk.(*g16bls.ProvingKey), dummy); err != nil {
 		return nil, err
 	}
 
@@ -269,13 +283,7 @@ func runSize(logN, inputs, runs, warmup int, dummy bool, threads int) (*sizeResu
 
 // compareShapes checks that gnark got the witness cuzk proves and a key
 // whose infinity markers are the R1CS's, and prints what each MSM sees.
-func compareShapes(circ replay, params *groth16.Params, sys *gcs.R1CS, wit witness.Witness, pk *g16bls.ProvingKey, dummy bool) error {
-	probe := cr1cs.NewProvingAssignment(cr1cs.Shape{})
-	pcs, err := cr1cs.Synthesize(circ, probe)
-	if err != nil {
-		return err
-	}
-	pcs.AppendInputRows()
+func compareShapes(probe *cr1cs.ProvingAssignment, sys *gcs.R1CS, wit witness.Witness, toCuzk []int, pk *g16bls.ProvingKey, dummy bool) error {
 	m, err := groth16.DomainSize(len(probe.A))
 	if err != nil {
 		return err
@@ -287,7 +295,7 @@ func compareShapes(circ replay, params *groth16.Params, sys *gcs.R1CS, wit witne
 	wires := []fr.Element(sol.(*gcs.R1CSSolution).W)
 
 	cuzkVals := append(slices.Clone(probe.Input), probe.Aux...)
-	if err := sameMultiset(cuzkVals, wires); err != nil {
+	if err := sameWitness(cuzkVals, wires, toCuzk); err != nil {
 		return fmt.Errorf("gnark's solved wires are not cuzk's witness: %w", err)
 	}
 	absA, absB := absentWires(sys)
@@ -307,7 +315,7 @@ func compareShapes(circ replay, params *groth16.Params, sys *gcs.R1CS, wit witne
 		len(probe.A)-len(probe.Input), len(probe.A), len(probe.Input), len(probe.Aux),
 		sys.GetNbConstraints(), sys.GetNbPublicVariables(), sys.GetNbSecretVariables(), sys.GetNbInternalVariables(),
 		bitsLen(m))
-	fmt.Printf("same witness: the %d values of cuzk's inputs+aux are gnark's %d solved wires (as a multiset)\n", len(cuzkVals), len(wires))
+	fmt.Printf("same witness: each of gnark's %d solved wires holds the value of its cuzk variable (%d inputs+aux)\n", len(wires), len(cuzkVals))
 	if dummy {
 		fmt.Printf("gnark key UNFAIR (DummySetup): %d of %d wires carry an infinity marker their A/B occurrence contradicts\n", mismatch, len(absA))
 	} else {
@@ -328,28 +336,20 @@ func bitsLen(m int) int {
 	return n
 }
 
-// sameMultiset reports whether a and b hold the same values, counted.
-func sameMultiset(a, b []fr.Element) error {
-	if len(a) != len(b) {
-		return fmt.Errorf("%d values against %d", len(a), len(b))
+// sameWitness reports whether gnark wire w holds cuzk variable toCuzk[w]'s
+// value for every w, each cuzk variable used once.
+func sameWitness(cuzk, gnark []fr.Element, toCuzk []int) error {
+	if len(cuzk) != len(gnark) || len(toCuzk) != len(gnark) {
+		return fmt.Errorf("%d cuzk variables, %d gnark wires, %d mapped", len(cuzk), len(gnark), len(toCuzk))
 	}
-	cmp := func(x, y fr.Element) int {
-		for k := len(x) - 1; k >= 0; k-- {
-			if x[k] != y[k] {
-				if x[k] < y[k] {
-					return -1
-				}
-				return 1
-			}
+	seen := make([]bool, len(cuzk))
+	for w, v := range toCuzk {
+		if seen[v] {
+			return fmt.Errorf("cuzk variable %d mapped twice", v)
 		}
-		return 0
-	}
-	sa, sb := slices.Clone(a), slices.Clone(b)
-	slices.SortFunc(sa, cmp)
-	slices.SortFunc(sb, cmp)
-	for i := range sa {
-		if sa[i] != sb[i] {
-			return fmt.Errorf("value %d of %d differs after sorting", i, len(sa))
+		seen[v] = true
+		if gnark[w] != cuzk[v] {
+			return fmt.Errorf("gnark wire %d differs from cuzk variable %d", w, v)
 		}
 	}
 	return nil

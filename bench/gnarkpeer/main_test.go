@@ -68,7 +68,7 @@ func TestGnarkSystemMatchesCuzk(t *testing.T) {
 	m := smallMixed()
 	ops := m.Plan()
 	pa := synth(t, replay{ops: ops})
-	sys, wit, err := gnarkSystem(ops)
+	sys, wit, toCuzk, err := gnarkSystem(ops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +84,15 @@ func TestGnarkSystemMatchesCuzk(t *testing.T) {
 	if !equalVec(s.A[:n], pa.A[:n]) || !equalVec(s.B[:n], pa.B[:n]) || !equalVec(s.C[:n], pa.C[:n]) {
 		t.Error("gnark's row evaluations differ from cuzk's")
 	}
-	if err := sameMultiset(append(append([]fr.Element{}, pa.Input...), pa.Aux...), s.W); err != nil {
+	vals := append(append([]fr.Element{}, pa.Input...), pa.Aux...)
+	if err := sameWitness(vals, s.W, toCuzk); err != nil {
 		t.Error(err)
 	}
 	// A value changed on one side only must be caught.
 	bad := append([]fr.Element{}, s.W...)
 	bad[len(bad)-1].SetUint64(12345)
-	if sameMultiset(append(append([]fr.Element{}, pa.Input...), pa.Aux...), bad) == nil {
-		t.Error("sameMultiset missed a changed value")
+	if sameWitness(vals, bad, toCuzk) == nil {
+		t.Error("sameWitness missed a changed value")
 	}
 
 	pk, _, err := gnarkgroth16.Setup(sys)
@@ -164,21 +165,44 @@ func TestBothProofsVerify(t *testing.T) {
 		t.Fatal("cuzk proof verifies with a wrong input")
 	}
 
-	sys, wit, err := gnarkSystem(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pk, vk, err := gnarkgroth16.Setup(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, err := gnarkgroth16.Prove(sys, pk, wit)
+	sys, wit, toCuzk, err := gnarkSystem(ops)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pub, _ := wit.Public()
-	if err := gnarkgroth16.Verify(proof, vk, pub); err != nil {
-		t.Fatalf("gnark proof: %v", err)
+	gpk, gvk, err := gnarkgroth16.Setup(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spk, svk, err := gnarkKeyFromSRS(params, tw, sys, toCuzk, synth(t, circ))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The key built from cuzk's points has gnark's Setup layout.
+	g, k := gpk.(*g16bls.ProvingKey), spk
+	if len(g.G1.A) != len(k.G1.A) || len(g.G1.B) != len(k.G1.B) || len(g.G2.B) != len(k.G2.B) ||
+		len(g.G1.K) != len(k.G1.K) || len(g.G1.Z) != len(k.G1.Z) ||
+		g.NbInfinityA != k.NbInfinityA || g.NbInfinityB != k.NbInfinityB || len(gvk.(*g16bls.VerifyingKey).G1.K) != len(svk.G1.K) {
+		t.Fatal("SRS key layout differs from gnark Setup's")
+	}
+	for name, key := range map[string][2]any{"gnark Setup": {gpk, gvk}, "from cuzk's SRS": {spk, svk}} {
+		pk, vk := key[0].(gnarkgroth16.ProvingKey), key[1].(gnarkgroth16.VerifyingKey)
+		proof, err := gnarkgroth16.Prove(sys, pk, wit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gnarkgroth16.Verify(proof, vk, pub); err != nil {
+			t.Fatalf("gnark proof, key %s: %v", name, err)
+		}
+	}
+	// A key off by one point must not verify: the check has teeth.
+	k.G1.K[len(k.G1.K)/2] = k.G1.K[0]
+	proof, err := gnarkgroth16.Prove(sys, spk, wit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gnarkgroth16.Verify(proof, svk, pub) == nil {
+		t.Fatal("a corrupted key still verifies")
 	}
 }
 
