@@ -68,6 +68,7 @@ func main() {
 	runs := flag.Int("runs", 7, "measured proofs per prover and size, alternating")
 	warmup := flag.Int("warmup", 1, "unmeasured proof pairs before the measured ones")
 	inputs := flag.Int("inputs", 8, "public inputs")
+	bitShare := flag.Float64("bits", 0.8, "share of rows over bits (testcircuits.Mixed.BitShare); the rest multiply random field elements")
 	key := flag.String("key", "srs", "gnark proving key: srs (real key from the shared setup, fair), setup (gnark's groth16.Setup: fair but about an hour of CPU at 2^20) or dummy (DummySetup, UNFAIR: the old mode)")
 	flag.Parse()
 	logger.Disable()
@@ -96,7 +97,7 @@ func main() {
 
 	var heads []string
 	for _, n := range logs {
-		res, err := runSize(n, *inputs, *runs, *warmup, *key, threads)
+		res, err := runSize(n, *inputs, *bitShare, *runs, *warmup, *key, threads)
 		if err != nil {
 			fail(fmt.Errorf("2^%d: %w", n, err))
 		}
@@ -141,13 +142,13 @@ type sizeResult struct {
 	loads  [2]string
 }
 
-func runSize(logN, inputs, runs, warmup int, key string, threads int) (*sizeResult, error) {
+func runSize(logN, inputs int, bitShare float64, runs, warmup int, key string, threads int) (*sizeResult, error) {
 	dummy := key == "dummy"
 	res := &sizeResult{logN: logN, dummy: dummy}
-	mixed := testcircuits.Mixed{Constraints: 1<<logN - inputs - 1, Inputs: inputs, Seed: uint64(logN)}
+	mixed := testcircuits.Mixed{Constraints: 1<<logN - inputs - 1, Inputs: inputs, BitShare: bitShare, Seed: uint64(logN)}
 	circ := replay{ops: mixed.Plan()}
 	pubIn := publicInputs(circ.ops)
-	fmt.Printf("\n== 2^%d ==\n", logN)
+	fmt.Printf("\n== 2^%d (bit share %.2f) ==\n", logN, bitShare)
 
 	// cuzk: bellperson-layout parameters in memory.
 	t0 := time.Now()
