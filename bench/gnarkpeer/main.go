@@ -9,17 +9,21 @@
 // Fairness, as a gnark user would run gnark:
 //   - the same R1CS, row for row, and the same values on the same wires:
 //     internal/testcircuits.Mixed (public inputs tied to aux copies, then
-//     about 80 % of rows over bits — boolean checks and xors, like bellperson's
-//     SHA-256 gadgets — and 20 % multiplications of random field elements),
-//     built once as a cuzk circuit and once as a gnark constraint system
-//     (circuits.go says why not through gnark's frontend); the run checks
-//     that the two witnesses hold the same multiset of values and prints the
-//     scalars each MSM sees, so the shapes can be compared;
-//   - a real gnark proving key: groth16.Setup on that constraint system, so
-//     the points at infinity are exactly the wires absent from A and B
-//     (checked against the R1CS) and every point is distinct; -key dummy
-//     selects gnark's DummySetup instead, the old UNFAIR mode (the first N
-//     wires marked unused, one point repeated; those proofs cannot verify);
+//     by default 80 % of rows over bits — boolean checks and xors, like
+//     bellperson's SHA-256 gadgets — and 20 % multiplications of random
+//     field elements; -bits changes the share), built once as a cuzk circuit
+//     and once as a gnark constraint system (circuits.go says why not
+//     through gnark's frontend); the run checks wire by wire that gnark's
+//     solver computes cuzk's witness, and prints the scalars each MSM sees;
+//   - a real gnark key with distinct points: by default (-key srs) built
+//     from the points of cuzk's setup with the same toxic waste (key.go; the
+//     same SRS for both provers; gnark's own Setup would take ≈ 15 min of
+//     CPU at 2^20, about an hour of wall time on this loaded machine), its infinity markers exactly the wires absent from
+//     A and B (checked against the R1CS and cuzk's densities), gnark's
+//     verifier accepting its proofs; -key setup runs gnark's groth16.Setup
+//     instead; -key dummy selects gnark's DummySetup, the old UNFAIR mode
+//     (the first N wires marked unused, one point repeated; its proofs
+//     cannot verify);
 //   - keys in memory, built before the first timed run; one warm-up pair;
 //   - the same thread count: GOMAXPROCS = runtime.NumCPU(), which is what
 //     gnark and gnark-crypto size their tasks by, and cuzk's Workers the
@@ -69,7 +73,7 @@ func main() {
 	warmup := flag.Int("warmup", 1, "unmeasured proof pairs before the measured ones")
 	inputs := flag.Int("inputs", 8, "public inputs")
 	bitShare := flag.Float64("bits", 0.8, "share of rows over bits (testcircuits.Mixed.BitShare); the rest multiply random field elements")
-	key := flag.String("key", "srs", "gnark proving key: srs (real key from the shared setup, fair), setup (gnark's groth16.Setup: fair but about an hour of CPU at 2^20) or dummy (DummySetup, UNFAIR: the old mode)")
+	key := flag.String("key", "srs", "gnark proving key: srs (real key from the shared setup, fair), setup (gnark's groth16.Setup: fair, ≈ 15 min of CPU at 2^20) or dummy (DummySetup, UNFAIR: the old mode)")
 	flag.Parse()
 	logger.Disable()
 
