@@ -95,23 +95,14 @@ func gnarkSystem(ops []testcircuits.Op) (*gcs.R1CS, witness.Witness, []int, erro
 	for i := range ops {
 		auxOf[i] = nAux
 		switch ops[i].Kind {
-		case testcircuits.OpInput, testcircuits.OpBit:
-			nAux++
-		case testcircuits.OpXor:
-			nAux += 2
-		case testcircuits.OpMul:
-			nAux += 3
-		}
-	}
-	for i := range ops {
-		switch ops[i].Kind {
 		case testcircuits.OpInput:
-			nPub++
-			nSec++
-		case testcircuits.OpBit, testcircuits.OpXor:
-			nSec++
+			nAux, nPub, nSec = nAux+1, nPub+1, nSec+1
+		case testcircuits.OpBit:
+			nAux, nSec = nAux+1, nSec+1
+		case testcircuits.OpXor:
+			nAux, nSec = nAux+2, nSec+1
 		case testcircuits.OpMul:
-			nSec += 2
+			nAux, nSec = nAux+3, nSec+2
 		}
 	}
 	sys := gcs.NewR1CS(len(ops) * 2)
