@@ -1,37 +1,65 @@
-// Command gnarkpeer proves the same R1CS shape with gnark's Groth16 prover
-// and with cuzk's, in one process, alternating runs, and prints medians and
-// the ratio. It lives in its own module so that gnark is never a dependency
-// of cuzk itself.
+// Command gnarkpeer proves one R1CS with cuzk's Groth16 prover and with
+// gnark's, in one process, alternating runs (cuzk, gnark, cuzk, gnark …),
+// verifies every proof, and prints medians with min–max of wall and CPU
+// time and the cuzk/gnark ratios. It lives in its own module so that gnark
+// is never a dependency of cuzk itself.
 //
-//	go run . -log 18 -runs 3
+//	go run . -log 18,20 -runs 7
 //
-// The circuit is internal/testcircuits.Mixed: public inputs tied to aux
-// copies, then mostly bits (boolean checks and xors, like SHA-256 gadgets)
-// and some multiplications of random field elements. Both frameworks get the
-// same plan and the same witness values; gnark's frontend emits one
-// constraint per step as cuzk does (AssertIsEqual, AssertIsBoolean, Xor, Mul),
-// and the printed constraint and variable counts show how close the shapes are.
+// Fairness, as a gnark user would run gnark:
+//   - the same R1CS, row for row, and the same values on the same wires:
+//     internal/testcircuits.Mixed (public inputs tied to aux copies, then
+//     by default 80 % of rows over bits — boolean checks and xors, like
+//     bellperson's SHA-256 gadgets — and 20 % multiplications of random
+//     field elements; -bits changes the share), built once as a cuzk circuit
+//     and once as a gnark constraint system (circuits.go says why not
+//     through gnark's frontend); the run checks wire by wire that gnark's
+//     solver computes cuzk's witness, and prints the scalars each MSM sees;
+//   - a real gnark key with distinct points: by default (-key srs) built
+//     from the points of cuzk's setup with the same toxic waste (key.go; the
+//     same SRS for both provers; gnark's own Setup would take ≈ 15 min of
+//     CPU at 2^20, about an hour of wall time on this loaded machine), its infinity markers exactly the wires absent from
+//     A and B (checked against the R1CS and cuzk's densities), gnark's
+//     verifier accepting its proofs; -key setup runs gnark's groth16.Setup
+//     instead; -key dummy selects gnark's DummySetup, the old UNFAIR mode
+//     (the first N wires marked unused, one point repeated; its proofs
+//     cannot verify);
+//   - keys in memory, built before the first timed run; one warm-up pair;
+//   - the same thread count: GOMAXPROCS = runtime.NumCPU(), which is what
+//     gnark and gnark-crypto size their tasks by, and cuzk's Workers the
+//     same (run under taskset to use fewer cores: NumCPU follows affinity);
+//   - both proofs verified after each run, outside the timings;
+//   - per run, wall time and CPU time (getrusage, user + system, whole
+//     process) of cuzk's synthesis + Prove and of gnark's Prove (which
+//     solves the witness, cuzk's synthesis counterpart, then proves).
+//
+// The ratios are per pair (run i of cuzk over run i of gnark, so that a load
+// change on a shared machine hits both sides of a ratio), summarised as
+// median [min–max]. The last lines, one per size, are for scripts:
+//
+//	median ratio cuzk/gnark prove at 2^N: X.XX
+//
+// (fair key, wall time, cuzk synthesis+prove over gnark Prove).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"math/big"
 	"os"
 	"runtime"
-	"runtime/metrics"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc"
-	crfr "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkgroth16 "github.com/consensys/gnark/backend/groth16"
+	g16bls "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
-	"github.com/consensys/gnark/constraint"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
+	gcs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/logger"
 
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -39,221 +67,403 @@ import (
 	cr1cs "github.com/cuzk-dev/cuzk/r1cs"
 )
 
-type peerCircuit struct {
-	Public []frontend.Variable `gnark:",public"`
-	Copies []frontend.Variable
-	Bits   []frontend.Variable
-	MulX   []frontend.Variable
-	MulY   []frontend.Variable
+func main() {
+	sizes := flag.String("log", "18,20", "circuit sizes, comma-separated: 2^log rows including cuzk's input rows")
+	runs := flag.Int("runs", 7, "measured proofs per prover and size, alternating")
+	warmup := flag.Int("warmup", 1, "unmeasured proof pairs before the measured ones")
+	inputs := flag.Int("inputs", 8, "public inputs")
+	bitShare := flag.Float64("bits", 0.8, "share of rows over bits (testcircuits.Mixed.BitShare); the rest multiply random field elements")
+	key := flag.String("key", "srs", "gnark proving key: srs (real key from the shared setup, fair), setup (gnark's groth16.Setup: fair, ≈ 15 min of CPU at 2^20) or dummy (DummySetup, UNFAIR: the old mode)")
+	flag.Parse()
+	logger.Disable()
 
-	plan []testcircuits.Op
+	var logs []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 6 || n > 26 {
+			fail(fmt.Errorf("bad -log %q", f))
+		}
+		logs = append(logs, n)
+	}
+	if *key != "srs" && *key != "setup" && *key != "dummy" {
+		fail(fmt.Errorf("-key must be srs, setup or dummy, not %q", *key))
+	}
+	if *runs < 1 {
+		fail(fmt.Errorf("-runs must be positive"))
+	}
+
+	threads := runtime.NumCPU()
+	runtime.GOMAXPROCS(threads)
+	fmt.Printf("machine: %d CPUs; GOMAXPROCS %d; cuzk Workers %d; gnark tasks sized by NumCPU %d\n",
+		threads, runtime.GOMAXPROCS(0), threads, runtime.NumCPU())
+	fmt.Printf("versions: %s\n", versions())
+	fmt.Printf("load before: %s\n", loadAvg())
+
+	var heads []string
+	for _, n := range logs {
+		res, err := runSize(n, *inputs, *bitShare, *runs, *warmup, *key, threads)
+		if err != nil {
+			fail(fmt.Errorf("2^%d: %w", n, err))
+		}
+		res.print()
+		heads = append(heads, res.headline())
+	}
+	fmt.Printf("load after: %s\n", loadAvg())
+	fmt.Printf("peak RSS: %d MiB\n", peakRSS()>>20)
+	for _, h := range heads {
+		fmt.Println(h)
+	}
 }
 
-func (c *peerCircuit) Define(api frontend.API) error {
-	var ip, ib, im int
-	var prev frontend.Variable
-	for _, op := range c.plan {
-		switch op.Kind {
-		case testcircuits.OpInput:
-			api.AssertIsEqual(c.Copies[ip], c.Public[ip])
-			ip++
-		case testcircuits.OpBit:
-			api.AssertIsBoolean(c.Bits[ib])
-			prev = c.Bits[ib]
-			ib++
-		case testcircuits.OpXor:
-			api.AssertIsBoolean(c.Bits[ib])
-			prev = api.Xor(prev, c.Bits[ib])
-			ib++
-		case testcircuits.OpMul:
-			api.Mul(c.MulX[im], c.MulY[im])
-			im++
+// sample is one measured call.
+type sample struct{ wall, cpu time.Duration }
+
+// measure runs f and returns its wall time and the CPU time the process
+// spent meanwhile (user + system, all threads).
+func measure(f func() error) (sample, error) {
+	c0 := cpuTime()
+	t0 := time.Now()
+	err := f()
+	return sample{time.Since(t0), cpuTime() - c0}, err
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(fmt.Errorf("getrusage: %w", err))
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sizeResult holds one size's series.
+type sizeResult struct {
+	logN   int
+	dummy  bool
+	cuzkE2 []sample // synthesis + prove
+	cuzkPr []sample // prove only
+	gnark  []sample // Prove (solve + prove)
+	solve  []sample // gnark Solve alone, run after each Prove
+	loads  [2]string
+}
+
+func runSize(logN, inputs int, bitShare float64, runs, warmup int, key string, threads int) (*sizeResult, error) {
+	dummy := key == "dummy"
+	res := &sizeResult{logN: logN, dummy: dummy}
+	mixed := testcircuits.Mixed{Constraints: 1<<logN - inputs - 1, Inputs: inputs, BitShare: bitShare, Seed: uint64(logN)}
+	circ := replay{ops: mixed.Plan()}
+	pubIn := publicInputs(circ.ops)
+	fmt.Printf("\n== 2^%d (bit share %.2f) ==\n", logN, bitShare)
+
+	// cuzk: bellperson-layout parameters in memory.
+	t0 := time.Now()
+	tw, err := groth16.RandomToxicWaste()
+	if err != nil {
+		return nil, err
+	}
+	params, err := groth16.Setup(circ, tw, groth16.SetupOptions{Workers: threads})
+	if err != nil {
+		return nil, fmt.Errorf("cuzk setup: %w", err)
+	}
+	pvk, err := groth16.Prepare(params.VK)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("cuzk setup %v\n", time.Since(t0).Round(time.Millisecond))
+
+	probe := cr1cs.NewProvingAssignment(cr1cs.Size{})
+	pcs, err := cr1cs.Synthesize(circ, probe)
+	if err != nil {
+		return nil, err
+	}
+	pcs.AppendInputRows()
+
+	// gnark: the same rows, its own key.
+	t0 = time.Now()
+	sys, wit, toCuzk, err := gnarkSystem(circ.ops)
+	if err != nil {
+		return nil, err
+	}
+	pubWit, err := wit.Public()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		pk gnarkgroth16.ProvingKey
+		vk gnarkgroth16.VerifyingKey
+	)
+	var how string
+	switch key {
+	case "srs":
+		how = "real key from cuzk's setup points, same toxic waste"
+		pk, vk, err = gnarkKeyFromSRS(params, tw, sys, toCuzk, probe)
+	case "setup":
+		how = "gnark groth16.Setup"
+		pk, vk, err = gnarkgroth16.Setup(sys)
+	default:
+		how = "DummySetup: UNFAIR"
+		pk, err = gnarkgroth16.DummySetup(sys)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gnark key: %w", err)
+	}
+	fmt.Printf("gnark build + key (%s) %v\n", how, time.Since(t0).Round(time.Millisecond))
+
+	if err := compareShapes(probe, sys, wit, toCuzk, pk.(*g16bls.ProvingKey), dummy); err != nil {
+		return nil, err
+	}
+
+	ctx := context.Background()
+	shape := cr1cs.Size{Constraints: 1 << logN, Inputs: len(params.VK.IC), Aux: len(params.L)}
+	res.loads[0] = loadAvg()
+	for i := -warmup; i < runs; i++ {
+		// cuzk: synthesis of the given values, then Prove.
+		runtime.GC()
+		var proofs []groth16.Proof
+		var pr sample
+		e2, err := measure(func() error {
+			pa := cr1cs.NewProvingAssignment(shape)
+			cs, err := cr1cs.Synthesize(circ, pa)
+			if err != nil {
+				return err
+			}
+			cs.AppendInputRows()
+			rnd, err := groth16.RandomRandomness(1)
+			if err != nil {
+				return err
+			}
+			pr, err = measure(func() (err error) {
+				proofs, err = groth16.Prove(ctx, params, []*cr1cs.ProvingAssignment{pa}, rnd, groth16.ProveOptions{Workers: threads})
+				return err
+			})
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cuzk prove: %w", err)
+		}
+		if ok, err := groth16.Verify(pvk, &proofs[0], pubIn); err != nil || !ok {
+			return nil, fmt.Errorf("cuzk proof %d does not verify (%v)", i, err)
+		}
+
+		// gnark: Prove (solves the witness, then proves).
+		runtime.GC()
+		var proof gnarkgroth16.Proof
+		g, err := measure(func() (err error) {
+			proof, err = gnarkgroth16.Prove(sys, pk, wit)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gnark prove: %w", err)
+		}
+		if !dummy {
+			if err := gnarkgroth16.Verify(proof, vk, pubWit); err != nil {
+				return nil, fmt.Errorf("gnark proof %d does not verify: %w", i, err)
+			}
+		}
+		runtime.GC()
+		s, err := measure(func() error { _, err := sys.Solve(wit); return err })
+		if err != nil {
+			return nil, fmt.Errorf("gnark solve: %w", err)
+		}
+
+		tag := fmt.Sprintf("run %d", i)
+		if i < 0 {
+			tag = "warm-up"
+		} else {
+			res.cuzkE2 = append(res.cuzkE2, e2)
+			res.cuzkPr = append(res.cuzkPr, pr)
+			res.gnark = append(res.gnark, g)
+			res.solve = append(res.solve, s)
+		}
+		verified := "both verified"
+		if dummy {
+			verified = "cuzk verified, gnark unverifiable (dummy key)"
+		}
+		fmt.Printf("%s: cuzk %v (prove %v) cpu %v | gnark %v cpu %v (solve alone %v) | wall ratio %.2f, cpu ratio %.2f; %s\n",
+			tag, rd(e2.wall), rd(pr.wall), rd(e2.cpu), rd(g.wall), rd(g.cpu), rd(s.wall),
+			ratio(e2.wall, g.wall), ratio(e2.cpu, g.cpu), verified)
+	}
+	res.loads[1] = loadAvg()
+	return res, nil
+}
+
+// compareShapes checks that gnark got the witness cuzk proves and a key
+// whose infinity markers are the R1CS's, and prints what each MSM sees.
+func compareShapes(probe *cr1cs.ProvingAssignment, sys *gcs.R1CS, wit witness.Witness, toCuzk []int, pk *g16bls.ProvingKey, dummy bool) error {
+	m, err := groth16.DomainSize(len(probe.A))
+	if err != nil {
+		return err
+	}
+	sol, err := sys.Solve(wit)
+	if err != nil {
+		return fmt.Errorf("gnark solve: %w", err)
+	}
+	wires := []fr.Element(sol.(*gcs.R1CSSolution).W)
+
+	cuzkVals := append(slices.Clone(probe.Input), probe.Aux...)
+	if err := sameWitness(cuzkVals, wires, toCuzk); err != nil {
+		return fmt.Errorf("gnark's solved wires are not cuzk's witness: %w", err)
+	}
+	absA, absB := absentWires(sys)
+	mismatch := 0
+	for i := range absA {
+		if absA[i] != pk.InfinityA[i] || absB[i] != pk.InfinityB[i] {
+			mismatch++
+		}
+	}
+	if mismatch != 0 && !dummy {
+		return fmt.Errorf("gnark key: %d wires whose infinity marker is not their absence from A/B", mismatch)
+	}
+
+	cz := cuzkShape(probe, m)
+	gn := gnarkShape(wires, pk.InfinityA, pk.InfinityB, sys.GetNbPublicVariables(), int(pk.Domain.Cardinality))
+	fmt.Printf("R1CS: cuzk %d rows (%d with bellperson's input rows), %d inputs + %d aux; gnark %d constraints, %d public + %d secret + %d internal wires; domain 2^%d\n",
+		len(probe.A)-len(probe.Input), len(probe.A), len(probe.Input), len(probe.Aux),
+		sys.GetNbConstraints(), sys.GetNbPublicVariables(), sys.GetNbSecretVariables(), sys.GetNbInternalVariables(),
+		bitsLen(m))
+	fmt.Printf("same witness: each of gnark's %d solved wires holds the value of its cuzk variable (%d inputs+aux)\n", len(wires), len(cuzkVals))
+	if dummy {
+		fmt.Printf("gnark key UNFAIR (DummySetup): %d of %d wires carry an infinity marker their A/B occurrence contradicts\n", mismatch, len(absA))
+	} else {
+		fmt.Printf("gnark key: infinity markers = wires absent from A (%d) and from B (%d), checked against the R1CS\n", pk.NbInfinityA, pk.NbInfinityB)
+	}
+	fmt.Printf("MSM scalars  cuzk A: %v\n             gnark A: %v\n", cz.A, gn.A)
+	fmt.Printf("             cuzk B (G1 and G2): %v\n             gnark B (G1 and G2): %v\n", cz.B, gn.B)
+	fmt.Printf("             cuzk L: %v\n             gnark K: %v\n", cz.L, gn.L)
+	fmt.Printf("             H: %d dense (both)\n", cz.H)
+	return nil
+}
+
+func bitsLen(m int) int {
+	n := 0
+	for 1<<n < m {
+		n++
+	}
+	return n
+}
+
+// sameWitness reports whether gnark wire w holds cuzk variable toCuzk[w]'s
+// value for every w, each cuzk variable used once.
+func sameWitness(cuzk, gnark []fr.Element, toCuzk []int) error {
+	if len(cuzk) != len(gnark) || len(toCuzk) != len(gnark) {
+		return fmt.Errorf("%d cuzk variables, %d gnark wires, %d mapped", len(cuzk), len(gnark), len(toCuzk))
+	}
+	seen := make([]bool, len(cuzk))
+	for w, v := range toCuzk {
+		if seen[v] {
+			return fmt.Errorf("cuzk variable %d mapped twice", v)
+		}
+		seen[v] = true
+		if gnark[w] != cuzk[v] {
+			return fmt.Errorf("gnark wire %d differs from cuzk variable %d", w, v)
 		}
 	}
 	return nil
 }
 
-func newPeer(plan []testcircuits.Op, withValues bool) *peerCircuit {
-	c := &peerCircuit{plan: plan}
-	toBig := func(e crfr.Element) *big.Int { return e.BigInt(new(big.Int)) }
-	for _, op := range plan {
-		switch op.Kind {
-		case testcircuits.OpInput:
-			c.Public = append(c.Public, nil)
-			c.Copies = append(c.Copies, nil)
-			if withValues {
-				c.Public[len(c.Public)-1] = toBig(op.X)
-				c.Copies[len(c.Copies)-1] = toBig(op.X)
-			}
-		case testcircuits.OpBit, testcircuits.OpXor:
-			var v frontend.Variable
-			if withValues {
-				v = 0
-				if op.Bit {
-					v = 1
-				}
-			}
-			c.Bits = append(c.Bits, v)
-		case testcircuits.OpMul:
-			var x, y frontend.Variable
-			if withValues {
-				x, y = toBig(op.X), toBig(op.Y)
-			}
-			c.MulX = append(c.MulX, x)
-			c.MulY = append(c.MulY, y)
-		}
+func (r *sizeResult) print() {
+	n := len(r.gnark)
+	fmt.Printf("\n2^%d, %d runs each, alternating; median [min–max]; load %s -> %s\n", r.logN, n, r.loads[0], r.loads[1])
+	if r.dummy {
+		fmt.Println("UNFAIR: gnark proves with DummySetup's key (old mode)")
 	}
-	return c
+	walls := func(s []sample) []time.Duration { return col(s, func(x sample) time.Duration { return x.wall }) }
+	cpus := func(s []sample) []time.Duration { return col(s, func(x sample) time.Duration { return x.cpu }) }
+	fmt.Printf("  %-34s wall %-28s cpu %s\n", "cuzk synthesis + Prove", durStat(walls(r.cuzkE2)), durStat(cpus(r.cuzkE2)))
+	fmt.Printf("  %-34s wall %-28s cpu %s\n", "cuzk Prove alone", durStat(walls(r.cuzkPr)), durStat(cpus(r.cuzkPr)))
+	fmt.Printf("  %-34s wall %-28s cpu %s\n", "gnark Prove (solve + prove)", durStat(walls(r.gnark)), durStat(cpus(r.gnark)))
+	fmt.Printf("  %-34s wall %-28s cpu %s\n", "gnark Solve alone", durStat(walls(r.solve)), durStat(cpus(r.solve)))
+	fmt.Printf("  ratio cuzk/gnark, synthesis+Prove / Prove: wall %s, cpu %s\n",
+		ratioStat(walls(r.cuzkE2), walls(r.gnark)), ratioStat(cpus(r.cuzkE2), cpus(r.gnark)))
+	// gnark's proving part alone, estimated from the Solve run next to it.
+	var gw, gc []time.Duration
+	for i := range r.gnark {
+		gw = append(gw, r.gnark[i].wall-r.solve[i].wall)
+		gc = append(gc, r.gnark[i].cpu-r.solve[i].cpu)
+	}
+	fmt.Printf("  ratio cuzk/gnark, Prove alone / (Prove − Solve): wall %s, cpu %s\n",
+		ratioStat(walls(r.cuzkPr), gw), ratioStat(cpus(r.cuzkPr), gc))
+	fmt.Printf("  cpu/wall (cores used): cuzk %.2f, gnark %.2f\n",
+		float64(median(cpus(r.cuzkE2)))/float64(median(walls(r.cuzkE2))),
+		float64(median(cpus(r.gnark)))/float64(median(walls(r.gnark))))
 }
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
+func (r *sizeResult) headline() string {
+	walls := func(s []sample) []time.Duration { return col(s, func(x sample) time.Duration { return x.wall }) }
+	m := median(ratios(walls(r.cuzkE2), walls(r.gnark)))
+	if r.dummy {
+		return fmt.Sprintf("UNFAIR (dummy key) ratio cuzk/gnark prove at 2^%d: %.2f", r.logN, m)
+	}
+	return fmt.Sprintf("median ratio cuzk/gnark prove at 2^%d: %.2f", r.logN, m)
+}
+
+func col(s []sample, f func(sample) time.Duration) []time.Duration {
+	out := make([]time.Duration, len(s))
+	for i := range s {
+		out[i] = f(s[i])
+	}
+	return out
+}
+
+func median[T int64 | float64 | time.Duration](v []T) T {
+	s := slices.Clone(v)
 	slices.Sort(s)
-	return s[len(s)/2]
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func main() {
-	logN := flag.Int("log", 18, "circuit size: 2^log rows including input rows")
-	runs := flag.Int("runs", 3, "proofs per prover (alternating)")
-	inputs := flag.Int("inputs", 8, "public inputs")
-	only := flag.String("only", "", "run only this prover (cuzk or gnark), e.g. to read its peak RSS")
-	paramsFile := flag.String("params", "", "cuzk parameters `file`: loaded if present, else generated, written there, and the run stops (so a second run measures proving memory without setup's)")
-	flag.Parse()
-	logger.Disable()
-
-	mixed := testcircuits.Mixed{Constraints: 1<<*logN - *inputs - 1, Inputs: *inputs, Seed: uint64(*logN)}
-	plan := mixed.Plan()
-
-	// gnark: compile, dummy setup (same prover work as a real key), witness.
-	var (
-		ccs constraint.ConstraintSystem
-		pk  gnarkgroth16.ProvingKey
-		wit witness.Witness
-		err error
-	)
-	if *only != "cuzk" {
-		if ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, newPeer(plan, false)); err != nil {
-			fail(err)
-		}
-		if pk, err = gnarkgroth16.DummySetup(ccs); err != nil {
-			fail(err)
-		}
-		if wit, err = frontend.NewWitness(newPeer(plan, true), ecc.BLS12_381.ScalarField()); err != nil {
-			fail(err)
-		}
-	}
-
-	// cuzk: test parameters and a synthesis per proof.
-	t0 := time.Now()
-	var params *groth16.Params
-	if *paramsFile != "" {
-		if _, err := os.Stat(*paramsFile); err == nil {
-			params, err = groth16.LoadParamsFile(*paramsFile, groth16.LoadOptions{})
-			if err != nil {
-				fail(err)
-			}
-		}
-	}
-	if params == nil {
-		if params, err = groth16.Setup(mixed, toxic(), groth16.SetupOptions{}); err != nil {
-			fail(err)
-		}
-		if *paramsFile != "" {
-			if err := groth16.WriteParamsFile(*paramsFile, params); err != nil {
-				fail(err)
-			}
-			fmt.Printf("wrote %s; run again to prove\n", *paramsFile)
-			return
-		}
-	}
-	setupTime := time.Since(t0)
-	probe := cr1cs.NewProvingAssignment(cr1cs.Size{})
-	pcs, _ := cr1cs.Synthesize(mixed, probe)
-	pcs.AppendInputRows()
-
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	if ccs != nil {
-		fmt.Printf("gnark: %d constraints, %d public + %d secret + %d internal variables\n",
-			ccs.GetNbConstraints(), ccs.GetNbPublicVariables(), ccs.GetNbSecretVariables(), ccs.GetNbInternalVariables())
-	}
-	fmt.Printf("cuzk:  %d rows (with input rows), %d inputs, %d aux; setup or load %v\n",
-		len(probe.A), len(probe.Input), len(probe.Aux), setupTime.Round(time.Millisecond))
-
-	var gnarkT, cuzkProve, cuzkTotal []time.Duration
-	ctx := context.Background()
-	rnd := []groth16.Randomness{{}}
-	rssBefore := peakRSS()
-	for i := 0; i < *runs; i++ {
-		runtime.GC()
-		t := time.Now()
-		if *only != "cuzk" {
-			if _, err := gnarkgroth16.Prove(ccs, pk, wit); err != nil {
-				fail(err)
-			}
-		}
-		gnarkT = append(gnarkT, time.Since(t))
-		if *only == "gnark" {
-			cuzkProve = append(cuzkProve, 0)
-			cuzkTotal = append(cuzkTotal, 0)
-			continue
-		}
-
-		runtime.GC()
-		heapBase := heapInUse()
-		stopSampler := sampleHeap()
-		t = time.Now()
-		pa := cr1cs.NewProvingAssignment(cr1cs.Size{Constraints: 1 << *logN, Inputs: len(probe.Input), Aux: len(probe.Aux)})
-		cs, _ := cr1cs.Synthesize(mixed, pa)
-		cs.AppendInputRows()
-		tp := time.Now()
-		rnd[0].R.SetUint64(uint64(i + 1))
-		rnd[0].S.SetUint64(uint64(i + 2))
-		if _, err := groth16.Prove(ctx, params, []*cr1cs.ProvingAssignment{pa}, rnd, groth16.ProveOptions{}); err != nil {
-			fail(err)
-		}
-		cuzkProve = append(cuzkProve, time.Since(tp))
-		cuzkTotal = append(cuzkTotal, time.Since(t))
-		peak := stopSampler()
-		fmt.Printf("cuzk heap: %d MiB before synthesis (parameters), peak %d MiB while synthesising and proving: +%d MiB = %.0f bytes per row\n",
-			heapBase>>20, peak>>20, (peak-heapBase)>>20, float64(peak-heapBase)/float64(int(1)<<*logN))
-		fmt.Printf("run %d: gnark %v, cuzk prove %v (with synthesis %v)\n", i, gnarkT[i].Round(time.Millisecond),
-			cuzkProve[i].Round(time.Millisecond), cuzkTotal[i].Round(time.Millisecond))
-	}
-	if *only != "" {
-		fmt.Printf("peak RSS before proving %d MiB, after %d MiB (%s only)\n", rssBefore>>20, peakRSS()>>20, *only)
-	}
-	g, p, tot := median(gnarkT), median(cuzkProve), median(cuzkTotal)
-	fmt.Printf("\n2^%d median: gnark Prove %v | cuzk prove %v (ratio %.2f) | cuzk synthesis+prove %v (ratio %.2f)\n",
-		*logN, g.Round(time.Millisecond), p.Round(time.Millisecond), float64(p)/float64(g),
-		tot.Round(time.Millisecond), float64(tot)/float64(g))
+func durStat(d []time.Duration) string {
+	return fmt.Sprintf("%v [%v–%v]", rd(median(d)), rd(slices.Min(d)), rd(slices.Max(d)))
 }
 
-func heapInUse() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
+func ratios(a, b []time.Duration) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = ratio(a[i], b[i])
+	}
+	return out
 }
 
-// sampleHeap records the largest live heap seen every 5 ms until the
-// returned function is called, which returns it.
-func sampleHeap() func() uint64 {
-	done := make(chan struct{})
-	res := make(chan uint64)
-	go func() {
-		peak := heapInUse()
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				res <- max(peak, heapInUse())
-				return
-			case <-tick.C:
-				peak = max(peak, heapInUse())
+func ratioStat(a, b []time.Duration) string {
+	r := ratios(a, b)
+	return fmt.Sprintf("%.2f [%.2f–%.2f] (ratio of medians %.2f)", median(r), slices.Min(r), slices.Max(r),
+		ratio(median(a), median(b)))
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func rd(d time.Duration) time.Duration {
+	if d > 10*time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// versions names the Go toolchain and the gnark modules linked in.
+func versions() string {
+	parts := []string{runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/consensys/gnark" || d.Path == "github.com/consensys/gnark-crypto" {
+				parts = append(parts, d.Path[len("github.com/consensys/"):]+" "+d.Version)
 			}
 		}
-	}()
-	return func() uint64 { close(done); return <-res }
+	}
+	return strings.Join(parts, ", ")
+}
+
+// loadAvg is the 1, 5 and 15 minute load average, as uptime prints it.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // peakRSS reads VmHWM, the process's peak resident set, in bytes.
@@ -264,21 +474,11 @@ func peakRSS() uint64 {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb uint64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10
 		}
 	}
 	return 0
-}
-
-func toxic() groth16.ToxicWaste {
-	var tw groth16.ToxicWaste
-	for i, e := range []*crfr.Element{&tw.Tau, &tw.Alpha, &tw.Beta, &tw.Gamma, &tw.Delta} {
-		e.SetUint64(uint64(7919*(i+3) + 1))
-		e.Exp(*e, big.NewInt(int64(65537+i)))
-	}
-	return tw
 }
 
 func fail(err error) {
