@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
@@ -124,34 +124,22 @@ func (s *checker) partition(ctx context.Context, k, workers int) error {
 		return fmt.Errorf("%w at vanilla_proofs.%s[%d]: H(comm_c, comm_r_last) of partition %d is not comm_r",
 			ErrCommR, s.o.VanillaProofsKey(), k, k)
 	}
-	errs := make([]error, len(proofs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(proofs)) {
-		wg.Go(func() {
-			for i := range next {
-				pc := &proofCheck{checker: s, commRLast: commRLast, commC: commC, where: proofPath(s.o, k, i)}
-				errs[i] = pc.proof(&proofs[i], challenges[i])
+	// One challenge per chunk: chunks are handed out in order, so the
+	// lowest failing one par.Do reports is the first failure in document
+	// order.
+	err = par.Do(ctx, len(proofs), 1, workers, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			pc := &proofCheck{checker: s, commRLast: commRLast, commC: commC, where: proofPath(s.o, k, i)}
+			if err := pc.proof(&proofs[i], challenges[i]); err != nil {
+				return err
 			}
-		})
-	}
-	for i := range proofs {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- i
+		return nil
+	})
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("porep: vanilla check: %w", cerr)
 	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("porep: vanilla check: %w", err)
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 func (s *proofCheck) proof(p *c1.Proof, c uint64) error {
