@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/merkle"
 )
 
@@ -268,35 +268,19 @@ func (pt *Partition) Verify(ctx context.Context, workers int) error {
 		return err
 	}
 	leaves := int(p.SectorSize().Nodes())
-	workers = max(1, min(workers, n))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < n; i += workers {
-				if ctx.Err() != nil {
-					errs[w] = ctx.Err()
-					return
-				}
-				if pt.isPadding(i) {
-					continue
-				}
-				if err := pt.verifySector(i, shape, leaves); err != nil {
-					errs[w] = err
-					return
-				}
+	// One sector per chunk, handed out in order: par.Do reports the lowest
+	// failing sector, for a deterministic message.
+	return par.Do(ctx, n, 1, workers, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if pt.isPadding(i) {
+				continue
 			}
-		})
-	}
-	wg.Wait()
-	// Report the lowest failing sector for a deterministic message.
-	var first error
-	for _, e := range errs {
-		if e != nil && (first == nil || sectorOf(e) < sectorOf(first)) {
-			first = e
+			if err := pt.verifySector(i, shape, leaves); err != nil {
+				return err
+			}
 		}
-	}
-	return first
+		return nil
+	})
 }
 
 // isPadding reports whether sector i repeats sector Real-1 exactly (the
@@ -319,25 +303,9 @@ func (pt *Partition) isPadding(i int) bool {
 	return true
 }
 
-type sectorError struct {
-	sector int
-	err    error
-}
-
-func (e *sectorError) Error() string { return e.err.Error() }
-func (e *sectorError) Unwrap() error { return e.err }
-
-func sectorOf(err error) int {
-	var se *sectorError
-	if errors.As(err, &se) {
-		return se.sector
-	}
-	return -1
-}
-
 func (pt *Partition) verifySector(i int, shape merkle.Shape, leaves int) error {
 	fail := func(format string, args ...any) error {
-		return &sectorError{sector: i, err: fmt.Errorf("sectors[%d] (sector %d): "+format, append([]any{i, pt.Sectors[i].ID}, args...)...)}
+		return fmt.Errorf("sectors[%d] (sector %d): "+format, append([]any{i, pt.Sectors[i].ID}, args...)...)
 	}
 	s, sp := &pt.Sectors[i], &pt.Proofs[i]
 	if want := pt.Proof.CircuitChallengeCount(); len(sp.InclusionProofs) != want {
