@@ -72,7 +72,7 @@ func VerifyVanilla(ctx context.Context, o *c1.Output, workers int) error {
 	t := cfg.SealSpec().Tree()
 	s := &checker{
 		o: o, cfg: cfg, g: g,
-		shape:  merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top},
+		shape:  t,
 		leaves: int(cfg.Nodes()),
 		layers: cfg.SealSpec().Layers(),
 	}

@@ -66,8 +66,7 @@ func TreeShape(size filecoin.SectorSize) (merkle.Shape, error) {
 	if err != nil {
 		return merkle.Shape{}, err
 	}
-	t := sh.Tree()
-	return merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}, nil
+	return sh.Tree(), nil
 }
 
 // proofTree is the layout of inclusion proofs for a sector size.

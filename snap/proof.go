@@ -11,30 +11,9 @@ import (
 	"github.com/cuzk-dev/cuzk/merkle"
 )
 
-// DecodeError is the decoders' error type (offset and field path); it
-// wraps ErrDecode and one specific sentinel. It is the same type as
-// post.DecodeError.
-type DecodeError = bincode.Error
-
-// Decoding sentinels, the same values as post's.
-var (
-	// ErrDecode is returned (wrapped) for any undecodable partition proof.
-	ErrDecode = bincode.ErrInvalid
-	// ErrTruncated is returned when the input ends inside a field or a
-	// length cannot fit in the remaining input.
-	ErrTruncated = bincode.ErrTruncated
-	// ErrLength is returned when a length differs from the shape's.
-	ErrLength = bincode.ErrLength
-	// ErrVariant is returned when a Merkle proof variant does not fit the
-	// tree shape.
-	ErrVariant = bincode.ErrVariant
-	// ErrIndex is returned when a path index is outside its arity.
-	ErrIndex = bincode.ErrIndex
-	// ErrNotCanonical is returned when a Poseidon element is not canonical.
-	ErrNotCanonical = bincode.ErrNotCanonical
-	// ErrTrailing is returned when bytes follow the proof.
-	ErrTrailing = bincode.ErrTrailing
-)
+// Decoding errors are post's: a *post.DecodeError (offset and field path)
+// wrapping post.ErrDecode and one specific sentinel (they live in
+// internal/bincode, which both packages decode with).
 
 // ErrRegisteredProof is returned for an invalid registered update proof.
 var ErrRegisteredProof = errors.New("snap: invalid registered update proof")
@@ -67,7 +46,7 @@ func layoutsOf(p filecoin.RegisteredUpdateProof) (layouts, error) {
 	}
 	t := p.TreeShape()
 	n := int(p.Nodes())
-	r, err := bincode.NewTree(merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}, n)
+	r, err := bincode.NewTree(t, n)
 	if err != nil {
 		return layouts{}, err
 	}
@@ -82,8 +61,7 @@ func (l layouts) challengeSize() int { return 2*l.r.EncodedSize() + l.d.EncodedS
 
 // TreeRShape is tree_r's shape for p (8-0-0, 8-8-0 or 8-8-2).
 func TreeRShape(p filecoin.RegisteredUpdateProof) merkle.Shape {
-	t := p.TreeShape()
-	return merkle.Shape{Base: t.Base, Sub: t.Sub, Top: t.Top}
+	return p.TreeShape()
 }
 
 // DecodePartitionProof decodes a bincode PartitionProof of update proof p:
@@ -181,7 +159,7 @@ func (pp *PartitionProof) Encode(p filecoin.RegisteredUpdateProof) ([]byte, erro
 
 // DecodePartitionProofs decodes the vanilla_proofs entries of a SnapDeals
 // Prove request, entry k being partition k's proof; an error names the
-// entry ("vanilla_proofs[3]: …") and still unwraps to the *DecodeError.
+// entry ("vanilla_proofs[3]: …") and still unwraps to the *bincode.Error.
 func DecodePartitionProofs(entries [][]byte, p filecoin.RegisteredUpdateProof) ([]*PartitionProof, error) {
 	out := make([]*PartitionProof, len(entries))
 	for i, e := range entries {

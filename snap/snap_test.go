@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/merkle"
 )
 
@@ -283,7 +284,7 @@ func TestDecodePartitionErrors(t *testing.T) {
 	p := filecoin.StackedDrg2KiBUpdateV1
 	enc, _ := newSector(t, p, 3).prove(t, 0).Encode(p)
 	for n := range len(enc) {
-		if _, err := DecodePartitionProof(enc[:n], p); !errors.Is(err, ErrTruncated) || !errors.Is(err, ErrDecode) {
+		if _, err := DecodePartitionProof(enc[:n], p); !errors.Is(err, bincode.ErrTruncated) || !errors.Is(err, bincode.ErrInvalid) {
 			t.Fatalf("prefix %d: %v", n, err)
 		}
 	}
@@ -292,16 +293,16 @@ func TestDecodePartitionErrors(t *testing.T) {
 	b := append([]byte(nil), enc...)
 	binary.LittleEndian.PutUint64(b[dAt+4+64+8+4*48:], 2) // path[4].hashes length
 	_, err := DecodePartitionProof(b, p)
-	var de *DecodeError
-	if !errors.Is(err, ErrLength) || !errors.As(err, &de) || de.Field != "challenge_proofs[3].proof_d_new.path[4].hashes" {
+	var de *bincode.Error
+	if !errors.Is(err, bincode.ErrLength) || !errors.As(err, &de) || de.Field != "challenge_proofs[3].proof_d_new.path[4].hashes" {
 		t.Fatalf("got %v", err)
 	}
 	b = append([]byte(nil), enc...)
 	binary.LittleEndian.PutUint64(b[32:], 1<<61)
-	if _, err := DecodePartitionProof(b, p); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "apex_leafs") {
+	if _, err := DecodePartitionProof(b, p); !errors.Is(err, bincode.ErrTruncated) || !strings.Contains(err.Error(), "apex_leafs") {
 		t.Fatalf("hostile apex length: %v", err)
 	}
-	if _, err := DecodePartitionProof(enc, filecoin.StackedDrg32GiBUpdateV1); !errors.Is(err, ErrDecode) {
+	if _, err := DecodePartitionProof(enc, filecoin.StackedDrg32GiBUpdateV1); !errors.Is(err, bincode.ErrInvalid) {
 		t.Fatalf("2 KiB proof decoded as 32 GiB: %v", err)
 	}
 	if _, err := DecodePartitionProof(enc, 9); !errors.Is(err, ErrRegisteredProof) {
@@ -329,7 +330,7 @@ func TestDecodeAndVerifyAll(t *testing.T) {
 		t.Errorf("wrong comm_r_new: %v", err)
 	}
 	_, err = DecodePartitionProofs([][]byte{enc, enc[:100]}, p)
-	var de *DecodeError
+	var de *bincode.Error
 	if !errors.As(err, &de) || !strings.HasPrefix(err.Error(), "vanilla_proofs[1]: ") {
 		t.Errorf("truncated entry: %v", err)
 	}
