@@ -103,7 +103,7 @@ func loadUpdate(t *testing.T, size string) (*updateFile, []*snap.PartitionProof)
 // new data) must be the real EmptySectorUpdateCircuit's rows, inputs and
 // witness, partition by partition. 8 MiB partition 3 (both partition bits
 // set) runs by default; partitions 0..2 (10 M rows each into a recorder) run
-// with -tags heavy (golden_heavy_test.go).
+// in the end-to-end pass, CUZK_E2E=1 (golden_e2e_test.go).
 func TestGoldenUpdate(t *testing.T) {
 	t.Run("update_2KiB_p0", func(t *testing.T) { compareUpdateGolden(t, "2KiB", 0) })
 	t.Run("update_8MiB_p3", func(t *testing.T) {
