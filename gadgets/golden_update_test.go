@@ -148,12 +148,19 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			return cs.NumConstraints() - before, map[string]string{"root": hex.EncodeToString(r[:])}
 		},
 	}
-	for _, nodes := range []int{kib2, mib8} {
-		sz := map[int]string{kib2: "2KiB", mib8: "8MiB"}[nodes]
-		cases["gen_challenge_bits_"+sz] = func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
+	for _, v := range []struct {
+		name   string
+		nodes  int
+		forceK int // -1: k as drawn
+	}{{"2KiB", kib2, -1}, {"8MiB", mib8, -1}, {"8MiB_k3", mib8, 3}} {
+		nodes := v.nodes
+		cases["gen_challenge_bits_"+v.name] = func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			crn := s.Fr()
 			parts := partitions(nodes)
 			k := int(s.U64() % uint64(parts))
+			if v.forceK >= 0 {
+				k = v.forceK // the u64 is still drawn
+			}
 			cr := AllocNum(cs, crn)
 			kn := AllocNum(cs, elem(int64(k)))
 			pbits := log2(parts)
@@ -176,7 +183,10 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			}
 			return cs.NumConstraints() - before, map[string]string{"challenges": fmt.Sprint(cs0)}
 		}
-		cases["get_challenge_high_bits_"+sz] = func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
+		if v.forceK >= 0 {
+			continue
+		}
+		cases["get_challenge_high_bits_"+v.name] = func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			c := s.U64() % uint64(nodes)
 			hIndex := int(s.U64() % 6)
 			hs := []int{1, 1, 1, 1, 1, 1}
@@ -232,7 +242,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 	}
 	for _, name := range []string{
 		"poseidon_2_gen_randomness", "allocated_num_to_allocated_bits",
-		"gen_challenge_bits_2KiB", "gen_challenge_bits_8MiB",
+		"gen_challenge_bits_2KiB", "gen_challenge_bits_8MiB", "gen_challenge_bits_8MiB_k3",
 		"get_challenge_high_bits_2KiB", "get_challenge_high_bits_8MiB",
 		"label_r_new", "por_no_challenge_input_poseidon_8", "por_no_challenge_input_sha256_2",
 		"apex_por_2KiB", "apex_por_16KiB_4x16", "apex_por_16KiB_8x8", "select_128",
