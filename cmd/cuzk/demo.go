@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
@@ -24,7 +25,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", stderr)
 	var size sectorSizeFlag
 	size.Set("2KiB")
-	fs.Var(&size, "sector-size", "sector size (2KiB or 8MiB)")
+	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	paramsDir := fs.String("params-dir", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -34,6 +35,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	proof, err := sealProofFor(size, -1)
 	if err != nil {
 		return fail("%v", err)
+	}
+	// Refused up front, before sealing or generating anything.
+	if proof.SectorSize() > seal.MaxSectorSize {
+		return fail("%v sectors are too large to seal in memory (at most %v)", proof.SectorSize(), seal.MaxSectorSize)
+	}
+	if err := checkParamsFit(proof, config.ReadMemTotal); err != nil {
+		return fail("%v", err)
+	}
+	if *paramsDir != "" && isOfficialCache(*paramsDir) {
+		return fail("%s is the official parameter cache: the demo's INSECURE test parameters do not belong there", *paramsDir)
 	}
 	dir := *paramsDir
 	if dir == "" {

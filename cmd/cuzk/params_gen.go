@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -16,6 +18,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
 	dir := fs.String("dir", "", "output `directory` (never the official parameter cache)")
 	force := fs.Bool("force", false, "regenerate test parameters that already exist")
+	officialDir := fs.Bool("allow-official-dir", false, "write into the official parameter cache ($FIL_PROOFS_PARAMETER_CACHE or "+filecoin.DefaultParameterCacheDir+") all the same; never on a machine that proves for the network")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -24,8 +27,14 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *dir == "" {
 		return fail("--dir is required")
 	}
+	if isOfficialCache(*dir) && !*officialDir {
+		return fail("%s is the official parameter cache: INSECURE test parameters under official names do not belong there (use another --dir, or --allow-official-dir)", *dir)
+	}
 	proof, err := sealProofFor(size, *proofID)
 	if err != nil {
+		return fail("%v", err)
+	}
+	if err := checkParamsFit(proof, config.ReadMemTotal); err != nil {
 		return fail("%v", err)
 	}
 	start := time.Now()

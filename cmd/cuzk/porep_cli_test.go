@@ -227,3 +227,37 @@ func TestVerifySealCommDRSectorSize(t *testing.T) {
 		}
 	}
 }
+
+// Jobs this machine cannot hold are refused up front with the memory they
+// need, and INSECURE test parameters never go into the official cache.
+func TestParamsGenRefusesUpFront(t *testing.T) {
+	official := t.TempDir()
+	t.Setenv("FIL_PROOFS_PARAMETER_CACHE", official)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official}, "official parameter cache"},
+		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official + "/."}, "official parameter cache"},
+		{[]string{"demo", "--sector-size", "32GiB"}, "too large to seal"},
+		{[]string{"demo", "--sector-size", "2KiB", "--params-dir", official}, "official parameter cache"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != exitError || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+		}
+	}
+	entries, _ := os.ReadDir(official)
+	if len(entries) != 0 {
+		t.Errorf("the official cache got %d files", len(entries))
+	}
+	// 32 GiB parameters need tens of GB: more than any machine "has" here.
+	small := func() (uint64, error) { return 8 << 30, nil }
+	err := checkParamsFit(filecoin.StackedDrg32GiBV1_1, small)
+	if err == nil || !strings.Contains(err.Error(), "need more than") || !strings.Contains(err.Error(), "this machine has 8GiB") {
+		t.Errorf("32 GiB on an 8 GiB machine: %v", err)
+	}
+	if err := checkParamsFit(filecoin.StackedDrg2KiBV1_1, small); err != nil {
+		t.Errorf("2 KiB on an 8 GiB machine: %v", err)
+	}
+}
