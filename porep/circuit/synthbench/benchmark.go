@@ -1,0 +1,43 @@
+package synthbench
+
+import (
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// Benchmark synthesises c once per iteration into a fresh backend and
+// reports ns/constraint. Templated assignments reuse the densities of one
+// exact synthesis, as the prover does for every proof after the first.
+func Benchmark(b *testing.B, c r1cs.Circuit) {
+	cs, err := r1cs.Synthesize(c, r1cs.Counter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := cs.Size()
+	exact := r1cs.NewProvingAssignment(size)
+	if _, err := r1cs.Synthesize(c, exact); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		new  func() r1cs.Sink
+	}{
+		{"exact", func() r1cs.Sink { return r1cs.NewProvingAssignment(size) }},
+		{"templated", func() r1cs.Sink { return r1cs.NewTemplatedAssignment(size, exact.Density) }},
+		{"witness", func() r1cs.Sink { return r1cs.NewWitnessAssignment(size) }},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				be := mode.new()
+				b.StartTimer()
+				if _, err := r1cs.Synthesize(c, be); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size.Constraints), "ns/constraint")
+		})
+	}
+}
