@@ -20,56 +20,7 @@ import (
 type replay struct{ ops []testcircuits.Op }
 
 // Synthesize implements r1cs.Circuit with the rows of Mixed.Synthesize.
-func (r replay) Synthesize(cs *cr1cs.CS) error {
-	one := crfr.One()
-	var zero crfr.Element
-	bit := func(b bool) crfr.Element {
-		if b {
-			return one
-		}
-		return zero
-	}
-	var prevBit cr1cs.Variable
-	var prevVal bool
-	prevProd, haveProd := cr1cs.Variable(0), false
-	for i := range r.ops {
-		op := &r.ops[i]
-		switch op.Kind {
-		case testcircuits.OpInput:
-			x := cs.AllocInput(op.X)
-			y := cs.Alloc(op.X)
-			cs.Enforce(func(a, b, c *cr1cs.LC) { a.Add(y); b.Add(cr1cs.One); c.Add(x) })
-		case testcircuits.OpBit:
-			v := cs.Alloc(bit(op.Bit))
-			cs.Enforce(func(a, b, c *cr1cs.LC) { a.AddOne().Sub(v); b.Add(v) })
-			prevBit, prevVal = v, op.Bit
-		case testcircuits.OpXor:
-			v := cs.Alloc(bit(op.Bit))
-			cs.Enforce(func(a, b, c *cr1cs.LC) { a.AddOne().Sub(v); b.Add(v) })
-			x := cs.Alloc(bit(op.Bit != prevVal))
-			p := prevBit
-			cs.Enforce(func(a, b, c *cr1cs.LC) { a.Add(p).Add(p); b.Add(v); c.Add(p).Add(v).Sub(x) })
-			prevBit, prevVal = x, op.Bit != prevVal
-		case testcircuits.OpMul:
-			var zv crfr.Element
-			zv.Mul(&op.X, &op.Y)
-			x := cs.Alloc(op.X)
-			y := cs.Alloc(op.Y)
-			z := cs.Alloc(zv)
-			pf, hp := prevProd, haveProd
-			cs.Enforce(func(a, b, c *cr1cs.LC) {
-				a.Add(x)
-				if hp {
-					a.Add(pf).Sub(pf)
-				}
-				b.Add(y)
-				c.Add(z)
-			})
-			prevProd, haveProd = z, true
-		}
-	}
-	return nil
-}
+func (r replay) Synthesize(cs *cr1cs.CS) error { return testcircuits.Replay(r.ops).Synthesize(cs) }
 
 // gnarkSystem builds the same rows as replay directly as a gnark R1CS, and
 // the witness that gnark's solver completes.

@@ -118,7 +118,15 @@ func (m Mixed) Plan() []Op {
 }
 
 // Synthesize implements r1cs.Circuit.
-func (m Mixed) Synthesize(cs *r1cs.CS) error {
+func (m Mixed) Synthesize(cs *r1cs.CS) error { return Replay(m.Plan()).Synthesize(cs) }
+
+// Replay is a drawn plan as a circuit: synthesis only assigns its values,
+// so a benchmark can draw the plan once and time synthesis alone, as a
+// witness-taking prover would be timed.
+type Replay []Op
+
+// Synthesize implements r1cs.Circuit with Mixed's rows.
+func (ops Replay) Synthesize(cs *r1cs.CS) error {
 	one := fr.One()
 	var zero fr.Element
 	bit := func(b bool) fr.Element {
@@ -130,7 +138,7 @@ func (m Mixed) Synthesize(cs *r1cs.CS) error {
 	var prevBit r1cs.Variable
 	var prevVal bool
 	prevProd, haveProd := r1cs.Variable(0), false
-	for _, op := range m.Plan() {
+	for _, op := range ops {
 		switch op.Kind {
 		case OpInput:
 			x := cs.AllocInput(op.X)
