@@ -200,13 +200,5 @@ func (v *VanillaProof) Encode(p filecoin.RegisteredPoStProof) ([]byte, error) {
 // request (one bincode FallbackPoStSectorProof each); an error names the
 // entry ("vanilla_proofs[3]: …") and still unwraps to the *DecodeError.
 func DecodeVanillaProofs(entries [][]byte, p filecoin.RegisteredPoStProof) ([]*VanillaProof, error) {
-	out := make([]*VanillaProof, len(entries))
-	for i, e := range entries {
-		v, err := DecodeVanillaProof(e, p)
-		if err != nil {
-			return nil, fmt.Errorf("vanilla_proofs[%d]: %w", i, err)
-		}
-		out[i] = v
-	}
-	return out, nil
+	return bincode.DecodeEntries(entries, func(e []byte) (*VanillaProof, error) { return DecodeVanillaProof(e, p) })
 }

@@ -161,13 +161,5 @@ func (pp *PartitionProof) Encode(p filecoin.RegisteredUpdateProof) ([]byte, erro
 // Prove request, entry k being partition k's proof; an error names the
 // entry ("vanilla_proofs[3]: …") and still unwraps to the *bincode.Error.
 func DecodePartitionProofs(entries [][]byte, p filecoin.RegisteredUpdateProof) ([]*PartitionProof, error) {
-	out := make([]*PartitionProof, len(entries))
-	for i, e := range entries {
-		pp, err := DecodePartitionProof(e, p)
-		if err != nil {
-			return nil, fmt.Errorf("vanilla_proofs[%d]: %w", i, err)
-		}
-		out[i] = pp
-	}
-	return out, nil
+	return bincode.DecodeEntries(entries, func(e []byte) (*PartitionProof, error) { return DecodePartitionProof(e, p) })
 }

@@ -214,3 +214,18 @@ func (w *Writer) Fr(e *fr.Element) {
 		w.Buf = append(w.Buf, b[i])
 	}
 }
+
+// DecodeEntries decodes each entry of a request's vanilla_proofs with
+// decode; an error names the entry ("vanilla_proofs[3]: …") and still
+// unwraps to decode's *Error.
+func DecodeEntries[T any](entries [][]byte, decode func([]byte) (T, error)) ([]T, error) {
+	out := make([]T, len(entries))
+	for i, e := range entries {
+		v, err := decode(e)
+		if err != nil {
+			return nil, fmt.Errorf("vanilla_proofs[%d]: %w", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
