@@ -36,19 +36,23 @@ func addDaemonFlags(fs *flag.FlagSet) *daemonFlags {
 	if v := os.Getenv(AddrEnv); v != "" {
 		def = v
 	}
-	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port (default $"+AddrEnv+" or the daemon's default)")
+	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port; several, comma-separated, or dns:///name:port, share the jobs (default $"+AddrEnv+" or the daemon's default)")
 	fs.StringVar(&d.statusAddr, "status-addr", "", "daemon status HTTP `address` (its status_listen) for /status: memory budget, pipeline, per-kind counters")
 	return d
 }
 
-// dial connects to the daemon; the Rust tool's "http://host:port" form is
-// accepted too.
+// dial connects to the daemon, or to each of a comma-separated list (the
+// client then balances the jobs over them); the Rust tool's
+// "http://host:port" form is accepted too.
 func (d *daemonFlags) dial() (*client.Client, error) {
-	addr := strings.TrimPrefix(d.addr, "http://")
-	if addr == "" {
+	addrs := client.SplitAddrs(d.addr)
+	if len(addrs) == 0 {
 		return nil, fmt.Errorf("--addr is empty")
 	}
-	return client.Dial(addr)
+	for i, a := range addrs {
+		addrs[i] = strings.TrimPrefix(a, "http://")
+	}
+	return client.Dial(strings.Join(addrs, ","))
 }
 
 func (d *daemonFlags) status() (*bench.StatusClient, error) {
