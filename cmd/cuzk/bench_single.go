@@ -136,7 +136,7 @@ func printSingle(w io.Writer, rep *singleReport) {
 	fmt.Fprintf(w, "\n=== Proof Result ===\n")
 	fmt.Fprintf(w, "status:          %s\n", r.Status)
 	fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
-	if r.Daemon != "" && r.Daemon != rep.Addr {
+	if strings.Contains(rep.Addr, ",") || strings.HasPrefix(rep.Addr, "dns:") {
 		// One of several daemons.
 		fmt.Fprintf(w, "daemon:          %s\n", r.Daemon)
 		if len(r.Moved) > 0 {
