@@ -22,10 +22,12 @@ var layer = map[string]int{
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0,
-	// 1: hashing and Groth16 over R1CS.
+	"internal/browser": 0,
+	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
 	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
-	// 2: trees; the proving interface; the client.
-	"merkle": 2, "prover": 2, "client": 2,
+	"server/statusdoc/timeline": 1,
+	// 2: trees; the proving interface; the client; the status page.
+	"merkle": 2, "prover": 2, "client": 2, "server/statuspage": 2,
 	// 3: Filecoin ids and shapes, gadgets; the CPU backend and the checked wrapper.
 	"filecoin": 3, "gadgets": 3, "prover/cpu": 3, "prover/checked": 3,
 	// 4: parameter files; PoRep formats and graph; bincode; the GPU backend.
@@ -43,7 +45,7 @@ var layer = map[string]int{
 // know about them, whatever its layer.
 var daemon = map[string]bool{
 	"budget": true, "config": true, "prover": true, "prover/cpu": true, "prover/checked": true, "prover/gpu": true,
-	"srs": true, "client": true, "server/statusdoc": true,
+	"srs": true, "client": true, "server/statusdoc": true, "server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/testkind": true, "server": true, "bench": true, "cmd/cuzk": true,
 }
 
