@@ -3,11 +3,11 @@
 // lists (or the ones a sector size needs) must be present and have the
 // manifest's digest.
 //
-// The manifest (parameters.json, embedded) is rust-fil-proofs'
-// filecoin-proofs/parameters.json for parameter version v28, the file
-// paramfetch downloads by: file name → IPFS cid, digest, sector size. It
-// is the one copy in this repository; the filecoin and srs tests derive
-// file names against it.
+// The manifest (parameters.json, embedded, verbatim) is the official one
+// for parameter version v28, the parameters.json rust-fil-proofs'
+// paramfetch (and Lotus' and Curio's fetch-params) download by: file name
+// → IPFS cid, digest, sector size. It is the one copy in this repository;
+// the filecoin and srs tests derive file names against it.
 //
 // A digest is the first 16 bytes, as 32 lower-case hex characters, of the
 // unkeyed BLAKE2b-512 hash of the whole file: rust-fil-proofs'
