@@ -71,7 +71,7 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 			ErrInsecureListener, key, addr, serves, why))
 	}
 	plainToken := func(key, addr string) {
-		if d.TokenFile != "" && d.TLSCertFile == "" && !isLoopback(addr) {
+		if d.TokenFile != "" && d.TLSCertFile == "" && !IsLoopback(addr) {
 			warnings = append(warnings, fmt.Sprintf("%s = %q: bearer tokens cross the network in clear text (set daemon.tls_cert_file and tls_key_file)", key, addr))
 		}
 	}
@@ -81,7 +81,7 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 		}
 		plainToken("daemon.listen", d.Listen)
 	}
-	if sa := d.StatusAddr(); isTCP(sa) && !isLoopback(sa) {
+	if sa := d.StatusAddr(); isTCP(sa) && !IsLoopback(sa) {
 		if !auth {
 			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)")
 		}
@@ -99,9 +99,9 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 // isTCP says addr is a host:port address (not empty, not a unix socket).
 func isTCP(addr string) bool { return addr != "" && !strings.HasPrefix(addr, "unix://") }
 
-// isLoopback says a host:port binds only the loopback interface: the host
+// IsLoopback says a host:port binds only the loopback interface: the host
 // is "localhost" or a loopback IP. An empty host binds every interface.
-func isLoopback(addr string) bool {
+func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
