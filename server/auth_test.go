@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -576,4 +577,42 @@ func TestJobOwnership(t *testing.T) {
 	if !strings.Contains(strings.Join(ids, " "), "token:alice/porep-1000-7") {
 		t.Errorf("recent jobs %q, want alice's namespaced id", ids)
 	}
+}
+
+// TestTLSWithTokenAndCertReload: TLS with a token (no client
+// certificates) needs the token; a renewed certificate written over the
+// old files is served to the next connection without a restart.
+func TestTLSWithTokenAndCertReload(t *testing.T) {
+	dir := t.TempDir()
+	ca, caKey, caFile := newCA(t, dir, "cuzk-ca")
+	first := issue(t, dir, "daemon-1", ca, caKey, true)
+	tokens := writeFile(t, dir, "tokens", tokAlice)
+	d := startSecured(t, "tcp", server.Security{CertFile: first.cert, KeyFile: first.key, TokenFile: tokens, Recheck: time.Millisecond})
+	if _, err := d.dial(t, client.Credentials{CAFile: caFile}).Status(context.Background()); code(err) != codes.Unauthenticated {
+		t.Fatalf("TLS without token: %v, want Unauthenticated", err)
+	}
+	if _, err := d.dial(t, client.Credentials{CAFile: caFile, TokenFile: tokens}).Status(context.Background()); err != nil {
+		t.Fatalf("TLS with token: %v", err)
+	}
+	served := func() string {
+		t.Helper()
+		pool := x509.NewCertPool()
+		pool.AddCert(ca)
+		conn, err := tls.Dial("tcp", d.addr, &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].Subject.CommonName
+	}
+	if cn := served(); cn != "daemon-1" {
+		t.Fatalf("served %q", cn)
+	}
+	second := issue(t, dir, "daemon-2", ca, caKey, true)
+	for _, f := range [][2]string{{second.key, first.key}, {second.cert, first.cert}} {
+		if err := os.Rename(f[0], f[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the renewed certificate", func() bool { return served() == "daemon-2" })
 }
