@@ -148,13 +148,17 @@ type errUnauthenticated struct{ why string }
 
 func (e errUnauthenticated) Error() string { return e.why }
 
-// authenticate checks a call's credentials and names the caller. tlsState
-// is nil on a connection without TLS (a unix socket); header is the
-// authorization value ("" when absent), cookie a token from the status
-// page's login cookie.
-func (a *Auth) authenticate(tlsState *tls.ConnectionState, header []string, cookie string) (string, error) {
+// authenticate checks a call's credentials and names the caller. unix
+// says the call came over a unix socket (no client certificate is asked
+// for there); tlsState is nil on a connection without TLS; header holds
+// the authorization values, cookie a token from the status page's login
+// cookie.
+func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []string, cookie string) (string, error) {
 	var parts []string
-	if a.clientCAs != nil && tlsState != nil {
+	if a.clientCAs != nil && !unix {
+		if tlsState == nil {
+			return "", errUnauthenticated{"client certificate required (this connection has no TLS)"}
+		}
 		name, err := a.verifyCert(tlsState)
 		if err != nil {
 			return "", err
@@ -229,17 +233,17 @@ func (a *Auth) denied(what, from string, err error) {
 // grpcAuth authenticates an RPC's context.
 func (a *Auth) grpcAuth(ctx context.Context, method string) (context.Context, error) {
 	var st *tls.ConnectionState
-	from := ""
+	from, unix := "", false
 	if p, ok := peer.FromContext(ctx); ok {
 		if p.Addr != nil {
-			from = p.Addr.String()
+			from, unix = p.Addr.String(), p.Addr.Network() == "unix"
 		}
 		if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 			st = &ti.State
 		}
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	name, err := a.authenticate(st, md.Get("authorization"), "")
+	name, err := a.authenticate(unix, st, md.Get("authorization"), "")
 	if err != nil {
 		a.denied(method, from, err)
 		return nil, status.Error(codes.Unauthenticated, err.Error())

@@ -9,6 +9,7 @@ package server
 
 import (
 	"html"
+	"net"
 	"net/http"
 	"strings"
 )
@@ -29,7 +30,7 @@ func (a *Auth) httpHandler(h http.Handler) http.Handler {
 		if c, err := r.Cookie(TokenCookie); err == nil {
 			cookie = c.Value
 		}
-		if _, err := a.authenticate(r.TLS, r.Header.Values("Authorization"), cookie); err != nil {
+		if _, err := a.authenticate(unixRequest(r), r.TLS, r.Header.Values("Authorization"), cookie); err != nil {
 			a.denied(r.Method+" "+r.URL.Path, r.RemoteAddr, err)
 			if a.tokens != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cuzk"`)
@@ -55,7 +56,7 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	if _, err := a.authenticate(r.TLS, []string{"Bearer " + tok}, ""); err != nil {
+	if _, err := a.authenticate(unixRequest(r), r.TLS, []string{"Bearer " + tok}, ""); err != nil {
 		a.denied("POST /login", r.RemoteAddr, err)
 		loginPage(w, http.StatusUnauthorized, err.Error())
 		return
@@ -63,6 +64,12 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: tok, Path: "/", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// unixRequest says r came over a unix socket.
+func unixRequest(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && a.Network() == "unix"
 }
 
 func loginPage(w http.ResponseWriter, code int, msg string) {
