@@ -22,6 +22,7 @@ var layer = map[string]int{
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0,
+	"internal/tokenfile": 0,
 	// 1: hashing and Groth16 over R1CS.
 	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
 	// 2: trees; the proving interface; the client.
@@ -43,7 +44,7 @@ var layer = map[string]int{
 // know about them, whatever its layer.
 var daemon = map[string]bool{
 	"budget": true, "config": true, "prover": true, "prover/cpu": true, "prover/checked": true, "prover/gpu": true,
-	"srs": true, "client": true, "server/statusdoc": true,
+	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
 	"engine": true, "engine/porepkind": true, "engine/testkind": true, "server": true, "bench": true, "cmd/cuzk": true,
 }
 
