@@ -45,7 +45,9 @@
 // comm_r_last) is not the manifest's comm_r ([ErrCorrupt]); each error names
 // the file and the field or node. Hashes inside the tree are not recomputed
 // (the digest stands for them): rebuilding an 8 MiB tree_r_last takes
-// seconds, a 512 MiB one minutes.
+// seconds, a 512 MiB one minutes. Load and Write hold the whole sector in
+// memory and refuse sectors above 512 MiB, which cuzk seal cannot make
+// either ([ErrTooLarge]).
 //
 // Upstream: rust-fil-proofs filecoin-proofs/src/api/seal.rs
 // (seal_pre_commit_phase2 writes p_aux), storage-proofs-porep/src/stacked/

@@ -30,6 +30,11 @@ const (
 	TreeRLastName = "cache/tree-r-last.dat"
 )
 
+// MaxSectorSize is the largest sector Load and Write take: both hold the
+// whole replica and tree in memory (Load about twice the sector size at
+// its peak), and cuzk seals nothing larger.
+const MaxSectorSize = filecoin.SectorSize512MiB
+
 // Errors returned by Load and Write.
 var (
 	// ErrNotSector is returned when a directory has no sector.json.
@@ -42,6 +47,8 @@ var (
 	// ErrCorrupt is returned when a file disagrees with the manifest, with
 	// the sector size, or with another file.
 	ErrCorrupt = errors.New("sectordir: corrupt sector")
+	// ErrTooLarge is returned for sectors above MaxSectorSize.
+	ErrTooLarge = errors.New("sectordir: sector too large to hold in memory")
 	// ErrInconsistent is returned by Write for a Sector whose values do not
 	// fit together (tree shape, sizes, comm_r); nothing is written.
 	ErrInconsistent = errors.New("sectordir: inconsistent sector")
@@ -150,6 +157,9 @@ func Write(dir string, s *Sector) error {
 	p := s.SealProof
 	if !p.Valid() {
 		return fmt.Errorf("%w: registered seal proof %d", ErrInconsistent, int64(p))
+	}
+	if p.SectorSize() > MaxSectorSize {
+		return fmt.Errorf("%v sector: %w (at most %v)", p.SectorSize(), ErrTooLarge, MaxSectorSize)
 	}
 	if s.TreeRLast == nil {
 		return fmt.Errorf("%w: no tree_r_last", ErrInconsistent)
@@ -308,12 +318,21 @@ func load(dir string) (*Sector, error) {
 		if err != nil || len(sum) != sha256.Size {
 			return nil, fmt.Errorf("%s: files[%d].sha256: want 64 hex characters: %w", ManifestName, i, ErrFormat)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		// The size first, so that a wrong file is not read whole.
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", f.Name, ErrCorrupt, err)
+		}
+		if st.Size() != size {
+			return nil, fmt.Errorf("%s: %d bytes, a %v sector's is %d (truncated, or from another sector): %w", f.Name, st.Size(), p.SectorSize(), size, ErrCorrupt)
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", f.Name, ErrCorrupt, err)
 		}
 		if int64(len(b)) != size {
-			return nil, fmt.Errorf("%s: %d bytes, a %v sector's is %d (truncated, or from another sector): %w", f.Name, len(b), p.SectorSize(), size, ErrCorrupt)
+			return nil, fmt.Errorf("%s: %d bytes, a %v sector's is %d (changed while read): %w", f.Name, len(b), p.SectorSize(), size, ErrCorrupt)
 		}
 		if got := sha256.Sum256(b); !bytes.Equal(got[:], sum) {
 			return nil, fmt.Errorf("%s: sha256 %x, %s records %x (changed, or from another sector): %w", f.Name, got, ManifestName, sum, ErrCorrupt)
@@ -406,6 +425,9 @@ func (m *manifest) sector() (*Sector, error) {
 	}
 	if m.SectorSize != uint64(p.SectorSize()) {
 		return nil, fmt.Errorf("sector_size %d, %v seals %v sectors: %w", m.SectorSize, p, p.SectorSize(), ErrFormat)
+	}
+	if p.SectorSize() > MaxSectorSize {
+		return nil, fmt.Errorf("%v sector: %w (at most %v)", p.SectorSize(), ErrTooLarge, MaxSectorSize)
 	}
 	if want := p.SealSpec().Tree().String(); m.TreeRLastShape != want {
 		return nil, fmt.Errorf("tree_r_last_shape %q, a %v sector's is %s: %w", m.TreeRLastShape, p.SectorSize(), want, ErrFormat)

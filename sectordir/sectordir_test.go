@@ -220,6 +220,14 @@ func TestLoadRejects(t *testing.T) {
 				m["sector_size"] = 8 << 20
 			})
 		}, ErrCorrupt, "sealed of 2048 bytes, a 8MiB sector's is 8388608"},
+		{"32 GiB", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m map[string]any) {
+				m["registered_seal_proof"] = int(filecoin.StackedDrg32GiBV1_1)
+				m["registered_seal_proof_api"] = filecoin.StackedDrg32GiBV1_1.String()
+				m["sector_size"] = 32 << 30
+				m["tree_r_last_shape"] = "8-8-0"
+			})
+		}, ErrTooLarge, "32GiB sector"},
 		{"miner disagrees", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["miner_id"] = 1001 }) }, ErrFormat, "miner_id 1001"},
 		{"missing file entry", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) { m["files"] = m["files"].([]any)[:2] })
