@@ -31,6 +31,8 @@ var layer = map[string]int{
 	"filecoin": 3, "gadgets": 3, "prover/cpu": 3, "prover/checked": 3,
 	// 4: parameter files; PoRep formats and graph; bincode; the GPU backend.
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
+	// 4: the on-disk layout of a sealed or updated sector.
+	"sectordir": 4,
 	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; test parameters.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
 	"porep/c2": 7, "testparams": 7, "post/circuit": 7, "snap/circuit": 7,
@@ -48,7 +50,7 @@ var daemon = map[string]bool{
 	"engine": true, "engine/porepkind": true, "engine/testkind": true, "server": true, "bench": true, "cmd/cuzk": true,
 }
 
-var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams"}
+var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}
 
 func isDomain(pkg string) bool {
 	for _, d := range domain {
