@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -35,6 +37,7 @@ type Server struct {
 	metrics *Metrics
 	health  *health.Server
 	grpc    *grpc.Server
+	auth    *Auth // nil: callers are not authenticated
 
 	mu       sync.Mutex
 	http     []*http.Server
@@ -55,6 +58,11 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.l
 // fresh registry.
 func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metrics = m }) }
 
+// WithAuth authenticates every RPC and every status request with a (see
+// NewAuth and Caller): nothing reaches a service, health and reflection
+// included, before it passes.
+func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }) }
+
 // New returns a server for eng with the ProvingEngine, health and
 // reflection services registered.
 func New(eng *engine.Engine, opts ...Option) *Server {
@@ -66,7 +74,14 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize)}
+	if s.auth != nil {
+		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
+		if s.auth.cert != nil {
+			gopts = append(gopts, grpc.Creds(tcpTLS{credentials.NewTLS(s.auth.tlsConfig())}))
+		}
+	}
+	s.grpc = grpc.NewServer(gopts...)
 	cuzkv1.RegisterProvingEngineServer(s.grpc, &service{s: s})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -109,6 +124,9 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if s.auth != nil {
+		return s.auth.httpHandler(mux)
+	}
 	return mux
 }
 
@@ -125,6 +143,9 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 	}
 	s.http = append(s.http, hs)
 	s.mu.Unlock()
+	if s.auth != nil && s.auth.cert != nil && l.Addr().Network() != "unix" {
+		l = tls.NewListener(l, s.auth.tlsConfig("http/1.1"))
+	}
 	s.log.Info("status HTTP listening", "addr", l.Addr().String())
 	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/internal/browser"
+	"github.com/cuzk-dev/cuzk/server"
 )
 
 // TestStatusPageShowsRunningJob loads the daemon's status page in headless
@@ -97,5 +98,40 @@ func TestStatusPageShowsRunningJob(t *testing.T) {
 	}
 	if tl := doc.Text("timeline"); !strings.Contains(tl, "cuzk pipeline: ") || !strings.Contains(tl, done) {
 		t.Errorf("timeline: %q", tl)
+	}
+}
+
+// Behind a token file the page and its picture are guarded like /status:
+// a browser without the login cookie gets the login form, with it the
+// page (and the page's own requests carry the cookie).
+func TestStatusPageBehindToken(t *testing.T) {
+	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, t.TempDir(), "tokens", tokAlice)})
+	get := func(path string, cookie *http.Cookie) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, d.http+path, nil)
+		req.Header.Set("Accept", "text/html")
+		if cookie != nil {
+			req.AddCookie(cookie)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	for _, path := range []string{"/", "/timeline.svg"} {
+		if resp, body := get(path, nil); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `action="/login"`) {
+			t.Errorf("GET %s without a token: %s %.100q", path, resp.Status, body)
+		}
+	}
+	ck := &http.Cookie{Name: server.TokenCookie, Value: tokAlice}
+	if resp, body := get("/", ck); resp.StatusCode != http.StatusOK || !strings.Contains(body, "<title>cuzk daemon status</title>") ||
+		!strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("GET / with the cookie: %s %v", resp.Status, resp.Header)
+	}
+	if resp, _ := get("/timeline.svg", ck); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("GET /timeline.svg with the cookie and no jobs: %s", resp.Status)
 	}
 }

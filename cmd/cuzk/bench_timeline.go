@@ -25,6 +25,7 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 	jobs := fs.String("jobs", "", "only these jobs: comma-separated ids or id prefixes")
 	width := fs.Int("width", 100, "text width in columns of time")
 	asJSON := fs.Bool("json", false, "print the timeline (spans, lanes, rows) as JSON instead of text")
+	creds := addCredentialFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -36,6 +37,9 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fail("give one of --status-addr and --status-file")
 	case *statusAddr != "":
 		sc, err := bench.NewStatusClient(*statusAddr)
+		if err == nil {
+			err = sc.WithCredentials(*creds)
+		}
 		if err != nil {
 			return fail("%v", err)
 		}
