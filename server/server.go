@@ -22,6 +22,8 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
 
 // MaxMessageSize is the gRPC send and receive limit, as Curio's client
@@ -101,9 +103,13 @@ func (s *Server) Serve(l net.Listener) error {
 }
 
 // HTTPHandler serves GET /status (the statusdoc.Status document built
-// from the engine's Status), GET /metrics and /debug/pprof/.
+// from the engine's Status), the status page (GET / and its
+// /timeline.svg, server/statuspage), GET /metrics and /debug/pprof/.
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
+	page := statuspage.New(func() statusdoc.Status { return statusDocument(s.eng.Status()) }, s.log)
+	mux.Handle("GET "+statuspage.PagePath+"{$}", page)
+	mux.Handle("GET "+statuspage.TimelinePath, page)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
 )
 
 // runBenchTimeline is `cuzk bench timeline`: the pipeline drawn from the
@@ -70,7 +71,7 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 			return slices.ContainsFunc(want, func(p string) bool { return p != "" && strings.HasPrefix(job, p) })
 		}
 	}
-	tl, err := bench.NewTimeline(bench.StageRecords(st, keep))
+	tl, err := timeline.New(timeline.StageRecords(st, keep))
 	if err != nil {
 		return fail("%s (%d running, %d recent jobs): %v", from, len(st.Jobs), len(st.RecentJobs), err)
 	}

@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
 		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
 		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
 		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
