@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	_ "google.golang.org/grpc/health" // client-side health checking (healthCheckConfig)
 	"google.golang.org/grpc/resolver"
@@ -181,6 +182,25 @@ type fleetCC struct {
 func (c *fleetCC) UpdateState(s resolver.State) error {
 	s.Attributes = s.Attributes.WithValue(fleetKey{}, c.fleet)
 	return c.ClientConn.UpdateState(s)
+}
+
+// tlsExceptUnix is TLS for a list that mixes unix sockets, which the
+// daemon serves without TLS, and TCP addresses: transport credentials
+// belong to the whole connection, so the handshake looks at each
+// sub-connection's network.
+type tlsExceptUnix struct {
+	credentials.TransportCredentials
+}
+
+func (t tlsExceptUnix) ClientHandshake(ctx context.Context, authority string, conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	if conn.RemoteAddr().Network() == "unix" {
+		return insecure.NewCredentials().ClientHandshake(ctx, authority, conn)
+	}
+	return t.TransportCredentials.ClientHandshake(ctx, authority, conn)
+}
+
+func (t tlsExceptUnix) Clone() credentials.TransportCredentials {
+	return tlsExceptUnix{t.TransportCredentials.Clone()}
 }
 
 // Several reports whether the client balances over several daemons.

@@ -2,12 +2,21 @@ package client_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"log/slog"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,26 +74,44 @@ func startDaemons(t *testing.T, n int) []*testDaemon {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	var ds []*testDaemon
 	for i := range n {
-		log := slog.New(slog.DiscardHandler)
-		b := budget.New(2 << 30)
-		params := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, Log: log})
-		eng, err := engine.New(engine.Options{
-			Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-			Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := &testDaemon{addr: "unix://" + filepath.Join(dir, fmt.Sprintf("d%d.sock", i)), srv: server.New(eng, server.WithLogger(log)), eng: eng}
-		l, err := server.Listen(d.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go d.srv.Serve(l)
-		t.Cleanup(func() { d.stop(30 * time.Second) })
-		ds = append(ds, d)
+		ds = append(ds, serve(t, "unix://"+filepath.Join(dir, fmt.Sprintf("d%d.sock", i)), nil))
 	}
 	return ds
+}
+
+// serve starts a daemon on addr ("127.0.0.1:0" picks a port), checking
+// callers with sec when given.
+func serve(t *testing.T, addr string, sec *server.Security) *testDaemon {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	b := budget.New(2 << 30)
+	params := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, Log: log})
+	eng, err := engine.New(engine.Options{
+		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []server.Option{server.WithLogger(log)}
+	if sec != nil {
+		auth, err := server.NewAuth(*sec, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, server.WithAuth(auth))
+	}
+	l, err := server.Listen(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(addr, "unix:") {
+		addr = l.Addr().String()
+	}
+	d := &testDaemon{addr: addr, srv: server.New(eng, opts...), eng: eng}
+	go d.srv.Serve(l)
+	t.Cleanup(func() { d.stop(30 * time.Second) })
+	return d
 }
 
 // stop shuts the daemon down, giving its jobs grace to finish; with no
@@ -411,4 +438,85 @@ func TestQueueNamesMatchEngine(t *testing.T) {
 			t.Errorf("%s: client priority %v, engine %v", k, got, want)
 		}
 	}
+}
+
+// A list that mixes a plain unix socket with a TCP daemon that wants TLS
+// and a token: each is dialled as it serves (credentials belong to the
+// whole connection), and both get jobs.
+func TestSeveralDaemonsTLSAndUnix(t *testing.T) {
+	dir := t.TempDir()
+	caFile, certFile, keyFile := testCertificates(t, dir)
+	tokens := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokens, []byte("balance-test 0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := startDaemons(t, 1)[0]
+	secured := serve(t, "127.0.0.1:0", &server.Security{CertFile: certFile, KeyFile: keyFile, TokenFile: tokens})
+	list := plain.addr + "," + secured.addr
+	// Without the token the TCP daemon refuses every call, so every job
+	// goes to the unix socket.
+	bare, err := client.DialWith(list, client.Credentials{CAFile: caFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	for id, err := range proveAll(bare, "no-token", 3, testkind.Options{}) {
+		if pl, _ := bare.Placement(id); err != nil || pl.Daemon != plain.addr || !slices.Equal(pl.Tried, []string{secured.addr}) && len(pl.Tried) != 0 {
+			t.Fatalf("%s: %v, %+v", id, err, pl)
+		}
+	}
+	c, err := client.DialWith(list, client.Credentials{CAFile: caFile, TokenFile: tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	errs := proveAll(c, "tls", 6, testkind.Options{SynthesisDelayMS: 50})
+	for id, err := range errs {
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	if got := spread(t, c, errs); got[plain.addr] == 0 || got[secured.addr] == 0 {
+		t.Fatalf("jobs per daemon: %v", got)
+	}
+}
+
+// testCertificates writes a CA and a server certificate for 127.0.0.1
+// signed by it (PEM files, made fresh: no key is committed).
+func testCertificates(t *testing.T, dir string) (caFile, certFile, keyFile string) {
+	t.Helper()
+	write := func(name, typ string, der []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "balance-test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "balance-test-daemon"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caTmpl, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return write("ca.crt", "CERTIFICATE", caDER), write("daemon.crt", "CERTIFICATE", der), write("daemon.key", "PRIVATE KEY", kder)
 }
