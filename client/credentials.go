@@ -100,13 +100,30 @@ func (c Credentials) DialOptions() ([]grpc.DialOption, error) {
 
 // DialWith is Dial with credentials. A unix socket is dialled without TLS
 // whatever creds say, as the daemon serves it (its token is still sent).
+//
+// In a list of several daemons the unix sockets are dialled without TLS
+// and the TCP addresses with it (see tlsExceptUnix).
 func DialWith(addr string, creds Credentials, opts ...grpc.DialOption) (*Client, error) {
-	if strings.HasPrefix(addr, "unix:") {
+	addrs, _ := several(addr)
+	unix := 0
+	for _, a := range addrs {
+		if strings.HasPrefix(a, "unix:") {
+			unix++
+		}
+	}
+	if unix > 0 && unix == len(addrs) {
 		creds.CAFile, creds.CertFile, creds.KeyFile = "", "", ""
 	}
 	co, err := creds.DialOptions()
 	if err != nil {
 		return nil, err
+	}
+	if unix > 0 && creds.TLS() {
+		cfg, err := creds.TLSConfig()
+		if err != nil {
+			return nil, err
+		}
+		co = append(co, grpc.WithTransportCredentials(tlsExceptUnix{credentials.NewTLS(cfg)}))
 	}
 	return Dial(addr, append(co, opts...)...)
 }

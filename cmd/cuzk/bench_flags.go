@@ -40,7 +40,7 @@ func addDaemonFlags(fs *flag.FlagSet) *daemonFlags {
 	if v := os.Getenv(AddrEnv); v != "" {
 		def = v
 	}
-	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port (default $"+AddrEnv+" or the daemon's default)")
+	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port; several, comma-separated, or dns:///name:port, share the jobs (default $"+AddrEnv+" or the daemon's default)")
 	fs.StringVar(&d.statusAddr, "status-addr", "", "daemon status HTTP `address` (its status_listen) for /status: memory budget, pipeline, per-kind counters")
 	d.creds = addCredentialFlags(fs)
 	return d
@@ -58,14 +58,18 @@ func addCredentialFlags(fs *flag.FlagSet) *client.Credentials {
 	return c
 }
 
-// dial connects to the daemon; the Rust tool's "http://host:port" form is
-// accepted too.
+// dial connects to the daemon, or to each of a comma-separated list (the
+// client then balances the jobs over them), with the credential flags;
+// the Rust tool's "http://host:port" form is accepted too.
 func (d *daemonFlags) dial() (*client.Client, error) {
-	addr := strings.TrimPrefix(d.addr, "http://")
-	if addr == "" {
+	addrs := client.SplitAddrs(d.addr)
+	if len(addrs) == 0 {
 		return nil, fmt.Errorf("--addr is empty")
 	}
-	return client.DialWith(addr, *d.creds)
+	for i, a := range addrs {
+		addrs[i] = strings.TrimPrefix(a, "http://")
+	}
+	return client.DialWith(strings.Join(addrs, ","), *d.creds)
 }
 
 func (d *daemonFlags) status() (*bench.StatusClient, error) {

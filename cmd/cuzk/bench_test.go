@@ -33,6 +33,7 @@ type benchDaemon struct {
 	addr, statusAddr string
 	params           string
 	logs             *syncBuf
+	stop             func() // stops the daemon (as SIGTERM does) and waits for it
 }
 
 // startBenchDaemon starts `cuzk daemon` with test circuits on params (a
@@ -86,6 +87,10 @@ completed_job_ttl = "10m"
 		done <- run(ctx, append([]string{"daemon", "--config", cfgPath, "--enable-test-circuits", "--log-level", "debug"}, extra...), io.Discard, d.logs)
 		close(exited)
 	}()
+	d.stop = func() {
+		cancel()
+		<-exited
+	}
 	t.Cleanup(func() {
 		cancel()
 		select {
