@@ -108,7 +108,7 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	chunks := splitChunks(len(scalars), sel, workers)
 	total := countGeneral(chunks, scalars, sel, workers)
 	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		_, err := PJ(&res).MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: workers})
+		err := multiExp[A, J, PJ](&res, points, scalars, workers, msmPiece)
 		return res, err
 	}
 	cPoints := make([]A, total)
@@ -140,7 +140,7 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 		}
 	})
 	if total > 0 {
-		if _, err := PJ(&res).MultiExp(cPoints, cScalars, ecc.MultiExpConfig{NbTasks: workers}); err != nil {
+		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, msmPiece); err != nil {
 			return res, err
 		}
 	}
@@ -148,6 +148,40 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 		PJ(&res).AddAssign(&sums[i])
 	}
 	return res, nil
+}
+
+// msmPiece is the most points one gnark-crypto MultiExp call gets.
+// MultiExp decomposes all scalars into all windows' digits before it
+// starts: 2 bytes per window, 32 bytes per scalar at its window c = 16 —
+// as much as the scalars themselves, 4.3 GB for the 2^27 H query of a
+// 32 GiB partition. In pieces of 2^22 points the digits stay at 134 MB;
+// gnark-crypto still picks c = 16 for a piece that size, and each extra
+// piece costs one bucket reduction (2^16 additions per window, about 3 %
+// of the piece's 16·2^22 bucket additions).
+const msmPiece = 1 << 22
+
+// multiExp sets *res to gnark-crypto's MultiExp of points and scalars, run
+// in pieces of at most piece points whose sums are added.
+func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers, piece int) error {
+	cfg := ecc.MultiExpConfig{NbTasks: workers}
+	if len(scalars) <= piece {
+		_, err := PJ(res).MultiExp(points, scalars, cfg)
+		return err
+	}
+	// Equal pieces: a short last piece would get a smaller window.
+	nPieces := (len(scalars) + piece - 1) / piece
+	size := (len(scalars) + nPieces - 1) / nPieces
+	var sum J
+	for lo := 0; lo < len(scalars); lo += size {
+		hi := min(lo+size, len(scalars))
+		var part J
+		if _, err := PJ(&part).MultiExp(points[lo:hi], scalars[lo:hi], cfg); err != nil {
+			return err
+		}
+		PJ(&sum).AddAssign(&part)
+	}
+	*res = sum
+	return nil
 }
 
 // countGeneral counts, per chunk, the selected scalars that are neither 0

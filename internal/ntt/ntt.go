@@ -17,12 +17,12 @@
 // backwards (out[k] ↔ out[−k mod n]), and callers fold that re-indexing
 // into the factors they already apply (see groth16's quotient).
 //
-// Memory: the table holds ω^j for j < n/2, 16 bytes per domain element
-// (64 MiB at 2^22, 2 GiB at 2^27), plus a few small contiguous tables for
-// the sub-transforms that run in cache. Compute: one field multiplication
+// Memory: the table holds n/2 twiddles, 16 bytes per domain element
+// (64 MiB at 2^22), at most MaxTable of them (512 MiB; see Domain for how
+// larger domains do without the rest). Compute: one field multiplication
 // per butterfly whose twiddle is not 1 — n/2·log n − (n−1) per transform —
 // which is all the work; memory traffic is secondary (the depth-first
-// recursion keeps sub-transforms of up to baseLog in cache).
+// recursion keeps blocks of up to 2^baseLog elements in cache).
 package ntt
 
 import (
@@ -59,15 +59,38 @@ var ErrSize = errors.New("ntt: domain size must be a power of two between 2 and 
 // reads a contiguous prefix of z, each twiddle once per block, instead of
 // a strided twiddle per butterfly; block 0's twiddle is 1 and skipped,
 // which is the usual n−1 trivial butterflies.
+//
+// Above MaxTable twiddles (domains beyond 2^25) only the prefix
+// z[0 : MaxTable] is stored, and the deepest layers, whose blocks lie
+// inside one base block of 2^baseLog elements, compute theirs: with blk
+// the base block's index and i < 2^r the sub-block at depth r below it,
+// z[blk·2^r + i] = z₁₁[i]·Y(blk)^(2^(baseLog−1−r)), where z₁₁ is the
+// twiddle table of the 2^baseLog domain and Y(blk) = ω^bitrev(blk) over
+// log−baseLog bits: one multiplication per twiddle (a block), plus
+// baseLog squarings per base block. At 2^27 that keeps the table at
+// 512 MiB instead of 2 GiB for about 6 % more multiplications.
 type Domain struct {
 	n, log int
 	omega  fr.Element
-	z      []fr.Element // z[k] = ω^bitrev(k) over log−1 bits, k < n/2
+	z      []fr.Element // z[k] = ω^bitrev(k) over log−1 bits, k < min(n/2, MaxTable)
+	// Compact mode only (len(z) < n/2):
+	z11 []fr.Element // z₁₁[i] = ω_(2^baseLog)^bitrev(i) over baseLog−1 bits
+	y   []fr.Element // y[blk] = ω^bitrev(blk) over log−baseLog bits
 }
 
+// MaxTable is the most twiddles a domain stores (16 bytes per domain
+// element up to 2^25, 512 MiB); larger domains compute the rest.
+const MaxTable = 1 << 24
+
 // New builds the domain of size n, computing its twiddles on workers
-// goroutines (n/2 multiplications).
+// goroutines (min(n/2, MaxTable) multiplications).
 func New(n, workers int) (*Domain, error) {
+	return newDomain(n, workers, MaxTable)
+}
+
+// newDomain is New with the table bound as a parameter, so that tests can
+// run the compact mode at small sizes.
+func newDomain(n, workers, maxTable int) (*Domain, error) {
 	if n < 2 || n&(n-1) != 0 || n > 1<<MaxLog {
 		return nil, fmt.Errorf("%w: %d", ErrSize, n)
 	}
@@ -77,16 +100,38 @@ func New(n, workers int) (*Domain, error) {
 		return nil, fmt.Errorf("ntt: %w", err)
 	}
 	d.omega = omega
-	pw := make([]fr.Element, n/2)
-	Powers(pw, &d.omega, workers)
-	d.z = make([]fr.Element, n/2)
-	nb := d.log - 1
-	parallel.Execute(n/2, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			d.z[k] = pw[reverse(k, nb)]
-		}
-	}, max(workers, 1))
+	workers = max(workers, 1)
+	zLen := n / 2
+	if d.log > baseLog+1 && zLen > maxTable {
+		// Every block above the base blocks must find its twiddle stored.
+		zLen = max(maxTable, n>>baseLog)
+	}
+	d.z = bitRevTable(zLen, d.log-1, &d.omega, workers)
+	if zLen < n/2 {
+		var w11 fr.Element
+		w11.Exp(d.omega, big.NewInt(int64(n>>baseLog))) // ω_(2^baseLog)
+		d.z11 = bitRevTable(1<<(baseLog-1), baseLog-1, &w11, 1)
+		d.y = bitRevTable(n>>baseLog, d.log-baseLog, &d.omega, workers)
+	}
 	return d, nil
+}
+
+// bitRevTable returns t[k] = x^bitrev(k) over nbits bits for k < count
+// (count ≤ 2^nbits): the powers x^(j·2^(nbits−lb)), j < 2^lb, for the
+// lb = log2(count) bits the indices use, read in bit-reversed order.
+func bitRevTable(count, nbits int, x *fr.Element, workers int) []fr.Element {
+	lb := bits.TrailingZeros(uint(count))
+	var step fr.Element
+	step.Exp(*x, new(big.Int).Lsh(big.NewInt(1), uint(nbits-lb)))
+	pw := make([]fr.Element, count)
+	Powers(pw, &step, workers)
+	t := make([]fr.Element, count)
+	parallel.Execute(count, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			t[k] = pw[reverse(k, lb)]
+		}
+	}, workers)
+	return t
 }
 
 // N is the domain size.
@@ -96,7 +141,7 @@ func (d *Domain) N() int { return d.n }
 func (d *Domain) Generator() fr.Element { return d.omega }
 
 // Bytes is the memory the domain holds.
-func (d *Domain) Bytes() int64 { return int64(len(d.z)) * fr.Bytes }
+func (d *Domain) Bytes() int64 { return int64(len(d.z)+len(d.z11)+len(d.y)) * fr.Bytes }
 
 // Powers sets dst[j] = x^j, on workers goroutines (one exponentiation per
 // range, then one multiplication per element).
@@ -219,25 +264,72 @@ func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers) {
 	gsBlock(a[:m], a[m:], d.twiddle(blk))
 }
 
-// ctBase runs every remaining layer of block blk, breadth first: at the
-// r-th layer below it, sub-block i is block blk·2^r + i.
+// ctBase runs every remaining layer of block blk, breadth first: at depth
+// r below it, sub-block i is block blk·2^r + i.
 func (d *Domain) ctBase(a []fr.Element, blk int) {
-	for size := len(a); size >= 2; size /= 2 {
+	s := bits.TrailingZeros(uint(len(a)))
+	var v baseTwiddles
+	for r := 0; r < s; r++ {
+		size := len(a) >> r
 		m := size / 2
+		x0 := blk << r
+		if x0+1<<r <= len(d.z) {
+			for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
+				ctBlock(a[b:b+m], a[b+m:b+size], d.twiddle(x0+i))
+			}
+			continue
+		}
+		vr := v.at(d, blk, s, r)
 		for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-			ctBlock(a[b:b+m], a[b+m:b+size], d.twiddle(blk*(len(a)/size)+i))
+			var t fr.Element
+			t.Mul(&d.z11[i], vr)
+			ctBlock(a[b:b+m], a[b+m:b+size], &t)
 		}
 	}
 }
 
 // gsBase is ctBase's mirror, from pairs up.
 func (d *Domain) gsBase(a []fr.Element, blk int) {
-	for size := 2; size <= len(a); size *= 2 {
+	s := bits.TrailingZeros(uint(len(a)))
+	var v baseTwiddles
+	for r := s - 1; r >= 0; r-- {
+		size := len(a) >> r
 		m := size / 2
+		x0 := blk << r
+		if x0+1<<r <= len(d.z) {
+			for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
+				gsBlock(a[b:b+m], a[b+m:b+size], d.twiddle(x0+i))
+			}
+			continue
+		}
+		vr := v.at(d, blk, s, r)
 		for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-			gsBlock(a[b:b+m], a[b+m:b+size], d.twiddle(blk*(len(a)/size)+i))
+			var t fr.Element
+			t.Mul(&d.z11[i], vr)
+			gsBlock(a[b:b+m], a[b+m:b+size], &t)
 		}
 	}
+}
+
+// baseTwiddles holds, for one base block blk of 2^s elements in compact
+// mode, V_r = Y(blk)^(2^(s−1−r)), the factor its depth-r twiddles share.
+type baseTwiddles struct {
+	v    [baseLog]fr.Element
+	have bool
+}
+
+func (b *baseTwiddles) at(d *Domain, blk, s, r int) *fr.Element {
+	if s != baseLog {
+		panic("ntt: compact twiddles outside a base block")
+	}
+	if !b.have {
+		b.v[s-1] = d.y[blk]
+		for q := s - 1; q > 0; q-- {
+			b.v[q-1].Square(&b.v[q])
+		}
+		b.have = true
+	}
+	return &b.v[r]
 }
 
 // ctBlock: t = z·hi[j]; (lo[j], hi[j]) ← (lo[j] + t, lo[j] − t).

@@ -72,6 +72,38 @@ func TestMatchesGnark(t *testing.T) {
 	}
 }
 
+// TestCompactTwiddles: with the twiddle table cut short (as above
+// MaxTable), both transforms still equal gnark-crypto's, whatever the cut.
+func TestCompactTwiddles(t *testing.T) {
+	for _, lg := range []int{13, 14, 15} {
+		n := 1 << lg
+		ref := fft.NewDomain(uint64(n))
+		in := randomVector(n, uint64(lg))
+		want := slices.Clone(in)
+		ref.FFT(want, fft.DIF, fft.WithNbTasks(1))
+		wantDIT := slices.Clone(in)
+		ref.FFT(wantDIT, fft.DIT, fft.WithNbTasks(1))
+		for _, table := range []int{n / 4, n / 8, n >> baseLog, 1} {
+			d, err := newDomain(n, 2, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.z) >= n/2 || d.y == nil {
+				t.Fatalf("2^%d, table %d: not compact (%d twiddles)", lg, table, len(d.z))
+			}
+			for _, workers := range []int{1, 3} {
+				name := fmt.Sprintf("2^%d/table=%d/workers=%d", lg, len(d.z), workers)
+				got := slices.Clone(in)
+				d.DIF(got, workers)
+				equal(t, name+"/DIF", got, want)
+				got = slices.Clone(in)
+				d.DIT(got, nil, workers)
+				equal(t, name+"/DIT", got, wantDIT)
+			}
+		}
+	}
+}
+
 // TestDITScaled: DIT with factors equals scaling first, then DIT; the
 // factors are c·x^bitrev(p) with the exception at 0.
 func TestDITScaled(t *testing.T) {
