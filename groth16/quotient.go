@@ -120,6 +120,24 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 	return a[:m-1], nil
 }
 
+// ScratchBytes is the most memory Prove allocates for one circuit beyond
+// its assignment and the parameters, for a domain of m rows, aux
+// variables and bDense B-dense variables: the larger of
+//   - the FFT phase: the twiddle table (ntt.TableBytes: 16 bytes per row
+//     up to 2^25 rows, 512 MiB beyond);
+//   - the MSM phase: gnark-crypto's digits for one piece of at most
+//     msmPiece points (32 bytes per point) and the compacted copy of the
+//     general (neither 0 nor 1) scalars and their points, counted as if
+//     half of the largest query were general (a point and a scalar each;
+//     PoRep has 1–5 %).
+func ScratchBytes(m, aux, bDense int) int64 {
+	const g1, g2 = 96, 192
+	fftPhase := ntt.TableBytes(m)
+	copies := max(int64(aux)*(g1+fr.Bytes), int64(bDense)*(g2+fr.Bytes)) / 2
+	msmPhase := 2*16*int64(min(m, msmPiece)) + copies
+	return max(fftPhase, msmPhase)
+}
+
 // padTo returns v extended with zeros to m elements, in place when its
 // capacity allows.
 func padTo(v []fr.Element, m int) []fr.Element {

@@ -140,6 +140,18 @@ func (d *Domain) N() int { return d.n }
 // Generator is ω, the domain's primitive n-th root of unity.
 func (d *Domain) Generator() fr.Element { return d.omega }
 
+// TableBytes is the memory New(n, …) holds: what Bytes will say, known
+// before building it.
+func TableBytes(n int) int64 {
+	if n < 2 {
+		return 0
+	}
+	if n/2 <= MaxTable || n <= 1<<(baseLog+1) {
+		return int64(n/2) * fr.Bytes
+	}
+	return int64(max(MaxTable, n>>baseLog)+1<<(baseLog-1)+n>>baseLog) * fr.Bytes
+}
+
 // Bytes is the memory the domain holds.
 func (d *Domain) Bytes() int64 { return int64(len(d.z)+len(d.z11)+len(d.y)) * fr.Bytes }
 

@@ -53,6 +53,9 @@ func TestMatchesGnark(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if d.Bytes() != TableBytes(n) {
+				t.Fatalf("2^%d: Bytes %d, TableBytes %d", lg, d.Bytes(), TableBytes(n))
+			}
 			if g := d.Generator(); !g.Equal(&ref.Generator) {
 				t.Fatalf("2^%d: generator differs from gnark-crypto's", lg)
 			}
@@ -87,6 +90,9 @@ func TestCompactTwiddles(t *testing.T) {
 			d, err := newDomain(n, 2, table)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if table == n/4 && d.Bytes() >= TableBytes(n) {
+				t.Fatalf("2^%d: compact table of %d bytes, the full one %d", lg, d.Bytes(), TableBytes(n))
 			}
 			if len(d.z) >= n/2 || d.y == nil {
 				t.Fatalf("2^%d, table %d: not compact (%d twiddles)", lg, table, len(d.z))
