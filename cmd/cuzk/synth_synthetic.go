@@ -57,12 +57,16 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 		if !found {
 			return nil, "", fmt.Errorf("no %s proof for %v sectors", kind, size.v)
 		}
+		full, err := postcircuit.DimsOf(p)
+		if err != nil {
+			return nil, "", err
+		}
 		c, err := postcircuit.Synthetic(p, sectors, seed)
 		if err != nil {
 			return nil, "", err
 		}
 		return c, fmt.Sprintf("%s %v partition (%v), %d of %d sectors × %d challenges, seed %d",
-			kind, size.v, p, len(c.Sectors), c.Dims.Sectors, c.Dims.Challenges, seed), nil
+			kind, size.v, p, len(c.Sectors), full.Sectors, full.Challenges, seed), nil
 	}
 	return nil, "", fmt.Errorf("unknown --kind %q (porep, window-post or winning-post)", kind)
 }
