@@ -29,6 +29,9 @@ func commands() map[string]command {
 		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
 		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+
+		"params test-circuits": {"parameters of the daemon's test circuits (--enable-test-circuits)", runParamsTestCircuits},
+
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
 		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
 		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
@@ -124,8 +127,12 @@ func usage(w io.Writer, cmds map[string]command) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 16
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-16s %s\n", n, cmds[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun 'cuzk <command> -h' for a command's flags")
 }
