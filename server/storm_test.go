@@ -186,8 +186,9 @@ func heapAfterGC() uint64 {
 	return ms.HeapAlloc
 }
 
-// stormClient is what one client of the storm does and what the job it
-// submitted must end as (nil: it must never be accepted).
+// stormClient is what one client of the storm does and what the job with
+// its request id must end as (nil: it must never be accepted). A client
+// with no id joins another client's job and is not counted.
 type stormClient struct {
 	id   string
 	want []engine.State
@@ -363,7 +364,25 @@ func TestFaultStorm(t *testing.T) {
 		clients = append(clients, c)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	d.storm(t, ctl, clients, closers, stormBaseline{g0, heap0, ends0}, 2*time.Minute, []string{testkind.CircuitID(10), testkind.CircuitID(12)})
+}
+
+// stormBaseline is the daemon's state before a storm.
+type stormBaseline struct {
+	goroutines int
+	heap       uint64
+	ends       int
+}
+
+// storm runs the clients at once and checks the aftermath: every accepted
+// job ended exactly once as its client's action allows, nothing else
+// ended, no job is in flight, the intake is empty, the budget holds the
+// resident parameters only and nothing once circuits are evicted, and,
+// with every connection closed, goroutines and heap are back to base.
+func (d *stormDaemon) storm(t *testing.T, ctl *client.Client, clients []stormClient, closers []func(), base stormBaseline, limit time.Duration, circuits []string) {
+	t.Helper()
+	n := len(clients)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -380,7 +399,7 @@ func TestFaultStorm(t *testing.T) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.Errorf("client %s: %v", clients[i].id, err)
+			t.Errorf("client %d (%s): %v", i, clients[i].id, err)
 		}
 	}
 	waitFor(t, "no job in flight", func() bool { return d.eng.Status().Limits.Pending == 0 })
@@ -388,6 +407,9 @@ func TestFaultStorm(t *testing.T) {
 	// Every accepted job ended exactly once, as its client's action allows.
 	want := 0
 	for _, c := range clients {
+		if c.id == "" {
+			continue
+		}
 		got := d.ends.of(c.id)
 		switch {
 		case c.want == nil && len(got) != 0:
@@ -399,7 +421,7 @@ func TestFaultStorm(t *testing.T) {
 			want++
 		}
 	}
-	if got := d.ends.total() - ends0; got != want {
+	if got := d.ends.total() - base.ends; got != want {
 		t.Errorf("%d job ends for %d accepted jobs", got, want)
 	}
 	st := d.eng.Status()
@@ -412,8 +434,8 @@ func TestFaultStorm(t *testing.T) {
 
 	// The budget holds the resident parameters only, then nothing.
 	waitFor(t, "budget back to resident parameters", func() bool { return d.budget.Used() == d.params.HotBytes() })
-	for _, k := range []int{10, 12} {
-		if _, _, err := ctl.Evict(context.Background(), testkind.CircuitID(k)); err != nil {
+	for _, id := range circuits {
+		if _, _, err := ctl.Evict(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -425,14 +447,14 @@ func TestFaultStorm(t *testing.T) {
 	for _, c := range closers {
 		c()
 	}
-	if g := settleGoroutines(g0+3, 10*time.Second); g > g0+3 {
+	if g := settleGoroutines(base.goroutines+3, 10*time.Second); g > base.goroutines+3 {
 		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the storm, %d before:\n%s", g, g0, buf[:runtime.Stack(buf, true)])
+		t.Errorf("%d goroutines after the storm, %d before:\n%s", g, base.goroutines, buf[:runtime.Stack(buf, true)])
 	}
-	// Retained results (proofs, stage records) of 40 small jobs are a few
+	// Retained results (proofs, stage records) of a storm's jobs are a few
 	// hundred KiB; parameters were evicted, so the heap may only shrink.
-	if h := heapAfterGC(); h > heap0+16<<20 {
-		t.Errorf("heap %d MiB after the storm, %d MiB before", h>>20, heap0>>20)
+	if h := heapAfterGC(); h > base.heap+16<<20 {
+		t.Errorf("heap %d MiB after the storm, %d MiB before", h>>20, base.heap>>20)
 	}
 }
 
