@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -217,6 +218,11 @@ func (e *Engine) janitor() {
 			idle := e.liveJobsLocked() == 0 && e.intake == 0
 			e.mu.Unlock()
 			if idle {
+				// Buffers parked in sync.Pools (gRPC's receive buffers:
+				// hundreds of MB after a burst of large requests) survive
+				// one collection and are dropped by the next, so collect
+				// once before FreeOSMemory's own collection and release.
+				runtime.GC()
 				debug.FreeOSMemory()
 				e.log.Debug("engine idle: freed memory returned to the operating system")
 			}

@@ -94,7 +94,7 @@ func startStormDaemon(t *testing.T, kinds map[engine.ProofKind]engine.Kind, loc 
 	if testing.Verbose() {
 		w = io.MultiWriter(logs, os.Stderr)
 	}
-	log := slog.New(slog.NewTextHandler(w, nil))
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b := budget.New(total)
 	params := srs.NewManager(srs.Options{Locator: loc, Budget: b, Log: log, TrustParams: trust})
 	ends := &endCounter{Metrics: server.NewMetrics(), ends: map[string][]engine.State{}}
@@ -545,5 +545,96 @@ func TestCorruptParamsFailsOnlyItsJobs(t *testing.T) {
 		if p.CircuitID == testkind.CircuitID(12) && p.Resident() {
 			t.Fatal("the corrupt parameters are resident")
 		}
+	}
+}
+
+// TestGarbageBurstBoundedAndReturned: eight clients send 40 MiB of
+// garbage at once to a daemon whose intake holds 128 MiB and plans one
+// request at a time, for 2 s each. Requests beyond the intake are refused with
+// RESOURCE_EXHAUSTED instead of being held, the rest are rejected as
+// invalid, and once the daemon is idle the freed memory goes back to the
+// operating system: the heap is back to where it was and little freed
+// memory stays resident.
+func TestGarbageBurstBoundedAndReturned(t *testing.T) {
+	tk := testkind.New()
+	slow := engine.KindFunc(func(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+		select { // decoding a large request takes a while
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
+		return tk.Plan(ctx, req)
+	})
+	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindTest: slow}, testkind.Locator(paramDir), 4<<30,
+		engine.Config{MaxIntakeBytes: 128 << 20, PlanConcurrency: 1, ReturnMemory: true}, false)
+	conns := make([]*client.Client, 8)
+	for i := range conns {
+		c, err := client.Dial(d.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Status(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	heap0 := heapAfterGC()
+	var maxIntake int64
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			maxIntake = max(maxIntake, d.eng.Status().Limits.IntakeBytes)
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	codesSeen := make([]codes.Code, len(conns))
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := client.TestRequest(fmt.Sprintf("garbage-%d", i), 10, nil)
+			req.VanillaProof = make([]byte, 40<<20)
+			_, err := c.Submit(context.Background(), req)
+			codesSeen[i] = code(err)
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-polled
+	var refused, invalid int
+	for i, c := range codesSeen {
+		switch c {
+		case codes.ResourceExhausted:
+			refused++
+		case codes.InvalidArgument:
+			invalid++
+		default:
+			t.Errorf("garbage %d: %v", i, c)
+		}
+	}
+	// Planning takes 2 s and one runs at a time, so requests pile up in
+	// the intake: at most three of 40 MiB fit in 128 MiB.
+	if refused == 0 || invalid == 0 || maxIntake > 128<<20 {
+		t.Errorf("%d refused for the intake, %d rejected as invalid, intake peaked at %d MiB", refused, invalid, maxIntake>>20)
+	}
+	waitFor(t, "memory returned", func() bool {
+		return strings.Contains(d.logs.String(), "freed memory returned to the operating system")
+	})
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("%d refused, %d invalid, intake peaked at %d MiB; heap %d MiB before, %d MiB after; freed but resident %d MiB",
+		refused, invalid, maxIntake>>20, heap0>>20, ms.HeapAlloc>>20, (ms.HeapIdle-ms.HeapReleased)>>20)
+	if ms.HeapAlloc > heap0+16<<20 {
+		t.Errorf("heap %d MiB after the burst, %d MiB before", ms.HeapAlloc>>20, heap0>>20)
+	}
+	if kept := ms.HeapIdle - ms.HeapReleased; kept > 16<<20 {
+		t.Errorf("%d MiB of freed heap still resident after the daemon went idle", kept>>20)
 	}
 }
