@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
 		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
 
 		"params test-circuits": {"parameters of the daemon's test circuits (--enable-test-circuits)", runParamsTestCircuits},
 
@@ -44,6 +45,10 @@ func commands() map[string]command {
 		"bench metrics":  {"the daemon's Prometheus metrics", runBenchMetrics},
 		"bench timeline": {"draw the pipeline from the stage records of the daemon's /status (text and SVG)", runBenchTimeline},
 		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
+		"post vanilla":   {"WindowPoSt/WinningPoSt vanilla proofs of sealed sectors, as Curio sends them", runPostVanilla},
+		"snap encode":    {"update a sealed CC sector with new data: update.json, vanilla partition proofs", runSnapEncode},
+		"verify-post":    {"verify a WindowPoSt/WinningPoSt proof from public values", runVerifyPoSt},
+		"verify-update":  {"verify a SnapDeals update proof from public values", runVerifyUpdate},
 	}
 }
 

@@ -21,21 +21,13 @@ import (
 )
 
 // The real binary, built once per test run (tests that send signals or
-// kill -9 need a process of their own).
+// kill -9 need a process of their own); TestMain removes binDir.
 var (
 	binOnce sync.Once
 	binDir  string
 	binPath string
 	binErr  error
 )
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
 
 // cuzkBinary builds the cuzk binary once and returns its path. Tests that
 // need it are skipped under -short.
