@@ -139,7 +139,16 @@ func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, 
 		return engine.Result{}, err
 	}
 	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		// After a proof nothing is in flight and Shutdown returns at once.
+		// After a signal the job is cancelled already, and a stage in
+		// progress (an MSM of 2^22 points and more) would only be waited
+		// for until it checks again: the process is about to exit, so give
+		// it a second.
+		wait := 10 * time.Second
+		if ctx.Err() != nil {
+			wait = time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		defer cancel()
 		_ = eng.Shutdown(sctx)
 		eng.ReleaseParams()
