@@ -11,6 +11,7 @@
 package fuzzcheck
 
 import (
+	"flag"
 	"runtime"
 	"testing"
 	"time"
@@ -64,11 +65,27 @@ func Measure(limit time.Duration, decode func()) (time.Duration, uint64) {
 	return best, after.TotalAlloc - before.TotalAlloc
 }
 
+// FuzzingSlowdown is how much more time an input gets while the fuzzer
+// runs (go test -fuzz): its coverage instrumentation makes the decoders
+// two to four times slower, and its workers share the machine.
+const FuzzingSlowdown = 4
+
+// fuzzing says whether this process runs under go test -fuzz (the
+// coordinator and its workers all carry the flag).
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
 // Check fails t when decode, run on an input of n bytes, takes longer
-// than MaxDurationFor(n) or allocates more than MaxAllocBytes(n).
+// than MaxDurationFor(n) (FuzzingSlowdown times that under the fuzzer)
+// or allocates more than MaxAllocBytes(n).
 func Check(t testing.TB, n int, decode func()) {
 	t.Helper()
 	limit := MaxDurationFor(n)
+	if fuzzing() {
+		limit *= FuzzingSlowdown
+	}
 	d, a := Measure(limit, decode)
 	if d > limit {
 		t.Fatalf("decoding %d bytes takes %v (at most %v)", n, d, limit)
