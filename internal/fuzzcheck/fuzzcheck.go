@@ -7,7 +7,9 @@
 //
 // Run as fuzz targets they check every generated input; run by go test
 // they check the committed seed corpus (testdata/fuzz/<FuzzName>/) and the
-// crafted worst cases each target adds with f.Add, in every CI run.
+// seeds each target adds with f.Add, in every CI run. Megabyte worst cases
+// go through Check in ordinary tests instead (c1's
+// TestWorstCasesAreRejected), so they do not slow the fuzzer.
 package fuzzcheck
 
 import (
@@ -21,9 +23,9 @@ import (
 // of n bytes: MaxDuration + n·PerByte, so about 100 ms for anything the
 // fuzzer generates (inputs of kilobytes) and 200 ms for a megabyte of
 // crafted worst case. Reading a megabyte takes a millisecond and the
-// decoders run at 20–40 ns per byte (4× that under the fuzzer's coverage
-// instrumentation on a loaded machine), so only work that grows faster
-// than the input (a claimed length, a quadratic step) fails the bound.
+// decoders run at 20–40 ns per byte, so only work that grows faster than
+// the input (a claimed length, a quadratic step) fails the bound. Under
+// the fuzzer the bound is FuzzingSlowdown times as long.
 const (
 	MaxDuration = 100 * time.Millisecond
 	PerByte     = 100 * time.Nanosecond
