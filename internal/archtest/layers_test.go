@@ -30,11 +30,13 @@ var layer = map[string]int{
 	"filecoin": 3, "gadgets": 3, "prover/cpu": 3, "prover/checked": 3,
 	// 4: parameter files; PoRep formats and graph; bincode; the GPU backend.
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
-	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; test parameters.
+	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; vanilla proofs of test sectors.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
-	"porep/c2": 7, "testparams": 7, "post/circuit": 7, "snap/circuit": 7,
-	// 8: the engine; 9: the proof kinds it serves and the gRPC server.
-	"engine": 8, "engine/porepkind": 9, "engine/testkind": 9, "server": 9,
+	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7, "internal/vanillagen": 7,
+	// 8: the engine; test parameters (blank circuits of every kind).
+	"engine": 8, "testparams": 8,
+	// 9: the proof kinds the engine serves and the gRPC server.
+	"engine/porepkind": 9, "engine/postkind": 9, "engine/snapkind": 9, "engine/testkind": 9, "server": 9,
 	// 10: the daemon harnesses; 11: the binary.
 	"bench": 10, "cmd/cuzk": 11,
 }
@@ -44,7 +46,8 @@ var layer = map[string]int{
 var daemon = map[string]bool{
 	"budget": true, "config": true, "prover": true, "prover/cpu": true, "prover/checked": true, "prover/gpu": true,
 	"srs": true, "client": true, "server/statusdoc": true,
-	"engine": true, "engine/porepkind": true, "engine/testkind": true, "server": true, "bench": true, "cmd/cuzk": true,
+	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
+	"server": true, "bench": true, "cmd/cuzk": true,
 }
 
 var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams"}
