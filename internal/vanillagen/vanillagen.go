@@ -81,6 +81,40 @@ func Seal(ctx context.Context, proof filecoin.RegisteredSealProof, miner, id uin
 	return s, nil
 }
 
+// RandomSector is a stand-in for a sealed sector of proof's size whose
+// replica is random (drawn from seed) instead of sealed: PoSt and
+// SnapDeals see only tree_r_last and comm_c, so their vanilla proofs of it
+// verify like those of a sealed sector, and it costs a tree build instead
+// of a seal (seconds instead of minutes at 8 MiB).
+func RandomSector(proof filecoin.RegisteredSealProof, miner, id, seed uint64, workers int) (*Sector, error) {
+	if !proof.Valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSectors, proof)
+	}
+	rng := rand.New(rand.NewPCG(seed, id))
+	leaves := make([]fr.Element, proof.SectorSize().Nodes())
+	for i := range leaves {
+		leaves[i] = randomElement(rng)
+	}
+	tree, err := merkle.BuildPoseidon(proof.SealSpec().Tree(), leaves, max(workers, 1))
+	if err != nil {
+		return nil, err
+	}
+	s := &Sector{Proof: proof, Miner: miner, ID: id, TreeRLast: tree, CommC: randomElement(rng)}
+	s.CommR = post.CommR(s.CommC, tree.Root())
+	return s, nil
+}
+
+// randomElement is a random 254-bit field element.
+func randomElement(rng *rand.Rand) fr.Element {
+	var b [32]byte
+	for j := 0; j < 32; j += 8 {
+		binary.LittleEndian.PutUint64(b[j:], rng.Uint64())
+	}
+	b[31] &= 0x3f
+	e, _ := fr.LittleEndian.Element(&b) // < 2^254 < r
+	return e
+}
+
 // SealMany seals n CC sectors of miner with ids first, first+1, ….
 func SealMany(ctx context.Context, proof filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*Sector, error) {
 	out := make([]*Sector, n)
@@ -203,14 +237,8 @@ func SnapUpdate(p filecoin.RegisteredUpdateProof, s *Sector, dataSeed uint64, wo
 	data := make([][32]byte, n)
 	dataFr := make([]fr.Element, n)
 	for i := range data {
-		for j := 0; j < 32; j += 8 {
-			binary.LittleEndian.PutUint64(data[i][j:], rng.Uint64())
-		}
-		data[i][31] &= 0x3f // fr32: every node below 2^254
-		var err error
-		if dataFr[i], err = fr.LittleEndian.Element(&data[i]); err != nil {
-			return nil, err
-		}
+		dataFr[i] = randomElement(rng) // fr32: every node below 2^254
+		data[i] = Bytes(dataFr[i])
 	}
 	treeD, err := merkle.BuildSha254(data, workers)
 	if err != nil {
@@ -238,4 +266,19 @@ func SnapUpdate(p filecoin.RegisteredUpdateProof, s *Sector, dataSeed uint64, wo
 		u.VanillaProofs = append(u.VanillaProofs, b)
 	}
 	return u, nil
+}
+
+// Bytes is e's canonical little-endian encoding, the form commitments and
+// randomness take on the wire.
+func Bytes(e fr.Element) [32]byte {
+	var b [32]byte
+	fr.LittleEndian.PutElement(&b, e)
+	return b
+}
+
+// Request fields of the update: comm_r_old, comm_r_new and comm_d_new as
+// raw 32 bytes, fresh slices each call.
+func (u *Update) Request() (commROld, commRNew, commDNew []byte) {
+	o, n := Bytes(u.CommROld), Bytes(u.CommRNew)
+	return o[:], n[:], append([]byte(nil), u.CommDNew[:]...)
 }

@@ -105,3 +105,42 @@ func TestVanillaProofsVerify(t *testing.T) {
 		t.Errorf("8 MiB proof of a 2 KiB sector: %v", err)
 	}
 }
+
+// A random stand-in sector gives vanilla proofs that verify like a sealed
+// one's.
+func TestRandomSector(t *testing.T) {
+	ctx := context.Background()
+	s, err := RandomSector(filecoin.StackedDrg2KiBV1_1, 1000, 5, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd := Randomness(1)
+	p := filecoin.StackedDrgWinning2KiBV1
+	raw, err := WinningPoSt(p, rnd, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := post.DecodeVanillaProofs(raw, p)
+	wp, err := post.NewWinningPartition(p, rnd, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wp.Verify(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := wp.CheckSectors([]post.PublicSector{s.Public()}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, s, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pps, _ := snap.DecodePartitionProofs(u.VanillaProofs, u.Proof)
+	if err := snap.VerifyAll(ctx, u.Proof, u.Public(0), pps); err != nil {
+		t.Fatal(err)
+	}
+	o, n, d := u.Request()
+	if len(o) != 32 || len(n) != 32 || len(d) != 32 || [32]byte(d) != u.CommDNew || [32]byte(o) != Bytes(s.CommR) {
+		t.Fatal("request fields")
+	}
+}
