@@ -15,8 +15,9 @@
 //   - vanilla_proofs: WindowPoSt one entry per sector of this partition
 //     (1..sector_count), WinningPoSt exactly one;
 //   - partition_index: WindowPoSt's partition k, which numbers the sectors
-//     in the challenge derivation before V1_2 (sector index k·sector_count
-//     + i) and enters the public inputs the same way; WinningPoSt only 0;
+//     in the challenge derivation before V1_2 (the sector index is
+//     k·sector_count plus the position) and enters the public inputs the
+//     same way; WinningPoSt only 0;
 //   - sector_size: optional, checked against registered_proof when set;
 //   - miner_id: informational (neither circuit depends on the prover id).
 //

@@ -213,7 +213,10 @@ func TestPlanRejects(t *testing.T) {
 		{"winning proof to the window kind", Window(), wreq(func(r *engine.Request) { r.RegisteredProof = 0 }), "registered_proof 0 is StackedDrgWinning2KiBV1", nil},
 		{"window proof to the winning kind", Winning(), winReq(func(r *engine.Request) { r.RegisteredProof = 10 }), "registered_proof 10", nil},
 		{"wrong sector size", Window(), wreq(func(r *engine.Request) { r.SectorSize = 8 << 20 }), "sector_size 8388608", nil},
-		{"wrong registered proof size", Window(), wreq(func(r *engine.Request) { r.RegisteredProof = uint64(filecoin.StackedDrgWindow8MiBV1_2); r.SectorSize = 0 }), "vanilla_proofs[0]", post.ErrDecode},
+		{"wrong registered proof size", Window(), wreq(func(r *engine.Request) {
+			r.RegisteredProof = uint64(filecoin.StackedDrgWindow8MiBV1_2)
+			r.SectorSize = 0
+		}), "vanilla_proofs[0]", post.ErrDecode},
 		{"randomness 31 bytes", Window(), wreq(func(r *engine.Request) { r.Randomness = r.Randomness[:31] }), "randomness is 31 bytes", nil},
 		{"randomness 33 bytes", Window(), wreq(func(r *engine.Request) { r.Randomness = append(r.Randomness, 0) }), "randomness is 33 bytes", nil},
 		{"no randomness", Winning(), winReq(func(r *engine.Request) { r.Randomness = nil }), "randomness is 0 bytes", nil},
