@@ -1,9 +1,9 @@
 // Package bench holds the daemon harnesses behind `cuzk bench`: proofs
 // through a running daemon one at a time or in batches (Prove, RunBatch)
 // with their summaries, open-loop stress runs (Stress), readers of the
-// daemon's /status (decoded into server/statusdoc's document) and metrics,
-// and the pipeline timeline drawn from the stage records /status lists
-// (Timeline, as text and SVG).
+// daemon's /status (decoded into server/statusdoc's document) and metrics.
+// The pipeline timeline drawn from the stage records /status lists is
+// server/statusdoc/timeline's, which the daemon's status page shares.
 //
 // It talks to a daemon only: it imports the client, the wire types and the
 // status document, nothing of the daemon itself (a test keeps it so).

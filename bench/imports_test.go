@@ -19,6 +19,8 @@ var allowedImports = map[string]bool{
 	module + "/client":           true,
 	module + "/api/cuzk/v1":      true,
 	module + "/server/statusdoc": true,
+	// The client reads bearer-token files with it.
+	module + "/internal/tokenfile": true,
 }
 
 // TestImportsAllowList fails when bench (or its tests) depends on a

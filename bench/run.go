@@ -53,6 +53,11 @@ type Result struct {
 	// DrainCancelled: a stress run cancelled the job when its drain time
 	// ran out.
 	DrainCancelled bool `json:"drain_cancelled,omitempty"`
+	// Daemon is the address of the daemon that ran the job (or last
+	// answered for it); Moved lists, in order, the daemons that refused or
+	// lost it before (a client of several daemons sends it on).
+	Daemon string   `json:"daemon,omitempty"`
+	Moved  []string `json:"moved_from,omitempty"`
 
 	accepted bool // SubmitProof returned a job id
 }
@@ -91,6 +96,7 @@ func Prove(ctx context.Context, c *client.Client, spec *Spec, index int, request
 	resp, err := c.RPC().Prove(ctx, &cuzkv1.ProveRequest{Submit: spec.Request(requestID)})
 	r.End = time.Now()
 	r.Wall = r.End.Sub(r.Start)
+	place(c, &r, requestID)
 	if err != nil {
 		r.Status, r.Error = StatusError, err.Error()
 		return r
@@ -117,6 +123,8 @@ type BatchReport struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 	Results     []Result      `json:"results"` // in index order
 	Summary     Summary       `json:"summary"`
+	// Daemons is the run's spread over the client's daemons.
+	Daemons []DaemonStats `json:"daemons"`
 }
 
 // RunBatch proves spec Count times with at most Concurrency requests in
@@ -159,6 +167,7 @@ func RunBatch(ctx context.Context, c *client.Client, spec *Spec, opt BatchOption
 	wg.Wait()
 	rep.Elapsed = time.Since(rep.Start)
 	rep.Summary = Summarize(rep.Results, rep.Elapsed)
+	rep.Daemons = Spread(c, rep.Results)
 	return rep
 }
 

@@ -160,6 +160,9 @@ type KindStats struct {
 	Cancelled      int       `json:"cancelled"`
 	DrainCancelled int       `json:"drain_cancelled"` // part of Cancelled
 	Lost           int       `json:"lost"`
+	// Moved counts the jobs a daemon refused or lost that went on to
+	// another daemon (each is also counted by its final outcome).
+	Moved int `json:"moved"`
 	// Latency is the client's submit-to-result time of completed jobs;
 	// QueueWait and Total are the daemon's.
 	Latency   Dist `json:"latency"`
@@ -214,7 +217,9 @@ type StressReport struct {
 	LostJobs    []string      `json:"lost_jobs,omitempty"`
 	Memory      MemoryReport  `json:"memory"`
 	Counters    CounterCheck  `json:"daemon_counters"`
-	Results     []Result      `json:"results"`
+	// Daemons is the run's spread over the client's daemons.
+	Daemons []DaemonStats `json:"daemons"`
+	Results []Result      `json:"results"`
 }
 
 // StressProgress is a snapshot of a running stress run.
@@ -245,6 +250,9 @@ type Stress struct {
 	peakRSS, rssSamples                 atomic.Uint64
 	budgetUsedMax                       atomic.Int64
 	draining                            atomic.Bool
+
+	mu         sync.Mutex
+	daemonPeak map[string]uint64 // resident memory per daemon
 }
 
 // NewStress plans a run; specs must hold a Spec for every type in mix.
@@ -380,6 +388,9 @@ arrivals:
 	for _, r := range results {
 		k := byType[r.Type]
 		k.Submitted++
+		if len(r.Moved) > 0 {
+			k.Moved++
+		}
 		switch {
 		case r.Status == StatusRejected:
 			k.Rejected++
@@ -419,9 +430,16 @@ arrivals:
 		a.Cancelled += k.Cancelled
 		a.DrainCancelled += k.DrainCancelled
 		a.Lost += k.Lost
+		a.Moved += k.Moved
 	}
 	rep.All.Latency, rep.All.QueueWait, rep.All.Total = NewDist(all[0]), NewDist(all[1]), NewDist(all[2])
 
+	rep.Daemons = Spread(s.c, results)
+	s.mu.Lock()
+	for i := range rep.Daemons {
+		rep.Daemons[i].PeakRSS = s.daemonPeak[rep.Daemons[i].Addr]
+	}
+	s.mu.Unlock()
 	rep.Memory = MemoryReport{PeakRSS: s.peakRSS.Load(), RSSSamples: int(s.rssSamples.Load()), BudgetUsedMax: s.budgetUsedMax.Load()}
 	fin, ctxCancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ctxCancel()
@@ -443,10 +461,13 @@ arrivals:
 
 // one submits a job and waits for its result. A job whose wait is cut
 // (drain over, connection trouble) comes back with StatusError and its job
-// id, for settle.
+// id, for settle. With several daemons, a job whose daemon stopped or
+// forgot it (Unavailable, NotFound) is submitted again, to another daemon
+// if one is ready, and recorded as moved.
 func (s *Stress) one(ctx, awaitCtx context.Context, spec *Spec, index int, id string) Result {
 	r := Result{Index: index, Type: spec.Type, RequestID: id, Start: time.Now()}
 	sub, err := s.c.Submit(ctx, spec.Request(id))
+	place(s.c, &r, id)
 	if err != nil {
 		r.End = time.Now()
 		r.Wall = r.End.Sub(r.Start)
@@ -458,6 +479,7 @@ func (s *Stress) one(ctx, awaitCtx context.Context, spec *Spec, index int, id st
 		return r
 	}
 	r.JobID, r.accepted = sub.GetJobId(), true
+	resubmits := 0
 	for attempt := 0; ; attempt++ {
 		resp, err := s.c.RPC().AwaitProof(awaitCtx, &cuzkv1.AwaitProofRequest{JobId: r.JobID})
 		if err == nil {
@@ -468,6 +490,22 @@ func (s *Stress) one(ctx, awaitCtx context.Context, spec *Spec, index int, id st
 				continue // not final: wait again
 			}
 			return r
+		}
+		code := status.Code(err)
+		if s.c.Several() && awaitCtx.Err() == nil && (code == codes.Unavailable || code == codes.NotFound) && resubmits < len(s.c.Daemons()) {
+			resubmits++
+			lost := r.Daemon
+			sub, serr := s.c.Submit(ctx, spec.Request(id))
+			if serr != nil {
+				// No daemon took it again: it stays the lost job it is.
+				r.Status, r.Error = StatusError, fmt.Sprintf("%v; submitting it again: %v", err, serr)
+				return r
+			}
+			r.Moved = append(r.Moved, lost)
+			r.JobID = sub.GetJobId()
+			place(s.c, &r, r.JobID)
+			attempt = -1
+			continue
 		}
 		if awaitCtx.Err() != nil || attempt >= 5 {
 			r.Status, r.Error = StatusError, err.Error()
@@ -512,9 +550,19 @@ func (s *Stress) sample(ctx context.Context) {
 	defer t.Stop()
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if text, err := s.c.Metrics(rctx); err == nil {
+		for _, d := range s.c.Daemons() {
+			text, err := s.c.MetricsOf(rctx, d.Addr)
+			if err != nil {
+				continue
+			}
 			if v, ok := MetricValue(text, ResidentMetric); ok {
 				s.rssSamples.Add(1)
+				s.mu.Lock()
+				if s.daemonPeak == nil {
+					s.daemonPeak = map[string]uint64{}
+				}
+				s.daemonPeak[d.Addr] = max(s.daemonPeak[d.Addr], uint64(v))
+				s.mu.Unlock()
 				for {
 					old := s.peakRSS.Load()
 					if uint64(v) <= old || s.peakRSS.CompareAndSwap(old, uint64(v)) {

@@ -76,10 +76,13 @@ func ResultError(r *cuzkv1.AwaitProofResponse) error {
 	return &JobError{JobID: r.GetJobId(), Status: r.GetStatus(), Message: msg}
 }
 
-// Client talks to one daemon. It is safe for concurrent use.
+// Client talks to one daemon, or balances over several (DialDaemons). It
+// is safe for concurrent use.
 type Client struct {
-	conn *grpc.ClientConn
-	rpc  cuzkv1.ProvingEngineClient
+	conn  *grpc.ClientConn
+	rpc   cuzkv1.ProvingEngineClient
+	addr  string // the one daemon's address
+	fleet *fleet // several daemons: see DialResolver
 }
 
 // Target turns a daemon address ("unix:///path.sock" or "host:port") into
@@ -92,8 +95,14 @@ func Target(addr string) string {
 }
 
 // Dial connects to addr lazily (the first call connects). opts come after
-// the defaults (insecure transport, 256 MiB messages).
+// the defaults (insecure transport, 256 MiB messages). A comma-separated
+// list of addresses, or a "dns:///host:port" name, balances over several
+// daemons (DialDaemons); one address talks to that daemon alone, with
+// gRPC's default pick_first.
 func Dial(addr string, opts ...grpc.DialOption) (*Client, error) {
+	if addrs, ok := several(addr); ok {
+		return DialDaemons(addrs, opts...)
+	}
 	all := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
@@ -102,7 +111,7 @@ func Dial(addr string, opts ...grpc.DialOption) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuzk client: %w", err)
 	}
-	return &Client{conn: conn, rpc: cuzkv1.NewProvingEngineClient(conn)}, nil
+	return &Client{conn: conn, rpc: cuzkv1.NewProvingEngineClient(conn), addr: addr}, nil
 }
 
 // Close closes the connection.
@@ -147,25 +156,42 @@ func (c *Client) Cancel(ctx context.Context, jobID string) (wasRunning bool, err
 	return resp.GetWasRunning(), err
 }
 
-// Status returns the daemon's status.
+// Status returns the daemon's status; for several daemons, the sum of
+// those that answer (SumStatus).
 func (c *Client) Status(ctx context.Context) (*cuzkv1.GetStatusResponse, error) {
+	if c.fleet != nil {
+		return c.statusAll(ctx)
+	}
 	return c.rpc.GetStatus(ctx, &cuzkv1.GetStatusRequest{})
 }
 
-// Metrics returns the daemon's metrics in Prometheus text format.
+// Metrics returns the daemon's metrics in Prometheus text format
+// (ErrSeveralDaemons for several daemons: see MetricsOf).
 func (c *Client) Metrics(ctx context.Context) (string, error) {
+	if c.fleet != nil {
+		return "", fmt.Errorf("cuzk client: metrics: %w", ErrSeveralDaemons)
+	}
 	resp, err := c.rpc.GetMetrics(ctx, &cuzkv1.GetMetricsRequest{})
 	return resp.GetPrometheusText(), err
 }
 
 // Preload loads a circuit's parameters; already says they were resident.
+// For several daemons it loads them on each: already when all had them,
+// loadTime the longest.
 func (c *Client) Preload(ctx context.Context, circuitID string) (already bool, loadTime time.Duration, err error) {
+	if c.fleet != nil {
+		return c.preloadAll(ctx, circuitID)
+	}
 	resp, err := c.rpc.PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: circuitID})
 	return resp.GetAlreadyLoaded(), time.Duration(resp.GetLoadTimeMs()) * time.Millisecond, err
 }
 
-// Evict drops a circuit's parameters from memory.
+// Evict drops a circuit's parameters from memory (on every daemon, for
+// several: wasLoaded when any had them, freedBytes summed).
 func (c *Client) Evict(ctx context.Context, circuitID string) (wasLoaded bool, freedBytes uint64, err error) {
+	if c.fleet != nil {
+		return c.evictAll(ctx, circuitID)
+	}
 	resp, err := c.rpc.EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: circuitID})
 	return resp.GetWasLoaded(), resp.GetFreedBytes(), err
 }

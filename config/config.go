@@ -63,8 +63,28 @@ type Daemon struct {
 	// Listen is the gRPC address: "unix:///path/to.sock" or "host:port".
 	Listen string `toml:"listen"`
 	// StatusListen is the HTTP address for /status, /metrics and pprof, in
-	// the same forms as Listen; empty disables it.
+	// the same forms as Listen; empty disables it. A host:port without a
+	// host (":9821") means the loopback address (see StatusAddr).
 	StatusListen string `toml:"status_listen"`
+
+	// TokenFile names a file of bearer tokens (the format of
+	// internal/tokenfile: one token per line, optionally named). When set,
+	// every RPC and every status request, on any listener, must carry one
+	// ("authorization: Bearer <token>"). The file is re-read when it
+	// changes.
+	TokenFile string `toml:"token_file"`
+	// TLSCertFile and TLSKeyFile are the daemon's certificate chain and
+	// private key (PEM). When set, TCP listeners speak TLS; unix sockets
+	// stay plain (their file permissions guard them).
+	TLSCertFile string `toml:"tls_cert_file"`
+	TLSKeyFile  string `toml:"tls_key_file"`
+	// TLSClientCAFile (PEM CA certificates) makes TLS mutual: every TCP
+	// caller must present a client certificate issued by one of them.
+	TLSClientCAFile string `toml:"tls_client_ca_file"`
+	// InsecureTCP allows a TCP listener that authenticates nobody (no
+	// token_file and no client certificates). Without it such a
+	// configuration is refused by CheckListeners.
+	InsecureTCP bool `toml:"insecure_tcp"`
 }
 
 // SRS is the [srs] section: where the Groth16 parameters are.
@@ -345,6 +365,7 @@ func (c *Config) Validate() error {
 	}
 	add(checkAddr("daemon.listen", c.Daemon.Listen, false))
 	add(checkAddr("daemon.status_listen", c.Daemon.StatusListen, true))
+	add(c.Daemon.checkTLSKeys())
 	if strings.TrimSpace(c.SRS.ParamCache) == "" {
 		add(invalid("srs.param_cache", c.SRS.ParamCache, "must name a directory"))
 	}

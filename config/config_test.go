@@ -41,6 +41,11 @@ func TestDefaults(t *testing.T) {
 	}{
 		{"daemon.listen", d.Daemon.Listen, "unix:///run/curio/cuzk.sock"},
 		{"daemon.status_listen", d.Daemon.StatusListen, ""},
+		{"daemon.token_file", d.Daemon.TokenFile, ""},
+		{"daemon.tls_cert_file", d.Daemon.TLSCertFile, ""},
+		{"daemon.tls_key_file", d.Daemon.TLSKeyFile, ""},
+		{"daemon.tls_client_ca_file", d.Daemon.TLSClientCAFile, ""},
+		{"daemon.insecure_tcp", d.Daemon.InsecureTCP, false},
 		{"srs.param_cache", d.SRS.ParamCache, "/data/zk/params"},
 		{"memory.total_budget", d.Memory.TotalBudget, AutoBudget},
 		{"memory.safety_margin", d.Memory.SafetyMargin, 5 * GiB},

@@ -179,6 +179,12 @@ type Request struct {
 	PartitionIndex uint32
 
 	CommROld, CommRNew, CommDNew []byte
+
+	// IDPrefix is put in front of the job id, RequestID or generated
+	// alike, so callers in different namespaces (the server's
+	// authenticated callers) never attach to, await or cancel each
+	// other's jobs. The job id the engine returns carries it.
+	IDPrefix string
 }
 
 // digest identifies the request's content (everything but RequestID and

@@ -105,6 +105,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 	if id == "" {
 		id = newJobID()
 	}
+	id = req.IDPrefix + id
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()

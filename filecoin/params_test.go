@@ -103,7 +103,7 @@ type manifestEntry struct {
 
 func readManifest(t *testing.T) map[string]manifestEntry {
 	t.Helper()
-	raw, err := os.ReadFile("../testdata/upstream/parameters.json")
+	raw, err := os.ReadFile("paramcheck/parameters.json")
 	if err != nil {
 		t.Fatal(err)
 	}

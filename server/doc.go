@@ -29,6 +29,17 @@
 // took any time at all reports at least 1 ms; a stage that did not happen
 // (srs_load with resident parameters) reports 0.
 //
+// Authentication (WithAuth, docs/security.md): bearer tokens from a file
+// that is re-read when it changes, and TLS on TCP listeners with optional
+// client certificates verified against a CA. Unary and stream
+// interceptors check every RPC, health and reflection included, before any
+// service runs, and answer Unauthenticated with the reason; the status
+// listener checks the same credentials (an Authorization header, or the
+// cookie its /login form sets for browsers). The caller's name (Caller)
+// namespaces its job ids through engine.Request.IDPrefix, so a caller
+// awaits and cancels only its own jobs. PreloadSRS and EvictSRS take only
+// strings shaped like circuit ids.
+//
 // Shutdown order (Server.Shutdown): health NOT_SERVING; gRPC stops taking
 // new RPCs; the engine drains until the deadline and then aborts what is
 // left, which ends the pending Prove/Await calls; gRPC calls still open

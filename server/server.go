@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,12 +15,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
 
 // MaxMessageSize is the gRPC send and receive limit, as Curio's client
@@ -36,6 +40,7 @@ type Server struct {
 	metrics *Metrics
 	health  *health.Server
 	grpc    *grpc.Server
+	auth    *Auth // nil: callers are not authenticated
 
 	mu       sync.Mutex
 	http     []*http.Server
@@ -56,6 +61,11 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.l
 // fresh registry.
 func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metrics = m }) }
 
+// WithAuth authenticates every RPC and every status request with a (see
+// NewAuth and Caller): nothing reaches a service, health and reflection
+// included, before it passes.
+func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }) }
+
 // New returns a server for eng with the ProvingEngine, health and
 // reflection services registered.
 func New(eng *engine.Engine, opts ...Option) *Server {
@@ -67,7 +77,14 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize)}
+	if s.auth != nil {
+		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
+		if s.auth.cert != nil {
+			gopts = append(gopts, grpc.Creds(tcpTLS{credentials.NewTLS(s.auth.tlsConfig())}))
+		}
+	}
+	s.grpc = grpc.NewServer(gopts...)
 	cuzkv1.RegisterProvingEngineServer(s.grpc, &service{s: s})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -89,9 +106,13 @@ func (s *Server) Serve(l net.Listener) error {
 }
 
 // HTTPHandler serves GET /status (the statusdoc.Status document built
-// from the engine's Status), GET /metrics and /debug/pprof/.
+// from the engine's Status), the status page (GET / and its
+// /timeline.svg, server/statuspage), GET /metrics and /debug/pprof/.
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
+	page := statuspage.New(func() statusdoc.Status { return statusDocument(s.eng.Status()) }, s.log)
+	mux.Handle("GET "+statuspage.PagePath+"{$}", page)
+	mux.Handle("GET "+statuspage.TimelinePath, page)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
@@ -106,6 +127,9 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if s.auth != nil {
+		return s.auth.httpHandler(mux)
+	}
 	return mux
 }
 
@@ -122,6 +146,9 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 	}
 	s.http = append(s.http, hs)
 	s.mu.Unlock()
+	if s.auth != nil && s.auth.cert != nil && l.Addr().Network() != "unix" {
+		l = tls.NewListener(l, s.auth.tlsConfig("http/1.1"))
+	}
 	s.log.Info("status HTTP listening", "addr", l.Addr().String())
 	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

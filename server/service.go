@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -79,18 +80,23 @@ func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
 }
 
 func (v *service) SubmitProof(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
-	res, err := v.s.eng.Submit(ctx, DecodeRequest(req))
+	ns := jobNamespace(ctx)
+	er := DecodeRequest(req)
+	er.IDPrefix = ns
+	res, err := v.s.eng.Submit(ctx, er)
 	if err != nil {
 		return nil, statusError(err)
 	}
-	return &cuzkv1.SubmitProofResponse{JobId: res.JobID, QueuePosition: uint32(res.QueuePosition)}, nil
+	return &cuzkv1.SubmitProofResponse{JobId: strings.TrimPrefix(res.JobID, ns), QueuePosition: uint32(res.QueuePosition)}, nil
 }
 
 func (v *service) AwaitProof(ctx context.Context, req *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
-	r, err := v.s.eng.Await(ctx, req.GetJobId(), awaitTimeout(req.GetTimeoutMs()))
+	ns := jobNamespace(ctx)
+	r, err := v.s.eng.Await(ctx, ns+req.GetJobId(), awaitTimeout(req.GetTimeoutMs()))
 	if err != nil {
 		return nil, statusError(err)
 	}
+	r.JobID = strings.TrimPrefix(r.JobID, ns)
 	return encodeResult(r), nil
 }
 
@@ -98,18 +104,22 @@ func (v *service) Prove(ctx context.Context, req *cuzkv1.ProveRequest) (*cuzkv1.
 	if req.GetSubmit() == nil {
 		return nil, status.Error(codes.InvalidArgument, "missing submit field")
 	}
-	r, err := v.s.eng.Prove(ctx, DecodeRequest(req.GetSubmit()))
+	ns := jobNamespace(ctx)
+	er := DecodeRequest(req.GetSubmit())
+	er.IDPrefix = ns
+	r, err := v.s.eng.Prove(ctx, er)
 	if err != nil {
 		return nil, statusError(err)
 	}
+	r.JobID = strings.TrimPrefix(r.JobID, ns)
 	if r.State == engine.StateFailed && errors.Is(r.Err, engine.ErrShuttingDown) {
 		return nil, statusError(r.Err)
 	}
 	return &cuzkv1.ProveResponse{Result: encodeResult(r)}, nil
 }
 
-func (v *service) CancelProof(_ context.Context, req *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
-	was, err := v.s.eng.Cancel(req.GetJobId())
+func (v *service) CancelProof(ctx context.Context, req *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
+	was, err := v.s.eng.Cancel(jobNamespace(ctx) + req.GetJobId())
 	if err != nil && !errors.Is(err, engine.ErrJobNotFound) {
 		return nil, statusError(err)
 	}
@@ -150,6 +160,9 @@ func (v *service) GetMetrics(context.Context, *cuzkv1.GetMetricsRequest) (*cuzkv
 }
 
 func (v *service) PreloadSRS(ctx context.Context, req *cuzkv1.PreloadSrsRequest) (*cuzkv1.PreloadSrsResponse, error) {
+	if err := checkCircuitID(req.GetCircuitId()); err != nil {
+		return nil, err
+	}
 	already, d, err := v.s.eng.PreloadParams(ctx, req.GetCircuitId())
 	if err != nil {
 		return nil, statusError(err)
@@ -158,6 +171,9 @@ func (v *service) PreloadSRS(ctx context.Context, req *cuzkv1.PreloadSrsRequest)
 }
 
 func (v *service) EvictSRS(_ context.Context, req *cuzkv1.EvictSrsRequest) (*cuzkv1.EvictSrsResponse, error) {
+	if err := checkCircuitID(req.GetCircuitId()); err != nil {
+		return nil, err
+	}
 	was, freed, err := v.s.eng.EvictParams(req.GetCircuitId())
 	if err != nil {
 		return nil, statusError(err)

@@ -146,7 +146,7 @@ func TestReadShapeRejects(t *testing.T) {
 // WinningPoSt, SnapDeals) maps to a file listed in the official parameters
 // manifest.
 func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
-	raw, err := os.ReadFile("../testdata/upstream/parameters.json")
+	raw, err := os.ReadFile("../filecoin/paramcheck/parameters.json")
 	if err != nil {
 		t.Fatal(err)
 	}

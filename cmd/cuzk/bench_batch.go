@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/client"
 )
 
 // runBenchBatch is `cuzk bench batch`: N proofs, J in flight, a line per
@@ -57,7 +60,7 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	})
 	rep := bench.RunBatch(ctx, c, spec.Spec, bench.BatchOptions{Count: count, Concurrency: conc}, func(r bench.Result) {
 		n := done.Add(1)
-		prog.Println(lines, proofLine(int(n), count, &r))
+		prog.Println(lines, proofLine(int(n), count, &r)+daemonSuffix(c, &r))
 	})
 	prog.Stop()
 	if *asJSON {
@@ -92,6 +95,7 @@ func printBatchSummary(w io.Writer, rep *bench.BatchReport) {
 	fmt.Fprintf(w, "\n=== Batch Summary ===\n")
 	fmt.Fprintf(w, "proofs:      %d completed, %d failed, %d requested (concurrency %d)\n", s.Completed, s.Failed, s.Requested, rep.Concurrency)
 	fmt.Fprintf(w, "elapsed:     %s s\n", secs(rep.Elapsed))
+	printSpread(w, rep.Daemons)
 	if s.Completed == 0 {
 		return
 	}
@@ -109,4 +113,38 @@ func printBatchSummary(w io.Writer, rep *bench.BatchReport) {
 		s.Client.ProofsPerMinute, s.Client.SecondsPerProof, s.Client.Proofs, secs(s.Client.Span))
 	fmt.Fprintf(w, "throughput (daemon): %.3f proofs/min, %.3f s/proof (%d proofs over %s s, first job accepted to last result)\n",
 		s.Daemon.ProofsPerMinute, s.Daemon.SecondsPerProof, s.Daemon.Proofs, secs(s.Daemon.Span))
+}
+
+// daemonSuffix names the daemon of a per-proof line when the client has
+// several, and the daemons that refused or lost the job first.
+func daemonSuffix(c *client.Client, r *bench.Result) string {
+	if !c.Several() {
+		return ""
+	}
+	s := " daemon=" + r.Daemon
+	if len(r.Moved) > 0 {
+		s += " moved_from=" + strings.Join(r.Moved, ",")
+	}
+	return s
+}
+
+// printSpread shows how a run's jobs spread over several daemons (nothing
+// for one daemon).
+func printSpread(w io.Writer, ds []bench.DaemonStats) {
+	if len(ds) < 2 {
+		return
+	}
+	moved := 0
+	for _, d := range ds {
+		moved += d.MovedAway
+	}
+	fmt.Fprintf(w, "daemons:     %d, the busiest got %.0f%% of the jobs; %d job(s) moved to another daemon\n", len(ds), 100*bench.MaxShare(ds), moved)
+	fmt.Fprintf(w, "  %-40s %6s %9s %10s %10s\n", "daemon", "jobs", "completed", "moved away", "peak rss")
+	for _, d := range ds {
+		rss := "-"
+		if d.PeakRSS > 0 {
+			rss = budget.FormatBytes(int64(d.PeakRSS))
+		}
+		fmt.Fprintf(w, "  %-40s %6d %9d %10d %10s\n", d.Addr, d.Jobs, d.Completed, d.MovedAway, rss)
+	}
 }

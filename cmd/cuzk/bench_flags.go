@@ -23,11 +23,15 @@ import (
 // AddrEnv overrides the default daemon address of the bench commands.
 const AddrEnv = "CUZK_ADDR"
 
+// TokenFileEnv is the default of --token-file.
+const TokenFileEnv = "CUZK_TOKEN_FILE"
+
 // daemonFlags are the connection flags of the bench commands that talk to
 // a daemon.
 type daemonFlags struct {
 	addr       string
 	statusAddr string
+	creds      *client.Credentials
 }
 
 func addDaemonFlags(fs *flag.FlagSet) *daemonFlags {
@@ -36,26 +40,50 @@ func addDaemonFlags(fs *flag.FlagSet) *daemonFlags {
 	if v := os.Getenv(AddrEnv); v != "" {
 		def = v
 	}
-	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port (default $"+AddrEnv+" or the daemon's default)")
+	fs.StringVar(&d.addr, "addr", def, "daemon gRPC `address`: unix:///path.sock, host:port or http://host:port; several, comma-separated, or dns:///name:port, share the jobs (default $"+AddrEnv+" or the daemon's default)")
 	fs.StringVar(&d.statusAddr, "status-addr", "", "daemon status HTTP `address` (its status_listen) for /status: memory budget, pipeline, per-kind counters")
+	d.creds = addCredentialFlags(fs)
 	return d
 }
 
-// dial connects to the daemon; the Rust tool's "http://host:port" form is
-// accepted too.
+// addCredentialFlags adds the flags of a daemon that authenticates its
+// callers (docs/security.md).
+func addCredentialFlags(fs *flag.FlagSet) *client.Credentials {
+	c := &client.Credentials{}
+	fs.StringVar(&c.TokenFile, "token-file", os.Getenv(TokenFileEnv), "bearer token `file` (one line: TOKEN or NAME TOKEN) for a daemon with token_file (default $"+TokenFileEnv+")")
+	fs.StringVar(&c.CAFile, "tls-ca", "", "CA certificate `file` (PEM) that signed the daemon's certificate; turns TLS on for TCP addresses")
+	fs.StringVar(&c.CertFile, "tls-cert", "", "client certificate `file` (PEM) for a daemon with tls_client_ca_file; turns TLS on")
+	fs.StringVar(&c.KeyFile, "tls-key", "", "client certificate key `file` (PEM)")
+	fs.StringVar(&c.ServerName, "tls-server-name", "", "`name` to check in the daemon's certificate (default: the address's host)")
+	return c
+}
+
+// dial connects to the daemon, or to each of a comma-separated list (the
+// client then balances the jobs over them), with the credential flags;
+// the Rust tool's "http://host:port" form is accepted too.
 func (d *daemonFlags) dial() (*client.Client, error) {
-	addr := strings.TrimPrefix(d.addr, "http://")
-	if addr == "" {
+	addrs := client.SplitAddrs(d.addr)
+	if len(addrs) == 0 {
 		return nil, fmt.Errorf("--addr is empty")
 	}
-	return client.Dial(addr)
+	for i, a := range addrs {
+		addrs[i] = strings.TrimPrefix(a, "http://")
+	}
+	return client.DialWith(strings.Join(addrs, ","), *d.creds)
 }
 
 func (d *daemonFlags) status() (*bench.StatusClient, error) {
 	if d.statusAddr == "" {
 		return nil, nil
 	}
-	return bench.NewStatusClient(d.statusAddr)
+	sc, err := bench.NewStatusClient(d.statusAddr)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.WithCredentials(*d.creds); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 // proofFlags describe the request of single, batch and stress, with the

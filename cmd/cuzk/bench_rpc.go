@@ -159,7 +159,16 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
 		return "loading " + id + "; " + daemonBrief(ctx, c)
 	})
-	resp, err := c.RPC().PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: id})
+	var resp *cuzkv1.PreloadSrsResponse
+	if c.Several() {
+		// On every daemon: already when all had them, the longest load.
+		var already bool
+		var d time.Duration
+		already, d, err = c.Preload(ctx, id)
+		resp = &cuzkv1.PreloadSrsResponse{AlreadyLoaded: already, LoadTimeMs: uint64(d.Milliseconds())}
+	} else {
+		resp, err = c.RPC().PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: id})
+	}
 	prog.Stop()
 	if err != nil {
 		return fail("PreloadSRS %s: %v", id, err)
@@ -199,7 +208,16 @@ func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("%v", err)
 	}
 	defer c.Close()
-	resp, err := c.RPC().EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: id})
+	var resp *cuzkv1.EvictSrsResponse
+	if c.Several() {
+		// On every daemon: loaded on any, the bytes freed in all.
+		var was bool
+		var freed uint64
+		was, freed, err = c.Evict(ctx, id)
+		resp = &cuzkv1.EvictSrsResponse{WasLoaded: was, FreedBytes: freed}
+	} else {
+		resp, err = c.RPC().EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: id})
+	}
 	if err != nil {
 		return fail("EvictSRS %s: %v", id, err)
 	}

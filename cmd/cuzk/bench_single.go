@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
@@ -135,6 +136,13 @@ func printSingle(w io.Writer, rep *singleReport) {
 	fmt.Fprintf(w, "\n=== Proof Result ===\n")
 	fmt.Fprintf(w, "status:          %s\n", r.Status)
 	fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	if strings.Contains(rep.Addr, ",") || strings.HasPrefix(rep.Addr, "dns:") {
+		// One of several daemons.
+		fmt.Fprintf(w, "daemon:          %s\n", r.Daemon)
+		if len(r.Moved) > 0 {
+			fmt.Fprintf(w, "moved from:      %s\n", strings.Join(r.Moved, ", "))
+		}
+	}
 	if !r.OK() {
 		fmt.Fprintf(w, "error:           %s\n", r.Error)
 		fmt.Fprintf(w, "wall:            %s s (client)\n", secs(r.Wall))

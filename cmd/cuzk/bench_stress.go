@@ -99,7 +99,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	rep, err := st.Run(ctx, func(r bench.Result) {
 		finished++ // Run serialises these calls
 		if *verbose {
-			prog.Println(out, fmt.Sprintf("  %-6s %s", r.Type, proofLine(finished, len(st.Plan()), &r)))
+			prog.Println(out, fmt.Sprintf("  %-6s %s%s", r.Type, proofLine(finished, len(st.Plan()), &r), daemonSuffix(c, &r)))
 		}
 	})
 	prog.Stop()
@@ -137,6 +137,10 @@ func printStress(w io.Writer, rep *bench.StressReport) {
 	fmt.Fprintf(w, "(latency: client submit to result, seconds, completed jobs; queue: the daemon's queue_wait)\n")
 	if rep.All.DrainCancelled > 0 {
 		fmt.Fprintf(w, "cancelled at the end of the drain: %d\n", rep.All.DrainCancelled)
+	}
+	if len(rep.Daemons) > 1 {
+		fmt.Fprintln(w)
+		printSpread(w, rep.Daemons)
 	}
 	if rep.All.Lost == 0 {
 		fmt.Fprintf(w, "\nlost jobs: 0 (every submitted job is accounted for)\n")

@@ -23,6 +23,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -32,6 +33,7 @@ type benchDaemon struct {
 	addr, statusAddr string
 	params           string
 	logs             *syncBuf
+	stop             func() // stops the daemon (as SIGTERM does) and waits for it
 }
 
 // startBenchDaemon starts `cuzk daemon` with test circuits on params (a
@@ -85,6 +87,10 @@ completed_job_ttl = "10m"
 		done <- run(ctx, append([]string{"daemon", "--config", cfgPath, "--enable-test-circuits", "--log-level", "debug"}, extra...), io.Discard, d.logs)
 		close(exited)
 	}()
+	d.stop = func() {
+		cancel()
+		<-exited
+	}
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -537,7 +543,7 @@ func TestBenchTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runCmd(t, "bench", "timeline", "--status-file", saved, "--jobs", runID, "--json")
-	var tl bench.Timeline
+	var tl timeline.Timeline
 	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK {
 		t.Fatalf("%v", err)
 	}
@@ -625,7 +631,7 @@ func TestBenchSinglePoRep(t *testing.T) {
 	}
 
 	code, out, _ = runCmd(t, "bench", "timeline", "--status-addr", d.statusAddr, "--json")
-	var tl bench.Timeline
+	var tl timeline.Timeline
 	if err := json.Unmarshal([]byte(out), &tl); err != nil || code != exitOK || len(tl.Jobs) != 3 {
 		t.Fatalf("%v %s", err, out)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
 )
 
 // runBenchTimeline is `cuzk bench timeline`: the pipeline drawn from the
@@ -24,6 +25,7 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 	jobs := fs.String("jobs", "", "only these jobs: comma-separated ids or id prefixes")
 	width := fs.Int("width", 100, "text width in columns of time")
 	asJSON := fs.Bool("json", false, "print the timeline (spans, lanes, rows) as JSON instead of text")
+	creds := addCredentialFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -35,6 +37,9 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fail("give one of --status-addr and --status-file")
 	case *statusAddr != "":
 		sc, err := bench.NewStatusClient(*statusAddr)
+		if err == nil {
+			err = sc.WithCredentials(*creds)
+		}
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -66,7 +71,7 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 			return slices.ContainsFunc(want, func(p string) bool { return p != "" && strings.HasPrefix(job, p) })
 		}
 	}
-	tl, err := bench.NewTimeline(bench.StageRecords(st, keep))
+	tl, err := timeline.New(timeline.StageRecords(st, keep))
 	if err != nil {
 		return fail("%s (%d running, %d recent jobs): %v", from, len(st.Jobs), len(st.RecentJobs), err)
 	}

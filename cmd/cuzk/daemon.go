@@ -36,6 +36,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long running jobs may take to finish after SIGINT/SIGTERM before they are aborted")
 	maxPending := fs.Int("max-pending", 0, fmt.Sprintf("most jobs planning, queued or running at once; more submissions get RESOURCE_EXHAUSTED (0: %d)", engine.DefaultMaxPending))
 	maxPlans := fs.Int("max-concurrent-plans", 0, "most requests decoded and checked at once (0: GOMAXPROCS)")
+	sec := addSecurityFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -65,7 +66,12 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if *paramCache != "" {
 		cfg.SRS.ParamCache = *paramCache
 	}
+	sec.apply(&cfg.Daemon)
 	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	transportWarnings, err := cfg.CheckListeners()
+	if err != nil {
 		return fail("%v", err)
 	}
 	log, err := newLogger(cfg.Logging, stderr)
@@ -74,6 +80,10 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	for _, w := range cfg.Warnings() {
 		log.Warn("config: " + w)
+	}
+	auth, err := newAuth(cfg.Daemon, log, transportWarnings)
+	if err != nil {
+		return fail("%v", err)
 	}
 
 	// The flags override [engine] max_pending and max_concurrent_plans.
@@ -91,7 +101,11 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if *enableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}
-	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(metrics))
+	srvOpts := []server.Option{server.WithLogger(log), server.WithMetrics(metrics)}
+	if auth != nil {
+		srvOpts = append(srvOpts, server.WithAuth(auth))
+	}
+	srv := server.New(eng, srvOpts...)
 
 	lis, err := server.Listen(cfg.Daemon.Listen)
 	if err != nil {
@@ -100,7 +114,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	var hlis net.Listener
 	if cfg.Daemon.StatusListen != "" {
-		if hlis, err = server.Listen(cfg.Daemon.StatusListen); err != nil {
+		if hlis, err = server.Listen(cfg.Daemon.StatusAddr()); err != nil {
 			lis.Close()
 			_ = eng.Shutdown(context.Background())
 			return fail("%v", err)
@@ -113,7 +127,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		kindNames = append(kindNames, k.String())
 	}
 	log.Info("cuzk daemon started",
-		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusListen, "param_cache", cfg.SRS.ParamCache,
+		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusAddr(), "param_cache", cfg.SRS.ParamCache,
 		"memory_budget", budget.FormatBytes(total), "kinds", strings.Join(kindNames, ","),
 		"trust_params", *trustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
 		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,

@@ -244,3 +244,50 @@ func TestDemoKinds(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// The commands chain as an operator would run them: cuzk seal keeps the
+// sectors, post vanilla and snap encode make Curio's vanilla proofs,
+// prove-post and prove-update prove them through the engine, and
+// verify-post and verify-update accept the proofs from the public-values
+// files alone.
+func TestCommandChain(t *testing.T) {
+	testenv.E2E(t, "2 KiB WindowPoSt, WinningPoSt and SnapDeals proofs")
+	s1, s2, cc := sealedDir(t, "s1"), sealedDir(t, "s2"), sealedDir(t, "cc")
+	dir := t.TempDir()
+	rnd := hexOf(func() []byte { r := vanillagen.Randomness(11); return r[:] }())
+	for _, c := range []struct {
+		kind, dirs string
+		circuit    filecoin.CircuitID
+	}{{"window", s1 + "," + s2, filecoin.CircuitWindowPoSt2K}, {"winning", s1, filecoin.CircuitWinningPoSt2K}} {
+		params := ensureKindParams(t, c.circuit)
+		v := filepath.Join(dir, c.kind+".json")
+		if code, _, stderr := runCmd(t, "post", "vanilla", "--kind", c.kind, "--sector-dir", c.dirs, "--randomness", rnd, "--out", v); code != exitOK {
+			t.Fatalf("post vanilla %s: %s", c.kind, stderr)
+		}
+		pub := strings.TrimSuffix(v, ".json") + ".public.json"
+		proof := filepath.Join(dir, c.kind+".proof")
+		if code, _, stderr := runCmd(t, "prove-post", "--vanilla", v, "--public", pub, "--params", params, "--out", proof); code != exitOK {
+			t.Fatalf("prove-post %s: %s", c.kind, stderr)
+		}
+		f, _ := testparams.PathsForCircuit(c.circuit, params)
+		if code, out, stderr := runCmd(t, "verify-post", "--vk", f.VK, "--proof", proof, "--public", pub); code != exitOK || strings.TrimSpace(out) != "valid" {
+			t.Fatalf("verify-post %s: exit %d %q %q", c.kind, code, out, stderr)
+		}
+		if code, _, stderr := runCmd(t, "prove-post", "--vanilla", v, "--public", pub, "--partition", "3", "--out", proof); code != exitError || !strings.Contains(stderr, "disagrees") {
+			t.Fatalf("prove-post with a contradicting flag: exit %d %q", code, stderr)
+		}
+	}
+	params := ensureKindParams(t, filecoin.CircuitUpdate2K)
+	out := filepath.Join(dir, "update")
+	if code, _, stderr := runCmd(t, "snap", "encode", "--sector-dir", cc, "--out", out); code != exitOK {
+		t.Fatalf("snap encode: %s", stderr)
+	}
+	upd, proof := filepath.Join(out, "update.json"), filepath.Join(dir, "update.proof")
+	if code, _, stderr := runCmd(t, "prove-update", "--vanilla", filepath.Join(out, "vproofs.json"), "--update", upd, "--params", params, "--out", proof); code != exitOK {
+		t.Fatalf("prove-update: %s", stderr)
+	}
+	f, _ := testparams.PathsForCircuit(filecoin.CircuitUpdate2K, params)
+	if code, stdout, stderr := runCmd(t, "verify-update", "--vk", f.VK, "--proof", proof, "--update", upd); code != exitOK || strings.TrimSpace(stdout) != "valid" {
+		t.Fatalf("verify-update: exit %d %q %q", code, stdout, stderr)
+	}
+}

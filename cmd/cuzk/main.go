@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it (--kind for PoSt and SnapDeals)", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
 		"params gen":     {"generate INSECURE test parameters for a circuit (--kind porep, window-post, winning-post, snap)", runParamsGen},
+		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
 		"prove-post":     {"prove a WindowPoSt partition or a WinningPoSt from Curio's vanilla proofs in-process", runProvePost},
 		"prove-update":   {"prove a SnapDeals update from its vanilla partition proofs in-process", runProveUpdate},
@@ -43,6 +44,10 @@ func commands() map[string]command {
 		"bench metrics":  {"the daemon's Prometheus metrics", runBenchMetrics},
 		"bench timeline": {"draw the pipeline from the stage records of the daemon's /status (text and SVG)", runBenchTimeline},
 		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
+		"post vanilla":   {"WindowPoSt/WinningPoSt vanilla proofs of sealed sectors, as Curio sends them", runPostVanilla},
+		"snap encode":    {"update a sealed CC sector with new data: update.json, vanilla partition proofs", runSnapEncode},
+		"verify-post":    {"verify a WindowPoSt/WinningPoSt proof from public values", runVerifyPoSt},
+		"verify-update":  {"verify a SnapDeals update proof from public values", runVerifyUpdate},
 	}
 }
 

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -115,23 +116,54 @@ func readVanillaFile(path string) ([][]byte, error) {
 // native check, planning, pipeline, self-check and encoding.
 func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prove-post", stderr)
-	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode FallbackPoStSectorProofs, one per sector (Curio's vanilla_proofs)")
+	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode FallbackPoStSectorProofs, one per sector (Curio's vanilla_proofs; 'cuzk post vanilla --out')")
+	pubPath := fs.String("public", "", "public values `file` written by 'cuzk post vanilla' (registered proof, randomness, partition, miner); flags given as well must agree with it")
 	proofID := fs.Int64("registered-proof", -1, "registered PoSt proof: 0–4 WinningPoSt, 5–14 WindowPoSt (2 KiB V1_1 = 10)")
-	var rnd hex32
-	fs.Var(&rnd, "randomness", "PoSt randomness, 64 hex characters (32 bytes, a canonical field element)")
-	partition := fs.Uint("partition", 0, "WindowPoSt partition index")
+	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters (32 bytes, a canonical field element)")
+	partition := fs.Int("partition", 0, "WindowPoSt partition index")
 	miner := fs.Uint64("miner", 0, "miner actor id (informational; the circuits do not depend on it)")
 	o := addOneShotFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk prove-post")
-	if *vanilla == "" || *o.out == "" || *proofID < 0 || !rnd.set {
-		return fail("--vanilla, --registered-proof, --randomness and --out are required")
+	if *pubPath != "" {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		pub, err := readPoStPublic(*pubPath)
+		if err != nil {
+			return fail("%v", err)
+		}
+		switch {
+		case given["randomness"] && !strings.EqualFold(strings.TrimPrefix(*randFlag, "0x"), pub.Randomness):
+			return fail("--randomness %s disagrees with %s (%s)", *randFlag, *pubPath, pub.Randomness)
+		case given["registered-proof"] && *proofID != pub.RegisteredProof:
+			return fail("--registered-proof %d disagrees with %s (%d)", *proofID, *pubPath, pub.RegisteredProof)
+		case given["partition"] && *partition != pub.PartitionIndex:
+			return fail("--partition %d disagrees with %s (%d)", *partition, *pubPath, pub.PartitionIndex)
+		case given["miner"] && pub.MinerID != nil && *miner != *pub.MinerID:
+			return fail("--miner %d disagrees with %s (%d)", *miner, *pubPath, *pub.MinerID)
+		}
+		*randFlag, *proofID, *partition = pub.Randomness, pub.RegisteredProof, pub.PartitionIndex
+		if pub.MinerID != nil {
+			*miner = *pub.MinerID
+		}
+	}
+	if *vanilla == "" || *o.out == "" || *proofID < 0 || *randFlag == "" {
+		return fail("--vanilla, --registered-proof, --randomness (or --public) and --out are required")
+	}
+	if *partition < 0 {
+		return fail("--partition %d is negative", *partition)
 	}
 	p, err := filecoin.PoStProofFromID(uint64(*proofID))
 	if err != nil {
 		return fail("--registered-proof: %v", err)
+	}
+	// The bytes go to the engine as given: it checks length and
+	// canonicity, as for Curio's requests.
+	rnd, err := hex.DecodeString(strings.TrimPrefix(strings.TrimSpace(*randFlag), "0x"))
+	if err != nil {
+		return fail("--randomness: %v", err)
 	}
 	proofs, err := readVanillaFile(*vanilla)
 	if err != nil {
@@ -142,25 +174,16 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		kind = engine.ProofKindWinningPoSt
 	}
 	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: *miner,
-		Randomness: append([]byte(nil), rnd.v[:]...), PartitionIndex: uint32(*partition), VanillaProofs: proofs}
+		Randomness: rnd, PartitionIndex: uint32(*partition), VanillaProofs: proofs}
 	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
-}
-
-// updateFile is the update.json `cuzk snap encode` writes: the update's
-// public values.
-type updateFile struct {
-	CommROld        string `json:"comm_r_old"`
-	CommRNew        string `json:"comm_r_new"`
-	CommDNew        string `json:"comm_d_new"`
-	RegisteredProof *int64 `json:"registered_proof"`
 }
 
 // runProveUpdate proves a SnapDeals update (every partition) from its
 // vanilla partition proofs through an in-process engine.
 func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prove-update", stderr)
-	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode PartitionProofs, one per partition (Curio's vanilla_proofs)")
-	update := fs.String("update", "", "update.json `file` (comm_r_old, comm_r_new, comm_d_new in hex, registered_proof); flags override its values")
+	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode PartitionProofs, one per partition (Curio's vanilla_proofs; 'cuzk snap encode' writes vproofs.json)")
+	update := fs.String("update", "", "update.json `file` ('cuzk snap encode'): comm_r_old, comm_r_new, comm_d_new, registered_proof; flags override its values")
 	proofID := fs.Int64("registered-proof", -1, "registered update proof 0–4 (2 KiB = 0)")
 	var commROld, commRNew, commDNew hex32
 	fs.Var(&commROld, "comm-r-old", "comm_r_old, 64 hex characters")
@@ -172,13 +195,9 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fail := failer(stderr, "cuzk prove-update")
 	if *update != "" {
-		raw, err := os.ReadFile(*update)
+		u, err := readUpdateFile(*update)
 		if err != nil {
 			return fail("%v", err)
-		}
-		var u updateFile
-		if err := json.Unmarshal(raw, &u); err != nil {
-			return fail("%s: %v", *update, err)
 		}
 		for _, f := range []struct {
 			name, val string
@@ -191,8 +210,8 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 				return fail("%s: %s: %v", *update, f.name, err)
 			}
 		}
-		if *proofID < 0 && u.RegisteredProof != nil {
-			*proofID = *u.RegisteredProof
+		if *proofID < 0 {
+			*proofID = u.RegisteredProof
 		}
 	}
 	if *vanilla == "" || *o.out == "" || *proofID < 0 || !commROld.set || !commRNew.set || !commDNew.set {

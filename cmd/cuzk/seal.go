@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -21,13 +23,14 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ticket, seedFlag, proverID hex32
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
-	out := fs.String("out", "", "output `directory` for c1.json, c1-wrapped.json and commdr.json")
+	out := fs.String("out", "", "output `directory` for c1.json, c1-wrapped.json, commdr.json and the sector kept for PoSt and SnapDeals (sector.json, sealed, cache/)")
 	fs.Var(&ticket, "ticket", "ticket, 64 hex characters (default 32×0x01)")
 	fs.Var(&seedFlag, "seed", "interactive seed, 64 hex characters (default 32×0x02)")
 	fs.Var(&proverID, "prover-id", "prover id, 64 hex characters (default: that of --miner-id)")
 	minerID := fs.Uint64("miner-id", seal.DefaultMinerID, "miner actor id, used for the prover id when --prover-id is not given")
 	sector := fs.Uint64("sector", seal.DefaultSector, "sector number")
 	dataPath := fs.String("data", "", "raw piece data `file` of sector size × 127/128 bytes (default: deterministic pseudo-random data)")
+	cc := fs.Bool("cc", false, "seal a committed-capacity sector (all-zero data), the kind SnapDeals updates")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -55,6 +58,12 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	seed := seal.DefaultSeed
 	if seedFlag.set {
 		seed = seedFlag.v
+	}
+	if *cc && *dataPath != "" {
+		return fail("--cc and --data exclude each other")
+	}
+	if *cc {
+		in.Data = make([]byte, len(in.Data))
 	}
 	if *dataPath != "" {
 		if in.Data, err = os.ReadFile(*dataPath); err != nil {
@@ -91,7 +100,31 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json}\n",
-		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out)
+	if err := writeSealedSector(*out, r, in, *minerID); err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json} and the sector (%s, %s, %s, %s)\n",
+		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out,
+		sectordir.ManifestName, sectordir.SealedName, sectordir.PAuxName, sectordir.TreeRLastName)
 	return exitOK
+}
+
+// writeSealedSector keeps what PoSt and SnapDeals need of the sealed
+// sector in dir (package sectordir's layout). The miner id is recorded
+// only when the prover id is that miner's.
+func writeSealedSector(dir string, r *seal.Replica, in seal.Input, minerID uint64) error {
+	commR, commC := r.CommR(), r.CommC()
+	s := &sectordir.Sector{SealProof: r.Proof(), ID: in.Sector, ProverID: in.ProverID, Ticket: in.Ticket,
+		CommD: r.CommD(), TreeRLast: r.TreeRLast()}
+	if filecoin.ProverID(minerID) == in.ProverID {
+		s.MinerID = &minerID
+	}
+	var err error
+	if s.CommR, err = fr32.ToElement(commR); err != nil {
+		return fmt.Errorf("comm_r: %w", err)
+	}
+	if s.CommC, err = fr32.ToElement(commC); err != nil {
+		return fmt.Errorf("comm_c: %w", err)
+	}
+	return sectordir.Write(dir, s)
 }

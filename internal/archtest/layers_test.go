@@ -22,14 +22,18 @@ var layer = map[string]int{
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0,
-	// 1: hashing and Groth16 over R1CS.
+	"internal/tokenfile": 0, "internal/browser": 0,
+	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
 	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
-	// 2: trees; the proving interface; the client.
-	"merkle": 2, "prover": 2, "client": 2,
+	"server/statusdoc/timeline": 1,
+	// 2: trees; the proving interface; the client; the status page.
+	"merkle": 2, "prover": 2, "client": 2, "server/statuspage": 2,
 	// 3: Filecoin ids and shapes, gadgets; the CPU backend and the checked wrapper.
 	"filecoin": 3, "gadgets": 3, "prover/cpu": 3, "prover/checked": 3,
 	// 4: parameter files; PoRep formats and graph; bincode; the GPU backend.
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
+	// 4: the on-disk layout of a sealed or updated sector; the parameter manifest check.
+	"sectordir": 4, "filecoin/paramcheck": 4,
 	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; vanilla proofs of test sectors.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
 	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7, "internal/vanillagen": 7,
@@ -45,12 +49,13 @@ var layer = map[string]int{
 // know about them, whatever its layer.
 var daemon = map[string]bool{
 	"budget": true, "config": true, "prover": true, "prover/cpu": true, "prover/checked": true, "prover/gpu": true,
-	"srs": true, "client": true, "server/statusdoc": true,
+	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
+	"server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
 	"server": true, "bench": true, "cmd/cuzk": true,
 }
 
-var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams"}
+var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}
 
 func isDomain(pkg string) bool {
 	for _, d := range domain {

@@ -1,4 +1,4 @@
-package bench
+package timeline
 
 import (
 	"cmp"
@@ -16,10 +16,10 @@ import (
 // ErrNoTimings is returned when a timeline has no stage records to draw.
 var ErrNoTimings = errors.New("no stage records (the daemon's /status lists its running jobs and the last 256 finished ones)")
 
-// TimingRecord is one stage of one partition of a job (partition -1: the
+// Record is one stage of one partition of a job (partition -1: the
 // whole job), flattened out of the /status document (statusdoc.Stage with
 // its job's id).
-type TimingRecord struct {
+type Record struct {
 	Job       string
 	Partition int
 	Stage     string
@@ -31,19 +31,19 @@ type TimingRecord struct {
 }
 
 // End is when the stage ended.
-func (r TimingRecord) End() time.Time { return r.Start.Add(r.Duration) }
+func (r Record) End() time.Time { return r.Start.Add(r.Duration) }
 
 // StageRecords collects the stage records of every job the /status
 // document lists: the recently finished jobs and the running ones. keep,
 // when not nil, selects jobs by id.
-func StageRecords(st *statusdoc.Status, keep func(job string) bool) []TimingRecord {
-	var out []TimingRecord
+func StageRecords(st *statusdoc.Status, keep func(job string) bool) []Record {
+	var out []Record
 	add := func(job string, stages []statusdoc.Stage) {
 		if keep != nil && !keep(job) {
 			return
 		}
 		for _, s := range stages {
-			out = append(out, TimingRecord{Job: job, Partition: s.Partition, Stage: s.Stage, Start: s.Start, Duration: s.Duration,
+			out = append(out, Record{Job: job, Partition: s.Partition, Stage: s.Stage, Start: s.Start, Duration: s.Duration,
 				Batch: s.Batch, Circuit: s.Circuit, Worker: s.Worker})
 		}
 	}
@@ -139,8 +139,8 @@ func stageFamily(stage string) string {
 
 var familyOrder = []string{"synth", "prove", "finish", "check"}
 
-// NewTimeline builds the timeline of recs.
-func NewTimeline(recs []TimingRecord) (*Timeline, error) {
+// New builds the timeline of recs.
+func New(recs []Record) (*Timeline, error) {
 	if len(recs) == 0 {
 		return nil, ErrNoTimings
 	}

@@ -1,4 +1,4 @@
-package bench
+package timeline
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func testTimeline(t *testing.T) *Timeline {
 	if len(recs) != 17 {
 		t.Fatalf("%d records", len(recs))
 	}
-	tl, err := NewTimeline(recs)
+	tl, err := New(recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestTimelineSVG(t *testing.T) {
 }
 
 func TestTimelineEmpty(t *testing.T) {
-	if _, err := NewTimeline(nil); !errors.Is(err, ErrNoTimings) {
+	if _, err := New(nil); !errors.Is(err, ErrNoTimings) {
 		t.Fatal(err)
 	}
 	if recs := StageRecords(&statusdoc.Status{Jobs: []statusdoc.Job{{ID: "planning"}}}, nil); len(recs) != 0 {
@@ -240,7 +240,7 @@ func TestStageRecordsFromJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := StageRecords(&st, nil)
-	want := []TimingRecord{
+	want := []Record{
 		{Job: "done", Partition: -1, Stage: "self_check", Start: t0, Duration: time.Microsecond, Worker: "verifier"},
 		{Job: "run", Partition: 1, Stage: "synthesis", Start: t0.Add(500 * time.Millisecond), Duration: 12500 * time.Microsecond,
 			Batch: 4, Circuit: "porep-2k", Worker: "synthesis"},
@@ -251,7 +251,7 @@ func TestStageRecordsFromJSON(t *testing.T) {
 	if recs := StageRecords(&st, func(job string) bool { return job == "run" }); len(recs) != 1 || recs[0].Job != "run" {
 		t.Fatalf("%+v", recs)
 	}
-	tl, err := NewTimeline(recs)
+	tl, err := New(recs)
 	if err != nil || len(tl.Spans) != 2 || tl.Spans[0].Worker != "verifier" || tl.Spans[1].Lane != "synth 1" {
 		t.Fatalf("%v %+v", err, tl)
 	}

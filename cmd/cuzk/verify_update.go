@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/snap"
+)
+
+func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify-update", stderr)
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the EmptySectorUpdate circuit")
+	proofPath := fs.String("proof", "", "update proof `file`: 192 bytes per partition, every partition in order")
+	proofID := fs.Int64("registered-proof", -1, "registered update proof id, 0..4 (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
+	var commROld, commRNew, commDNew hex32
+	fs.Var(&commROld, "comm-r-old", "comm_r of the sector key, 64 hex characters")
+	fs.Var(&commRNew, "comm-r-new", "comm_r of the updated sector, 64 hex characters")
+	fs.Var(&commDNew, "comm-d-new", "comm_d of the new data, 64 hex characters")
+	updatePath := fs.String("update", "", "read the public values from an update.json written by 'cuzk snap encode' (or a rustref one); flags given as well must agree with it")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := failer(stderr, "cuzk verify-update")
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *updatePath != "" {
+		u, err := readUpdateFile(*updatePath)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, f := range []struct {
+			flag string
+			dst  *hex32
+			v    string
+		}{{"comm-r-old", &commROld, u.CommROld}, {"comm-r-new", &commRNew, u.CommRNew}, {"comm-d-new", &commDNew, u.CommDNew}} {
+			var v hex32
+			if err := v.Set(f.v); err != nil {
+				return fail("%s: %s: %v", *updatePath, strings.ReplaceAll(f.flag, "-", "_"), err)
+			}
+			if given[f.flag] && v.v != f.dst.v {
+				return fail("--%s %x disagrees with %s (%x)", f.flag, f.dst.v, *updatePath, v.v)
+			}
+			*f.dst = v
+		}
+		if given["registered-proof"] && *proofID != u.RegisteredProof {
+			return fail("--registered-proof %d disagrees with %s (%d)", *proofID, *updatePath, u.RegisteredProof)
+		}
+		*proofID = u.RegisteredProof
+	}
+	if *vkPath == "" || *proofPath == "" {
+		return fail("--vk and --proof are required")
+	}
+	if *proofID < 0 {
+		return fail("--registered-proof is required (0..4), or --update")
+	}
+	p, err := filecoin.UpdateProofFromID(uint64(*proofID))
+	if err != nil {
+		return fail("--registered-proof: %v", err)
+	}
+	pub := snap.Public{CommDNew: commDNew.v}
+	for _, f := range []struct {
+		name string
+		v    *hex32
+		dst  *fr.Element
+	}{{"--comm-r-old", &commROld, &pub.CommROld}, {"--comm-r-new", &commRNew, &pub.CommRNew}, {"--comm-d-new", &commDNew, nil}} {
+		if !f.v.set {
+			return fail("%s is required (or --update)", f.name)
+		}
+		e, err := fr.LittleEndian.Element(&f.v.v)
+		if err != nil {
+			return fail("%s %x is not a canonical field element", f.name, f.v.v)
+		}
+		if f.dst != nil {
+			*f.dst = e
+		}
+	}
+	raw, err := os.ReadFile(*proofPath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(raw) == 0 || len(raw)%groth16.ProofSize != 0 {
+		return fail("--proof %s: %d bytes is not a whole number of %d-byte Groth16 proofs", *proofPath, len(raw), groth16.ProofSize)
+	}
+	if n := len(raw) / groth16.ProofSize; n != p.Partitions() {
+		return fail("--proof %s: %d partition proof(s), %v has %d partitions", *proofPath, n, p, p.Partitions())
+	}
+	proofs, err := groth16.DecodeProofs(raw)
+	if err != nil {
+		return fail("--proof %s: %v", *proofPath, err)
+	}
+	inputs := make([][]fr.Element, len(proofs))
+	for k := range inputs {
+		pub.K = k
+		if inputs[k], err = snap.PublicInputs(p, pub); err != nil {
+			return fail("%v", err)
+		}
+	}
+	return verifyProofs(*vkPath, p.String(), proofs, inputs, stdout, fail)
+}
+
+// readUpdateFile reads update.json (snap encode's, or a rustref one).
+func readUpdateFile(path string) (*updateFile, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var u updateFile
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A missing registered_proof must not read as 0 (2 KiB).
+	var present struct {
+		RegisteredProof *int64 `json:"registered_proof"`
+	}
+	_ = json.Unmarshal(raw, &present)
+	if present.RegisteredProof == nil {
+		return nil, fmt.Errorf("%s: no registered_proof", path)
+	}
+	return &u, nil
+}

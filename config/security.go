@@ -1,0 +1,114 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+)
+
+// ErrInsecureListener is returned by CheckListeners when a TCP listener
+// would authenticate nobody and daemon.insecure_tcp does not allow it.
+var ErrInsecureListener = errors.New("unauthenticated TCP listener")
+
+// checkTLSKeys checks that the TLS keys come in the combinations that mean
+// something.
+func (d Daemon) checkTLSKeys() error {
+	var errs []error
+	if (d.TLSCertFile == "") != (d.TLSKeyFile == "") {
+		errs = append(errs, fmt.Errorf("%w: daemon.tls_cert_file and daemon.tls_key_file are set together or not at all", ErrInvalidValue))
+	}
+	if d.TLSClientCAFile != "" && d.TLSCertFile == "" {
+		errs = append(errs, invalid("daemon.tls_client_ca_file", d.TLSClientCAFile,
+			"client certificates need TLS: set daemon.tls_cert_file and daemon.tls_key_file too"))
+	}
+	return errors.Join(errs...)
+}
+
+// StatusAddr is the address the status listener binds: StatusListen, with
+// a missing host (":9821") replaced by 127.0.0.1, so that /status,
+// /metrics and pprof stay on the machine unless a host is written out.
+func (d Daemon) StatusAddr() string {
+	if strings.HasPrefix(d.StatusListen, ":") {
+		return "127.0.0.1" + d.StatusListen
+	}
+	return d.StatusListen
+}
+
+// Authenticates says whether the configuration identifies callers on TCP:
+// by bearer token or by client certificate. TLS without client
+// certificates encrypts the connection but lets anyone call.
+func (d Daemon) Authenticates() bool {
+	return d.TokenFile != "" || (d.TLSCertFile != "" && d.TLSClientCAFile != "")
+}
+
+// CheckListeners applies the daemon's transport rule, after Validate:
+//
+//   - a TCP gRPC listener needs token_file or TLS with client certificates
+//     (loopback included: any local user can reach a loopback port);
+//   - a TCP status listener on an address other than loopback needs the
+//     same (a loopback one is reachable from the machine only);
+//   - daemon.insecure_tcp = true lifts both rules.
+//
+// Unix sockets are always allowed: the daemon creates them with mode 0660.
+// The returned warnings (an unauthenticated listener allowed by
+// insecure_tcp, tokens sent over plain TCP) are for the daemon to log
+// loudly at start-up.
+func (c *Config) CheckListeners() (warnings []string, err error) {
+	d := c.Daemon
+	auth := d.Authenticates()
+	var errs []error
+	need := func(key, addr, serves string) {
+		why := "set daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates)"
+		if d.TLSCertFile != "" {
+			why = "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller: set daemon.tls_client_ca_file or daemon.token_file"
+		}
+		if d.InsecureTCP {
+			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it %s", key, addr, serves))
+			return
+		}
+		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket; daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
+			ErrInsecureListener, key, addr, serves, why))
+	}
+	plainToken := func(key, addr string) {
+		if d.TokenFile != "" && d.TLSCertFile == "" && !IsLoopback(addr) {
+			warnings = append(warnings, fmt.Sprintf("%s = %q: bearer tokens cross the network in clear text (set daemon.tls_cert_file and tls_key_file)", key, addr))
+		}
+	}
+	if isTCP(d.Listen) {
+		if !auth {
+			need("daemon.listen", d.Listen, "submit and cancel proofs and preload or evict parameters")
+		}
+		plainToken("daemon.listen", d.Listen)
+	}
+	if sa := d.StatusAddr(); isTCP(sa) && !IsLoopback(sa) {
+		if !auth {
+			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)")
+		}
+		plainToken("daemon.status_listen", sa)
+	}
+	if d.InsecureTCP && auth {
+		warnings = append(warnings, "daemon.insecure_tcp = true has no effect: callers are authenticated")
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return warnings, nil
+}
+
+// isTCP says addr is a host:port address (not empty, not a unix socket).
+func isTCP(addr string) bool { return addr != "" && !strings.HasPrefix(addr, "unix://") }
+
+// IsLoopback says a host:port binds only the loopback interface: the host
+// is "localhost" or a loopback IP. An empty host binds every interface.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestStatusAddrDefaultsToLoopback(t *testing.T) {
+	for in, want := range map[string]string{
+		":9821": "127.0.0.1:9821", "0.0.0.0:9821": "0.0.0.0:9821", "[::1]:9821": "[::1]:9821",
+		"unix:///run/cuzk-status.sock": "unix:///run/cuzk-status.sock", "": "",
+	} {
+		if got := (Daemon{StatusListen: in}).StatusAddr(); got != want {
+			t.Errorf("StatusAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckListeners(t *testing.T) {
+	const (
+		tok  = "/etc/cuzk/tokens"
+		cert = "/etc/cuzk/tls.crt"
+		key  = "/etc/cuzk/tls.key"
+		ca   = "/etc/cuzk/clients-ca.crt"
+	)
+	for _, tc := range []struct {
+		name string
+		d    Daemon
+		err  string // "" = accepted
+		warn []string
+	}{
+		{name: "unix socket, no credentials", d: Daemon{Listen: DefaultListen}},
+		{name: "tcp refused", d: Daemon{Listen: "0.0.0.0:9820"},
+			err: `daemon.listen = "0.0.0.0:9820" would let anyone who can reach it submit and cancel proofs and preload or evict parameters: set daemon.token_file`},
+		{name: "loopback tcp refused too", d: Daemon{Listen: "127.0.0.1:9820"}, err: `daemon.listen = "127.0.0.1:9820"`},
+		{name: "tls without client CA refused", d: Daemon{Listen: ":9820", TLSCertFile: cert, TLSKeyFile: key},
+			err: "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller"},
+		{name: "insecure_tcp allows, loudly", d: Daemon{Listen: "0.0.0.0:9820", InsecureTCP: true},
+			warn: []string{`daemon.insecure_tcp = true: daemon.listen = "0.0.0.0:9820" authenticates nobody`}},
+		{name: "token over plain tcp", d: Daemon{Listen: "0.0.0.0:9820", TokenFile: tok},
+			warn: []string{"bearer tokens cross the network in clear text"}},
+		{name: "token on loopback: no warning", d: Daemon{Listen: "127.0.0.1:9820", TokenFile: tok}},
+		{name: "mTLS", d: Daemon{Listen: "0.0.0.0:9820", TLSCertFile: cert, TLSKeyFile: key, TLSClientCAFile: ca}},
+		{name: "token over TLS", d: Daemon{Listen: "0.0.0.0:9820", TLSCertFile: cert, TLSKeyFile: key, TokenFile: tok}},
+		{name: "status on loopback", d: Daemon{Listen: DefaultListen, StatusListen: "127.0.0.1:9821"}},
+		{name: "status without host is loopback", d: Daemon{Listen: DefaultListen, StatusListen: ":9821"}},
+		{name: "status on localhost", d: Daemon{Listen: DefaultListen, StatusListen: "localhost:9821"}},
+		{name: "status on all interfaces refused", d: Daemon{Listen: DefaultListen, StatusListen: "0.0.0.0:9821"},
+			err: `daemon.status_listen = "0.0.0.0:9821" would let anyone who can reach it read /status, /metrics and /debug/pprof`},
+		{name: "status with token", d: Daemon{Listen: DefaultListen, StatusListen: "10.0.0.5:9821", TokenFile: tok},
+			warn: []string{`daemon.status_listen = "10.0.0.5:9821": bearer tokens cross the network in clear text`}},
+		{name: "insecure_tcp with credentials", d: Daemon{Listen: DefaultListen, TokenFile: tok, InsecureTCP: true},
+			warn: []string{"daemon.insecure_tcp = true has no effect"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default()
+			c.Daemon = tc.d
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			warn, err := c.CheckListeners()
+			if tc.err != "" {
+				if !errors.Is(err, ErrInsecureListener) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("CheckListeners() = %v, want ErrInsecureListener with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warn) != len(tc.warn) {
+				t.Fatalf("warnings %q, want %d", warn, len(tc.warn))
+			}
+			for i, w := range tc.warn {
+				if !strings.Contains(warn[i], w) {
+					t.Errorf("warning %q, want %q", warn[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestTLSKeysValidate(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"[daemon]\ntls_cert_file = \"/c\"", "daemon.tls_cert_file and daemon.tls_key_file are set together"},
+		{"[daemon]\ntls_key_file = \"/k\"", "daemon.tls_cert_file and daemon.tls_key_file are set together"},
+		{"[daemon]\ntls_client_ca_file = \"/ca\"", `daemon.tls_client_ca_file = "/ca": client certificates need TLS`},
+	} {
+		_, err := Parse([]byte(tc.src))
+		if !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tc.src, err, tc.want)
+		}
+	}
+	cfg, err := Parse([]byte("[daemon]\nlisten = \"0.0.0.0:9820\"\ntoken_file = \"/etc/cuzk/tokens\"\ntls_cert_file = \"/c\"\ntls_key_file = \"/k\"\ntls_client_ca_file = \"/ca\"\ninsecure_tcp = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cfg.Daemon; d.TokenFile != "/etc/cuzk/tokens" || d.TLSCertFile != "/c" || d.TLSKeyFile != "/k" || d.TLSClientCAFile != "/ca" {
+		t.Errorf("daemon = %+v", d)
+	}
+}

@@ -1,0 +1,137 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/browser"
+	"github.com/cuzk-dev/cuzk/server"
+)
+
+// TestStatusPageShowsRunningJob loads the daemon's status page in headless
+// Chromium while a job is in synthesis and checks that the rendered page
+// shows the job running and its partition's stage, the finished job
+// before it with its stage times and in the timeline picture, and that
+// the client-chosen ids stay text.
+func TestStatusPageShowsRunningJob(t *testing.T) {
+	browser.Path(t) // skip before starting a daemon when there is no browser
+	d := startDaemon(t, "tcp", engine.Config{SynthesisWorkers: 1}, 0)
+	ctx := context.Background()
+
+	resp, err := http.Get(d.http + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<title>cuzk daemon status</title>") {
+		t.Fatalf("GET /: %s\n%s", resp.Status, body)
+	}
+
+	const evil = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`
+	done, running := "done-"+evil, "page-"+evil
+	if _, err := d.c.Prove(ctx, client.TestRequest(done, 10, nil)); err != nil {
+		t.Fatal(err)
+	}
+	// Many slow partitions on one synthesis worker: the job stays in
+	// synthesis for minutes unless cancelled, which ends it between two
+	// partitions.
+	if _, err := d.c.Submit(ctx, client.TestRequest(running, 10, opts(testkind.Options{Partitions: 64, SynthesisDelayMS: 2000}))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := d.c.Cancel(context.Background(), running); err != nil {
+			t.Errorf("cancel: %v", err)
+		}
+		if _, err := d.c.Await(context.Background(), running, 0); !errors.Is(err, client.ErrCancelled) {
+			t.Errorf("await after cancel: %v", err)
+		}
+	})
+	waitFor(t, "the job in synthesis", func() bool { return d.eng.Status().Pipeline.Synthesizing == 1 })
+
+	doc := browser.Load(t, d.http+"/", 2*time.Second)
+	if title := doc.Title(); title != "cuzk daemon status" {
+		t.Errorf("title %q: the page ran a job id as script", title)
+	}
+	if n := doc.Count("img"); n != 0 {
+		t.Errorf("%d <img> elements: a job id was rendered as markup", n)
+	}
+	if e := doc.Text("error"); e != "" {
+		t.Errorf("the page reports %q", e)
+	}
+	jobs := doc.Rows("jobs")
+	if len(jobs) != 2 || !slices.Equal(jobs[1][:5], []string{running, "test", "test-k10", "normal", "running"}) || jobs[1][7] != "64" {
+		t.Errorf("running jobs table: %q", jobs)
+	}
+	synthesizing := 0
+	for _, r := range doc.Rows("partitions")[1:] {
+		if r[0] != running {
+			t.Errorf("partition row %q", r)
+		}
+		if r[2] == "synthesizing" {
+			synthesizing++
+		}
+	}
+	if synthesizing != 1 {
+		t.Errorf("%d partitions shown synthesizing: %q", synthesizing, doc.Rows("partitions"))
+	}
+	queues := doc.Rows("queues")
+	if !slices.ContainsFunc(queues, func(r []string) bool { return slices.Equal(r, []string{"test", "normal", "0", "0", "1"}) }) {
+		t.Errorf("queues table: %q", queues)
+	}
+	recent := doc.Rows("recent")
+	if len(recent) != 2 || recent[1][0] != done || recent[1][4] != "completed" || recent[1][10] == "0" {
+		t.Errorf("recent jobs table: %q", recent)
+	}
+	params := doc.Rows("params")
+	if len(params) < 2 || params[1][0] != "test-k10" || params[1][1] != "hot" || params[1][7] != "INSECURE test parameters" {
+		t.Errorf("parameter sets table: %q", params)
+	}
+	if tl := doc.Text("timeline"); !strings.Contains(tl, "cuzk pipeline: ") || !strings.Contains(tl, done) {
+		t.Errorf("timeline: %q", tl)
+	}
+}
+
+// Behind a token file the page and its picture are guarded like /status:
+// a browser without the login cookie gets the login form, with it the
+// page (and the page's own requests carry the cookie).
+func TestStatusPageBehindToken(t *testing.T) {
+	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, t.TempDir(), "tokens", tokAlice)})
+	get := func(path string, cookie *http.Cookie) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, d.http+path, nil)
+		req.Header.Set("Accept", "text/html")
+		if cookie != nil {
+			req.AddCookie(cookie)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	for _, path := range []string{"/", "/timeline.svg"} {
+		if resp, body := get(path, nil); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `action="/login"`) {
+			t.Errorf("GET %s without a token: %s %.100q", path, resp.Status, body)
+		}
+	}
+	ck := &http.Cookie{Name: server.TokenCookie, Value: tokAlice}
+	if resp, body := get("/", ck); resp.StatusCode != http.StatusOK || !strings.Contains(body, "<title>cuzk daemon status</title>") ||
+		!strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Errorf("GET / with the cookie: %s %v", resp.Status, resp.Header)
+	}
+	if resp, _ := get("/timeline.svg", ck); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("GET /timeline.svg with the cookie and no jobs: %s", resp.Status)
+	}
+}
