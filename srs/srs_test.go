@@ -142,8 +142,9 @@ func TestReadShapeRejects(t *testing.T) {
 	}
 }
 
-// TestFilecoinLocatorNamesOfficialFiles: every PoRep circuit id maps to a
-// file listed in the official parameters manifest.
+// TestFilecoinLocatorNamesOfficialFiles: every circuit id (PoRep, WindowPoSt,
+// WinningPoSt, SnapDeals) maps to a file listed in the official parameters
+// manifest.
 func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 	raw, err := os.ReadFile("../filecoin/paramcheck/parameters.json")
 	if err != nil {
@@ -154,7 +155,7 @@ func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	loc := srs.FilecoinLocator("/params")
-	for _, id := range filecoin.PoRepCircuits() {
+	for _, id := range filecoin.Circuits() {
 		f, err := loc.Locate(string(id))
 		if err != nil {
 			t.Fatal(err)

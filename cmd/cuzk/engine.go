@@ -13,6 +13,8 @@ import (
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
@@ -49,9 +51,11 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, er
 	}
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	// PoSt and SnapDeals register here when their circuits land.
 	kinds := map[engine.ProofKind]engine.Kind{
-		engine.ProofKindPoRep: &porepkind.Kind{},
+		engine.ProofKindPoRep:       &porepkind.Kind{},
+		engine.ProofKindWindowPoSt:  postkind.Window(),
+		engine.ProofKindWinningPoSt: postkind.Winning(),
+		engine.ProofKindSnapDeals:   &snapkind.Kind{},
 	}
 	if opt.enableTest {
 		kinds[engine.ProofKindTest] = testkind.New()

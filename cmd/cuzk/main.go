@@ -26,14 +26,16 @@ func commands() map[string]command {
 	return map[string]command{
 		"verify-groth16": {"verify Groth16 proofs against a .vk and public inputs", runVerifyGroth16},
 		"daemon":         {"serve proofs over gRPC (cuzk.v1 ProvingEngine)", runDaemon},
-		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
+		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it (--kind for PoSt and SnapDeals)", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
-		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+		"params gen":     {"generate INSECURE test parameters for a circuit (--kind porep, window-post, winning-post, snap)", runParamsGen},
 		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
 
 		"params test-circuits": {"parameters of the daemon's test circuits (--enable-test-circuits)", runParamsTestCircuits},
 
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
+		"prove-post":     {"prove a WindowPoSt partition or a WinningPoSt from Curio's vanilla proofs in-process", runProvePost},
+		"prove-update":   {"prove a SnapDeals update from its vanilla partition proofs in-process", runProveUpdate},
 		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
 		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
 		"bench single":   {"one proof through the daemon: status, timings, proof size, --verify", runBenchSingle},
