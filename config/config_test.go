@@ -70,6 +70,7 @@ func TestDefaults(t *testing.T) {
 		{"engine.completed_job_max", d.Engine.CompletedJobMax, uint32(0)},
 		{"engine.max_pending", d.Engine.MaxPending, uint32(0)},
 		{"engine.max_concurrent_plans", d.Engine.MaxConcurrentPlans, uint32(0)},
+		{"engine.max_intake_bytes", d.Engine.MaxIntakeBytes, ByteSize(0)},
 		{"logging.level", d.Logging.Level, "info"},
 		{"logging.format", d.Logging.Format, "text"},
 	}

@@ -11,6 +11,11 @@ import (
 // requests in memory.
 const DefaultMaxPending = 256
 
+// DefaultMaxIntakeBytes is Config.MaxIntakeBytes's default: room for
+// twenty 32 GiB PoRep C1s (about 50 MB each) or four requests of gRPC's
+// largest message (256 MiB) at once, outside the memory budget.
+const DefaultMaxIntakeBytes = 1 << 30
+
 // Config tunes the engine. The daemon fills it from the TOML configuration
 // (see cmd/cuzk/daemon.go for the key each field comes from); the zero
 // value of a field means its default.
@@ -52,6 +57,20 @@ type Config struct {
 	// running); a new submission beyond it fails with ErrTooManyJobs
 	// ([engine] max_pending). 0: 256.
 	MaxPending int
+	// MaxIntakeBytes bounds the bytes of requests the engine holds while
+	// they wait for a plan slot or are planned (their vanilla proofs, up
+	// to gRPC's 256 MiB each, are outside the memory budget); a submission
+	// that would exceed it fails with ErrIntakeFull, except when no other
+	// request is in intake, so one request of any size is always taken
+	// ([engine] max_intake_bytes). 0: DefaultMaxIntakeBytes.
+	MaxIntakeBytes int64
+	// ReturnMemory hands freed heap back to the operating system
+	// (debug.FreeOSMemory) once the engine has been idle for a second
+	// after work: no job planning, queued or running. Without it the Go
+	// runtime returns memory slowly, and a daemon that decoded a burst of
+	// large requests keeps their pages resident while idle. The daemon
+	// and the one-shot commands set it.
+	ReturnMemory bool
 	// LogTiming logs the per-partition stage lines at INFO instead of
 	// DEBUG (the daemon sets it when CUZK_TIMING=1).
 	LogTiming bool
@@ -81,6 +100,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = DefaultMaxPending
+	}
+	if c.MaxIntakeBytes <= 0 {
+		c.MaxIntakeBytes = DefaultMaxIntakeBytes
 	}
 	return c
 }

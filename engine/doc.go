@@ -36,9 +36,13 @@
 //
 // Planning runs outside the memory budget (decoding a 32 GiB PoRep C1
 // takes tens of MB), so it is bounded: at most Config.PlanConcurrency
-// plans run at once, and a submission that would make more than
+// plans run at once, a submission that would make more than
 // Config.MaxPending jobs planning, queued or running fails with
-// ErrTooManyJobs.
+// ErrTooManyJobs, and one whose bytes would make the requests waiting to
+// be planned or being planned exceed Config.MaxIntakeBytes fails with
+// ErrIntakeFull (a request alone in the intake is always taken). With
+// Config.ReturnMemory the engine hands freed heap back to the operating
+// system once it has been idle for a second.
 //
 // # Job states
 //

@@ -88,6 +88,10 @@ func (e *Engine) signalIdleLocked() {
 	if e.liveJobsLocked() == 0 {
 		close(e.idle)
 		e.idle = make(chan struct{})
+		select {
+		case e.wentIdle <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -90,6 +91,10 @@ type Engine struct {
 	idle      chan struct{} // closed and replaced when no job is in flight
 	counts    counters
 	stages    stageLog // stage records of live and recent jobs (timing.go)
+	intake    int64    // bytes of requests waiting to be planned or being planned
+	// wentIdle receives (without blocking) when the last job in flight
+	// ends; the janitor then returns memory (Config.ReturnMemory).
+	wentIdle chan struct{}
 }
 
 type counters struct {
@@ -143,6 +148,7 @@ func New(opt Options) (*Engine, error) {
 		synthWake:  make(chan struct{}),
 		proveWake:  make(chan struct{}),
 		idle:       make(chan struct{}),
+		wentIdle:   make(chan struct{}, 1),
 		counts:     counters{byKind: map[ProofKind]*kindCounts{}},
 	}
 	for i := range e.cfg.SynthesisWorkers {
@@ -181,12 +187,19 @@ func newJobID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// janitor drops expired results even when no job finishes.
+// idleSettle is how long the engine must stay idle before the janitor
+// returns memory: a stream of jobs keeps its heap.
+const idleSettle = time.Second
+
+// janitor drops expired results even when no job finishes, and returns
+// freed memory to the operating system once the engine has settled idle
+// (Config.ReturnMemory).
 func (e *Engine) janitor() {
 	defer e.workers.Done()
 	period := min(max(e.cfg.CompletedTTL/4, time.Second), time.Minute)
 	t := time.NewTicker(period)
 	defer t.Stop()
+	var settle <-chan time.Time
 	for {
 		select {
 		case <-e.baseCtx.Done():
@@ -195,6 +208,24 @@ func (e *Engine) janitor() {
 			e.mu.Lock()
 			e.pruneLocked(now)
 			e.mu.Unlock()
+		case <-e.wentIdle:
+			if e.cfg.ReturnMemory {
+				settle = time.After(idleSettle)
+			}
+		case <-settle:
+			settle = nil
+			e.mu.Lock()
+			idle := e.liveJobsLocked() == 0 && e.intake == 0
+			e.mu.Unlock()
+			if idle {
+				// Buffers parked in sync.Pools (gRPC's receive buffers:
+				// hundreds of MB after a burst of large requests) survive
+				// one collection and are dropped by the next, so collect
+				// once before FreeOSMemory's own collection and release.
+				runtime.GC()
+				debug.FreeOSMemory()
+				e.log.Debug("engine idle: freed memory returned to the operating system")
+			}
 		}
 	}
 }

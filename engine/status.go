@@ -35,6 +35,10 @@ type LimitsStatus struct {
 	Pending         int // jobs planning, queued or running
 	PlanConcurrency int
 	Planning        int
+	// IntakeBytes are the bytes of requests waiting to be planned or being
+	// planned, at most MaxIntakeBytes (but for a single request).
+	IntakeBytes    int64
+	MaxIntakeBytes int64
 }
 
 // MemoryStatus is the budget.
@@ -150,6 +154,7 @@ func (e *Engine) Status() Status {
 		Limits:   LimitsStatus{MaxPending: e.cfg.MaxPending, PlanConcurrency: e.cfg.PlanConcurrency},
 		ByKind:   map[string]KindDone{},
 	}
+	s.Limits.IntakeBytes, s.Limits.MaxIntakeBytes = e.intake, e.cfg.MaxIntakeBytes
 	for _, c := range e.collectors {
 		s.Batching.Collecting += len(c.jobs)
 	}

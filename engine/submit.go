@@ -131,6 +131,14 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 		e.mu.Unlock()
 		return nil, SubmitResult{}, fmt.Errorf("%w: %d jobs are planning, queued or running (max_pending %d)", ErrTooManyJobs, n, e.cfg.MaxPending)
 	}
+	size := req.size()
+	if e.intake > 0 && e.intake+size > e.cfg.MaxIntakeBytes {
+		in := e.intake
+		e.mu.Unlock()
+		return nil, SubmitResult{}, fmt.Errorf("%w: this request is %s, %s of requests are waiting to be planned or being planned (max_intake_bytes %s)",
+			ErrIntakeFull, budget.FormatBytes(size), budget.FormatBytes(in), budget.FormatBytes(e.cfg.MaxIntakeBytes))
+	}
+	e.intake += size
 	prio := req.Priority
 	if prio == PriorityUnspecified {
 		prio = req.Kind.DefaultPriority()
@@ -167,6 +175,8 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// The request's bytes leave the intake: what the job keeps is its plan.
+	e.intake -= size
 	if ctx.Err() != nil {
 		e.submitterLeftLocked(j, detached)
 	}

@@ -76,7 +76,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"counters", "counters.completed", "counters.failed", "counters.cancelled", "counters.attached_duplicates", "counters.retained_results",
 		"kinds",
 		"batching", "batching.max_batch_size", "batching.max_batch_wait_ns", "batching.collecting_jobs",
-		"limits", "limits.max_pending", "limits.pending", "limits.max_concurrent_plans", "limits.planning",
+		"limits", "limits.max_pending", "limits.pending", "limits.max_concurrent_plans", "limits.planning", "limits.intake_bytes", "limits.max_intake_bytes",
 		"by_kind", "by_kind.test", "by_kind.test.completed", "by_kind.test.failed", "by_kind.test.cancelled",
 		// New: stage records.
 		"jobs[].stages",

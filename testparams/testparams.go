@@ -75,31 +75,48 @@ func (f Files) Complete() bool { return exists(f.Marker) && exists(f.Params) && 
 //   - each file is written to a temporary name in the same directory and
 //     renamed, so readers never see a truncated .params or .vk.
 func Write(f Files, p *groth16.Params, note string) error {
+	return WriteContext(context.Background(), f, p, note)
+}
+
+// WriteContext is Write under ctx: when ctx ends while a file is written
+// (a 2 KiB .params is 1.1 GB), the write stops within a megabyte, its
+// temporary file is removed and ctx's error is returned (wrapped); no file
+// appears under an official name after that.
+func WriteContext(ctx context.Context, f Files, p *groth16.Params, note string) error {
 	if err := f.refuseOfficial(); err != nil {
 		return err
 	}
-	if err := writeAtomic(f.Marker, func(w io.Writer) error {
+	if err := writeAtomic(ctx, f.Marker, func(w io.Writer) error {
 		_, err := io.WriteString(w, note)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomic(f.Params, func(w io.Writer) error {
+	if err := writeAtomic(ctx, f.Params, func(w io.Writer) error {
 		_, err := p.WriteTo(w)
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomic(f.VK, func(w io.Writer) error {
+	return writeAtomic(ctx, f.VK, func(w io.Writer) error {
 		_, err := p.VK.WriteTo(w)
 		return err
 	})
 }
 
+// tmpInfix separates a file's name from the random suffix of its
+// temporary copy.
+const tmpInfix = ".tmp-"
+
 // writeAtomic writes path through a uniquely named temporary file beside it
 // (concurrent writers of one set never share a temporary) and a rename.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+// ctx is checked before every megabyte; on any failure the temporary file
+// is removed.
+func writeAtomic(ctx context.Context, path string, write func(io.Writer) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("testparams: writing %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+tmpInfix+"*")
 	if err != nil {
 		return fmt.Errorf("testparams: %w", err)
 	}
@@ -108,11 +125,14 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("testparams: writing %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+	bw := bufio.NewWriterSize(ctxWriter{ctx, tmp}, 1<<20)
 	if err := write(bw); err != nil {
 		return fail(err)
 	}
 	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
@@ -126,6 +146,31 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("testparams: %w", err)
 	}
 	return nil
+}
+
+// ctxWriter fails every write once ctx has ended.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}
+
+// removeStaleTemps removes the temporary files of f's names that a writer
+// killed before it could clean up (kill -9, a crash) left behind. Callers
+// hold the directory lock, so no live writer of this set owns them.
+func (f Files) removeStaleTemps() {
+	for _, path := range []string{f.Marker, f.Params, f.VK} {
+		old, _ := filepath.Glob(path + tmpInfix + "*")
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
 }
 
 // PathsFor returns where the parameters of a registered seal proof live in
@@ -233,6 +278,7 @@ func EnsureCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt Op
 		return f, false, err
 	}
 	defer unlock()
+	f.removeStaleTemps()
 	if !opt.Force && f.Complete() && markerSeed(f.Marker) == opt.seed() && !opt.Random {
 		return f, false, nil
 	}
@@ -305,7 +351,7 @@ func GenerateCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt 
 		return f, err
 	}
 	start := time.Now()
-	params, err := groth16.Setup(blank, tw, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress})
+	params, err := groth16.SetupContext(ctx, blank, tw, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress})
 	if err != nil {
 		return f, fmt.Errorf("testparams: setup for %s: %w", c, err)
 	}
@@ -319,7 +365,7 @@ Use it only for tests and demos.
 
 %s%s
 `, filepath.Base(f.Params), time.Now().UTC().Format(time.RFC3339), c, describe(c), seedPrefix, opt.seed())
-	if err := Write(f, params, note); err != nil {
+	if err := WriteContext(ctx, f, params, note); err != nil {
 		return f, err
 	}
 	if opt.Progress != nil {

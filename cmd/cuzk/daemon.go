@@ -131,7 +131,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		"memory_budget", budget.FormatBytes(total), "kinds", strings.Join(kindNames, ","),
 		"trust_params", *trustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
 		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
-		"max_concurrent_plans", lim.PlanConcurrency, "gomaxprocs", runtime.GOMAXPROCS(0))
+		"max_concurrent_plans", lim.PlanConcurrency, "max_intake_bytes", budget.FormatBytes(lim.MaxIntakeBytes), "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()

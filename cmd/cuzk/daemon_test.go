@@ -175,13 +175,7 @@ func TestDaemonFlagsAndConfigErrors(t *testing.T) {
 // the process within the shutdown deadline, and the client waiting on the
 // job gets an error instead of hanging.
 func TestDaemonSIGTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the cuzk binary")
-	}
-	bin := filepath.Join(t.TempDir(), "cuzk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cuzkBinary(t)
 	cfgPath, addr := daemonFixture(t)
 	const deadline = time.Second
 	cmd := exec.Command(bin, "daemon", "--config", cfgPath, "--enable-test-circuits", "--shutdown-timeout", deadline.String())

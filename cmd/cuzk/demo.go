@@ -94,7 +94,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
 		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code

@@ -213,7 +213,7 @@ func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.S
 	}
 	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
 
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, workers), opt, f.req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -31,6 +32,10 @@ type engineOptions struct {
 	randomness  prover.RandomnessSource // nil: fresh for every proof
 	log         *slog.Logger
 	observer    engine.Observer
+	// progress, when set, receives proveInProcess's progress lines
+	// (progress.go), each starting with progressLabel.
+	progress      io.Writer
+	progressLabel string
 }
 
 // newEngine builds the engine a configuration describes: one memory
@@ -39,6 +44,9 @@ type engineOptions struct {
 func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, error) {
 	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
 		return nil, 0, err
 	}
 	bud := budget.New(int64(total))
@@ -77,6 +85,25 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, er
 	return eng, int64(total), nil
 }
 
+// checkBudgetFits refuses a fixed memory budget above the machine's
+// memory: the engine would admit work the machine cannot hold and the
+// kernel would kill the daemon mid-proof instead of the budget making jobs
+// wait. ("auto" is MemTotal minus the safety margin and always fits.)
+func checkBudgetFits(m config.Memory, total config.ByteSize, memTotal config.MemTotalFunc) error {
+	if m.TotalBudget.Auto {
+		return nil
+	}
+	have, err := memTotal()
+	if err != nil {
+		return nil // nothing to compare with (not Linux)
+	}
+	if uint64(total) > have {
+		return fmt.Errorf("memory.total_budget = %s is more than this machine's memory (MemTotal %s): jobs would be admitted that the machine cannot hold; set a budget below MemTotal, or \"auto\" (MemTotal minus memory.safety_margin)",
+			total, config.ByteSize(have))
+	}
+	return nil
+}
+
 // engineConfig maps the TOML keys onto the engine. A key left at zero
 // stays zero, so the engine's own default applies (engine.Config states
 // each default once).
@@ -100,6 +127,8 @@ func engineConfig(c *config.Config) engine.Config {
 		CompletedMax:         int(c.Engine.CompletedJobMax),
 		MaxPending:           int(c.Engine.MaxPending),
 		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
+		MaxIntakeBytes:       int64(min(c.Engine.MaxIntakeBytes, 1<<62)),
+		ReturnMemory:         true,
 		LogTiming:            os.Getenv(TimingEnv) == "1",
 	}
 }
@@ -114,11 +143,29 @@ func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, 
 		return engine.Result{}, err
 	}
 	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		// After a proof nothing is in flight and Shutdown returns at once.
+		// After a signal the job is cancelled already, and a stage in
+		// progress (an MSM of 2^22 points and more) would only be waited
+		// for until it checks again: the process is about to exit, so give
+		// it a second.
+		wait := 10 * time.Second
+		if ctx.Err() != nil {
+			wait = time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		defer cancel()
 		_ = eng.Shutdown(sctx)
 		eng.ReleaseParams()
 	}()
+	if opt.progress != nil {
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			watchProgress(pctx, opt.progress, opt.progressLabel, eng.Status, progressPoll, progressHeartbeat)
+		}()
+		defer func() { stop(); <-done }()
+	}
 	return eng.Prove(ctx, req)
 }
 

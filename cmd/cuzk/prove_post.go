@@ -78,6 +78,7 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 	if err != nil {
 		return fail("%v", err)
 	}
+	opt.progress, opt.progressLabel = stderr, "prove "+string(cid)
 	dir := o.dir()
 	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)

@@ -189,4 +189,9 @@ type Limits struct {
 	Pending         int `json:"pending"` // jobs planning, queued or running
 	PlanConcurrency int `json:"max_concurrent_plans"`
 	Planning        int `json:"planning"`
+	// IntakeBytes are the bytes of requests waiting to be planned or being
+	// planned; more than MaxIntakeBytes are refused with
+	// RESOURCE_EXHAUSTED (but for a single request).
+	IntakeBytes    int64 `json:"intake_bytes"`
+	MaxIntakeBytes int64 `json:"max_intake_bytes"`
 }
