@@ -35,6 +35,8 @@ var layer = map[string]int{
 	"porep/c2": 7, "testparams": 7, "post/circuit": 7, "snap/circuit": 7,
 	// 8: the engine; 9: the proof kinds it serves and the gRPC server.
 	"engine": 8, "engine/porepkind": 9, "engine/testkind": 9, "server": 9,
+	// Test-only: bellperson proof goldens through prover/cpu (its doc.go imports nothing).
+	"internal/proofgolden": 9,
 	// 10: the daemon harnesses; 11: the binary.
 	"bench": 10, "cmd/cuzk": 11,
 }
