@@ -74,7 +74,6 @@ out = {
     "public_inputs": s["public_inputs"][0],
     "verified_with_params_vk": True,
     "circuit": {"constraints": c["constraints"], "inputs": c["inputs"], "aux": c["aux"], "r1cs_sha256": c["r1cs_sha256"]},
-    "rust_prove_seconds": round(s["prove_seconds"], 2),
 }
 with open(dst, "w") as f:
     json.dump(out, f, indent=2)

@@ -528,8 +528,8 @@ fn cmd_prove(a: &Args, tmp: &Path) -> Result<()> {
     // create_random_proof_batch (PoRep, update proving); both draw r, s and call
     // create_proof_batch_priority, which the fixed-r/s functions below call directly. Priority
     // only orders GPU work; on the CPU the computation is the same.
-    let priority = l.name.ends_with("post_2KiB");
     let l = select(circuit_from_args(a, tmp)?)?;
+    let priority = matches!(l.circuits.first(), Some(AnyCircuit::Post(_)));
     let n = l.circuits.len();
     let params = Parameters::<Bls12>::build_mapped_parameters(params_path.clone(), false)
         .with_context(|| format!("read params {}", params_path.display()))?;
