@@ -5,7 +5,7 @@
 # circuits built from the committed vanilla proofs (testdata/rustref/post/2KiB,
 # testdata/rustref/update/2KiB), with cuzk's INSECURE test parameters for those circuits
 # (groth16.Setup over the blank circuit with testparams.ToxicWaste(DefaultSeed), written by
-# internal/proofgolden's goldengen test). internal/proofgolden's tests (CUZK_E2E=1) require
+# `cuzk params gen --kind`, the same files the daemon's tests cache). internal/proofgolden's tests (CUZK_E2E=1) require
 # cuzk to produce the same bytes. CI never runs this.
 #
 # Run only when the vanilla goldens, the parameter seed, the setup or a blank circuit change.
@@ -24,9 +24,20 @@ dir="${PARAMS_DIR:-$(mktemp -d)}"
 if [[ -n "${REUSE_PARAMS:-}" && -f "$dir/params.txt" ]]; then
   echo "== reusing the test parameters listed in $dir/params.txt"
 else
-  echo "== test parameters in $dir (internal/proofgolden TestGenerateParams)"
-  go test -tags goldengen ./internal/proofgolden -run '^TestGenerateParams$' -count=1 -v -timeout 30m \
-    -args -params-dir "$dir"
+  echo "== test parameters in $dir (cuzk params gen --kind)"
+  : > "$dir/params.txt"
+  for c in "window_post_2KiB window-post" "winning_post_2KiB winning-post" "update_2KiB_p0 snap"; do
+    set -- $c
+    go run ./cmd/cuzk params gen --kind "$2" --sector-size 2KiB --dir "$dir" --force | tee "$dir/gen-$1.log"
+  done
+  # params gen names its files officially; pick each case's by its parameter-set prefix.
+  for c in "window_post_2KiB proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f" \
+           "winning_post_2KiB proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-3ea05428" \
+           "update_2KiB_p0 empty-sector-update-merkletree-poseidon_hasher-8-0-0-fb9e095b"; do
+    set -- $c
+    f=$(ls "$dir"/v28-"$2"*.params)
+    echo "$1 $f $(sha256sum "$f" | cut -c1-64)" >> "$dir/params.txt"
+  done
 fi
 
 r=01$(printf '0%.0s' $(seq 62))

@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/post/circuit"
-	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
 // postVanilla is testdata/rustref/post/2KiB/{window,winning}.json.
@@ -25,16 +26,6 @@ type postVanilla struct {
 		CommR    string `json:"comm_r"`
 	} `json:"sectors"`
 	VanillaProofs []string `json:"vanilla_proofs"`
-}
-
-// postBlank is the blank FallbackPoSt circuit of p, the one its test
-// parameters are set up over.
-func postBlank(p filecoin.RegisteredPoStProof) (r1cs.Circuit, error) {
-	dims, err := circuit.DimsOf(p)
-	if err != nil {
-		return nil, err
-	}
-	return circuit.Blank(dims)
 }
 
 // A 2 KiB WindowPoSt partition (2 sectors × 10 challenges, 21,866 rows)
@@ -116,9 +107,12 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blank, err := postBlank(rp)
-	if err != nil {
-		t.Fatal(err)
+	kind := engine.ProofKindWindowPoSt
+	k := postkind.Window()
+	if rp.Type() == filecoin.WinningPoSt {
+		kind, k = engine.ProofKindWinningPoSt, postkind.Winning()
 	}
-	check(t, g, blank, circ, inputs)
+	// The request as Curio sends it: one bincode entry per sector.
+	req := &engine.Request{Kind: kind, RegisteredProof: uint64(rp), Randomness: rnd[:], VanillaProofs: entries}
+	check(t, g, rp.CircuitID(), k, req, sizeOf(t, circ), inputs)
 }

@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +14,15 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -68,20 +72,32 @@ func loadProofFile(t *testing.T, name string) *proofFile {
 	return &g
 }
 
-// setupParams is how the golden's parameters were made
-// (TestGenerateParams): groth16.Setup over the blank circuit with the
-// toxic waste of testparams.DefaultSeed.
-func setupParams(blank r1cs.Circuit) (*groth16.Params, error) {
-	return groth16.Setup(blank, testparams.ToxicWaste(testparams.DefaultSeed), groth16.SetupOptions{})
-}
-
-// paramsSHA256 is the SHA-256 of the .params file p writes.
-func paramsSHA256(p *groth16.Params) string {
-	h := sha256.New()
-	if _, err := p.WriteTo(h); err != nil {
-		panic(err) // a hash never fails to write
+// paramsFor returns the cached test parameters of circuit c (made once
+// by testparams, the generator `cuzk params gen --kind` uses) and fails
+// unless their .params file hashes to the one bellperson proved with.
+func paramsFor(t *testing.T, g *proofFile, c filecoin.CircuitID) testparams.Files {
+	t.Helper()
+	start := time.Now()
+	f, gen, err := testparams.EnsureCircuit(context.Background(), c, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	if gen {
+		t.Logf("generated %s test parameters in %v", c, time.Since(start).Round(time.Millisecond))
+	}
+	pf, err := os.Open(f.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, pf); err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != g.ParamsSHA256 {
+		t.Fatalf("%s hashes to\n %s, bellperson proved with\n %s: the setup or the blank circuit changed (rerun scripts/golden-proof-post.sh only if that was intended)", f.Params, got, g.ParamsSHA256)
+	}
+	return f
 }
 
 func frFromHex(t testing.TB, s string) fr.Element {
@@ -116,42 +132,42 @@ func compareInputs(t *testing.T, what string, got []fr.Element, want []string) {
 	}
 }
 
-// check is the body of each test: the parameters hash to the golden's,
-// the circuit has its shape, cuzk's proof at the golden's r, s through the
-// CPU backend is bellperson's byte for byte, and it verifies against
-// inputs (derived by the verifier's side of cuzk from public values) and
-// not against altered ones.
-func check(t *testing.T, g *proofFile, blank, circ r1cs.Circuit, inputs []fr.Element) {
+// check is the body of each test: the cached test parameters hash to the
+// golden's, the circuit has bellperson's shape, the engine (the one proving
+// path of the daemon and the one-shot commands) proves req at the golden's
+// r, s to bellperson's bytes, and the proof verifies against inputs (derived
+// by the verifier's side of cuzk from public values) and not against
+// altered ones.
+func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Kind, req *engine.Request, size r1cs.Size, inputs []fr.Element) {
 	t.Helper()
 	compareInputs(t, "verifier's public inputs", inputs, g.PublicInputs)
-
-	start := time.Now()
-	params, err := setupParams(blank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setupTook := time.Since(start)
-	if got := paramsSHA256(params); got != g.ParamsSHA256 {
-		t.Fatalf("test parameters hash to\n %s, bellperson proved with\n %s: the setup or the blank circuit changed (rerun scripts/golden-proof-post.sh only if that was intended)", got, g.ParamsSHA256)
-	}
-
-	rnd := groth16.Randomness{R: frFromHex(t, g.R), S: frFromHex(t, g.S)}
-	start = time.Now()
-	proofs, size, err := prove(context.Background(), params, circ, rnd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proveTook := time.Since(start)
-	t.Logf("%s: %d rows, %d inputs; setup %v, synthesis+prove %v", g.Case, size.Constraints, size.Inputs,
-		setupTook.Round(time.Millisecond), proveTook.Round(time.Millisecond))
 	if size.Constraints != g.Circuit.Constraints || size.Inputs != g.Circuit.Inputs {
 		t.Errorf("circuit has %d rows / %d inputs, bellperson's %d / %d", size.Constraints, size.Inputs, g.Circuit.Constraints, g.Circuit.Inputs)
 	}
-	if got := hex.EncodeToString(prover.Encode(proofs)); got != g.ProofHex {
+	f := paramsFor(t, g, c)
+
+	rnd := groth16.Randomness{R: frFromHex(t, g.R), S: frFromHex(t, g.S)}
+	e := newEngine(t, f, req.Kind, kind, prover.Fixed(rnd))
+	start := time.Now()
+	res, err := e.Prove(context.Background(), req)
+	if err != nil || res.State != engine.StateCompleted {
+		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
+	}
+	t.Logf("%s: %d rows, %d inputs; through the engine in %v (synthesis %v, prove %v)", g.Case, size.Constraints, size.Inputs,
+		time.Since(start).Round(time.Millisecond), res.Timings.Synthesis, res.Timings.Prove)
+	if got := hex.EncodeToString(res.Proof); got != g.ProofHex {
 		t.Fatalf("proof differs from bellperson's:\n cuzk       %s\n bellperson %s", got, g.ProofHex)
 	}
 
-	pvk, err := groth16.Prepare(params.VK)
+	vk, err := groth16.ReadVerifyingKeyFile(f.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := groth16.DecodeProofs(res.Proof)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,26 +183,40 @@ func check(t *testing.T, g *proofFile, blank, circ r1cs.Circuit, inputs []fr.Ele
 	}
 }
 
-// prove synthesises circ and proves it as the engine does: a fresh exact
-// assignment, the input rows appended, the prover backend's Start and
-// Finish (engine.synthesizePart, startProof, finish). It also returns the
-// circuit's own size (rows without the input rows, inputs with ONE).
-func prove(ctx context.Context, p *groth16.Params, circ r1cs.Circuit, rnd groth16.Randomness) ([]groth16.Proof, r1cs.Size, error) {
-	pa := r1cs.NewProvingAssignment(r1cs.Size{})
-	cs, err := r1cs.Synthesize(circ, pa)
+// newEngine is an engine over the test parameters in f's directory serving
+// kind as k, with randomness rnd.
+func newEngine(t *testing.T, f testparams.Files, k engine.ProofKind, kind engine.Kind, rnd prover.RandomnessSource) *engine.Engine {
+	t.Helper()
+	bud := budget.New(8 << 30)
+	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(filepath.Dir(f.Params)), Budget: bud})
+	e, err := engine.New(engine.Options{
+		Kinds:      map[engine.ProofKind]engine.Kind{k: kind},
+		Backend:    &cpu.Backend{},
+		Params:     params,
+		Budget:     bud,
+		Randomness: rnd,
+	})
 	if err != nil {
-		return nil, r1cs.Size{}, fmt.Errorf("synthesis: %w", err)
+		t.Fatal(err)
 	}
-	size := r1cs.Size{Constraints: cs.NumConstraints(), Inputs: cs.NumInputs()}
-	cs.AppendInputRows()
-	if err := pa.Check(); err != nil {
-		return nil, size, err
-	}
-	var b prover.Backend = &cpu.Backend{}
-	pend, err := b.Start(ctx, p, []*r1cs.ProvingAssignment{pa}, []groth16.Randomness{rnd})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := e.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		e.ReleaseParams()
+	})
+	return e
+}
+
+// sizeOf counts circ's rows and inputs (with ONE) as bellperson's golden
+// states them (without the input rows).
+func sizeOf(t *testing.T, circ r1cs.Circuit) r1cs.Size {
+	t.Helper()
+	cs, err := r1cs.Synthesize(circ, r1cs.Counter{})
 	if err != nil {
-		return nil, size, err
+		t.Fatal(err)
 	}
-	proofs, err := pend.Finish(ctx)
-	return proofs, size, err
+	return r1cs.Size{Constraints: cs.NumConstraints(), Inputs: cs.NumInputs()}
 }

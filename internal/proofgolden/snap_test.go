@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
-	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -25,16 +26,6 @@ type updateFile struct {
 	CommDNew        string `json:"comm_d_new"`
 	H               int    `json:"h"`
 	VProofsFile     string `json:"vproofs_file"`
-}
-
-// updateBlank is the blank EmptySectorUpdate circuit of p, the one its
-// test parameters are set up over.
-func updateBlank(p filecoin.RegisteredUpdateProof) (r1cs.Circuit, error) {
-	cp, err := circuit.ParamsFor(uint64(p.SectorSize()))
-	if err != nil {
-		return nil, err
-	}
-	return circuit.Blank(cp)
 }
 
 // The 2 KiB EmptySectorUpdate circuit (1,705,039 rows), built from the
@@ -111,9 +102,21 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blank, err := updateBlank(rp)
-	if err != nil {
-		t.Fatal(err)
+	// The request as Curio sends it: raw 32-byte commitments, one bincode
+	// entry per partition (one at 2 KiB).
+	if len(entries) != 1 || k != 0 {
+		t.Fatalf("the 2 KiB update has %d partitions, golden for partition %d", len(entries), k)
 	}
-	check(t, g, blank, circ, inputs)
+	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
+		CommROld: hexBytes(t, u.CommROld), CommRNew: hexBytes(t, u.CommRNew), CommDNew: pub.CommDNew[:]}
+	check(t, g, rp.CircuitID(), &snapkind.Kind{}, req, sizeOf(t, circ), inputs)
+}
+
+func hexBytes(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		t.Fatalf("bad 64-hex value %q", s)
+	}
+	return b
 }
