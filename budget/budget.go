@@ -34,9 +34,9 @@ type Budget struct {
 	reservePrio int
 	usedHigh    int64
 	peak        int64
-	seq     uint64
-	waiters []*waiter // sorted: priority desc, seq asc
-	evictor Evictor
+	seq         uint64
+	waiters     []*waiter // sorted: priority desc, seq asc
+	evictor     Evictor
 }
 
 type waiter struct {

@@ -54,8 +54,8 @@ type Options struct {
 	// core, since ordinary work pauses while it runs.
 	UrgentBackend prover.Backend
 	Params        *srs.Manager
-	Budget  *budget.Budget
-	Log     *slog.Logger
+	Budget        *budget.Budget
+	Log           *slog.Logger
 	// Randomness draws each proof's (r, s); nil means prover.Fresh. Only
 	// tests and byte-exact comparisons fix it.
 	Randomness prover.RandomnessSource
@@ -96,12 +96,12 @@ type Engine struct {
 	stage     stageCounts
 	// reservedSynth: the reserved lane's synthesis worker is busy.
 	reservedSynth bool
-	synthWake chan struct{}
-	proveWake chan struct{}
-	closing   bool
-	idle      chan struct{} // closed and replaced when no job is in flight
-	counts    counters
-	stages    stageLog // stage records of live and recent jobs (timing.go)
+	synthWake     chan struct{}
+	proveWake     chan struct{}
+	closing       bool
+	idle          chan struct{} // closed and replaced when no job is in flight
+	counts        counters
+	stages        stageLog // stage records of live and recent jobs (timing.go)
 }
 
 type counters struct {
