@@ -70,6 +70,10 @@ type Config struct {
 	// reserved_lane_budget). 0: DefaultUrgentReserve, at most an eighth
 	// of the budget; negative: none.
 	UrgentReserve int64
+	// NoPreempt keeps ordinary work running beside urgent work (the
+	// reserved lane then only saves the queueing). For measurements
+	// (BenchmarkUrgentLatency); the daemon never sets it.
+	NoPreempt bool
 }
 
 // DefaultUrgentMaxDomain covers WinningPoSt at every sector size (2^19

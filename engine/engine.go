@@ -61,6 +61,9 @@ type Options struct {
 	Randomness prover.RandomnessSource
 	// Observer may be nil.
 	Observer Observer
+	// Devices, when set, reports the accelerators for Status (GetStatus
+	// gpus); it is called on every Status, without the engine's lock.
+	Devices func() ([]DeviceStatus, error)
 }
 
 // Engine runs proof jobs: it queues them by priority, batches same-circuit
@@ -76,6 +79,7 @@ type Engine struct {
 	budget  *budget.Budget
 	log     *slog.Logger
 	obs     Observer
+	devices func() ([]DeviceStatus, error)
 	started time.Time
 
 	baseCtx  context.Context
@@ -152,6 +156,7 @@ func New(opt Options) (*Engine, error) {
 		budget:     opt.Budget,
 		log:        log,
 		obs:        opt.Observer,
+		devices:    opt.Devices,
 		started:    time.Now(),
 		baseCtx:    ctx,
 		stopWork:   cancel,

@@ -23,6 +23,26 @@ type Lane struct {
 	// for a single lane ("prover", "finisher").
 	Name    string
 	Backend prover.Backend
+	// DeviceMemory is the memory of the device the lane proves on, in
+	// bytes; 0 for a CPU lane. When every general lane is a device lane,
+	// a job whose partition needs more device memory than the largest
+	// one has (srs.Sizes.DeviceBytes) is refused with ErrExceedsBudget
+	// instead of failing on the device and being redone on the CPU.
+	DeviceMemory int64
+}
+
+// DeviceStatus is one accelerator as the daemon's device query reports it
+// (Options.Devices), with the job its lane is proving.
+type DeviceStatus struct {
+	Index       int
+	Name        string
+	TotalMemory uint64
+	FreeMemory  uint64
+	// Lane is the name of the lane that proves on the device ("" if
+	// none); Job and Kind are that lane's current Start.
+	Lane string
+	Job  string
+	Kind string
 }
 
 // ReservedLaneName names the reserved lane's workers ("prover reserved",
@@ -36,10 +56,11 @@ const urgentBudgetPrio = int(PriorityCritical) + 1
 // lane is a Lane at work. Its fields other than the constants are guarded
 // by Engine.mu.
 type lane struct {
-	name     string
-	backend  prover.Backend
-	reserved bool
-	finCh    chan *finishing // closed by the lane's prover when it stops
+	name      string
+	backend   prover.Backend
+	reserved  bool
+	deviceMem int64
+	finCh     chan *finishing // closed by the lane's prover when it stops
 
 	starting  *item // in Backend.Start
 	finishing int   // items sent to the finisher and not finished
@@ -61,7 +82,7 @@ func newLanes(opt Options, cfg Config) []*lane {
 		out = append(out, &lane{backend: opt.Backend})
 	}
 	for _, l := range opt.Lanes {
-		out = append(out, &lane{name: l.Name, backend: l.Backend})
+		out = append(out, &lane{name: l.Name, backend: l.Backend, deviceMem: l.DeviceMemory})
 	}
 	if cfg.ReservedLane {
 		be := opt.UrgentBackend
@@ -83,11 +104,31 @@ func (e *Engine) reservedIdleLocked() bool {
 	return l.reserved && l.starting == nil
 }
 
+// deviceLimit is the most device memory a partition may need: the largest
+// device lane's memory when every general lane is a device lane, else 0
+// (no limit: a CPU lane can prove anything that fits the host budget).
+func (e *Engine) deviceLimit() int64 {
+	var most int64
+	for _, l := range e.lanes {
+		if l.reserved {
+			continue
+		}
+		if l.deviceMem <= 0 {
+			return 0
+		}
+		most = max(most, l.deviceMem)
+	}
+	return most
+}
+
 // urgent says whether a job of priority prio whose circuit has domain rows
 // takes the reserved lane and pauses ordinary work.
 func (e *Engine) urgent(prio Priority, domain int) bool {
 	return e.cfg.ReservedLane && prio >= PriorityHigh && domain > 0 && domain <= e.cfg.UrgentMaxDomain
 }
+
+// preempts says whether ordinary work gives way to urgent work.
+func (e *Engine) preempts() bool { return e.cfg.ReservedLane && !e.cfg.NoPreempt }
 
 // budgetPrio is the priority of b's memory requests.
 func (b *batch) budgetPrio() int {
@@ -100,7 +141,7 @@ func (b *batch) budgetPrio() int {
 // synthYield is what a synthesis of it calls every r1cs.YieldRows rows:
 // ordinary work waits while urgent work runs; urgent work never does.
 func (e *Engine) synthYield(it *item) func() {
-	if !e.cfg.ReservedLane || it.batch.urgent {
+	if !e.preempts() || it.batch.urgent {
 		return nil
 	}
 	return func() { _ = e.gate.wait(it.ctx) }

@@ -423,3 +423,43 @@ func TestUrgentClassification(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceLanes: with device lanes only, a circuit whose partition needs
+// more device memory than the largest device has is refused at once; the
+// device query reaches Status with the job of each device's lane.
+func TestDeviceLanes(t *testing.T) {
+	s10, s12 := paramsSizes(t, 10), paramsSizes(t, 12)
+	mem := (s10.DeviceBytes() + s12.DeviceBytes()) / 2
+	be := newLaneBackend("fake-gpu")
+	devices := func() ([]engine.DeviceStatus, error) {
+		return []engine.DeviceStatus{{Index: 0, Name: "Fake GPU", TotalMemory: uint64(mem), FreeMemory: 1, Lane: "gpu0"}}, nil
+	}
+	b := newRigWith(t, engine.Config{}, rigOptions{lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}}})
+	e, err := engine.New(engine.Options{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
+		Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, Params: b.params, Budget: b.budget, Devices: devices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Shutdown(context.Background())
+	_, err = e.Submit(context.Background(), testReq("big", 12, testkind.Options{}))
+	if !errors.Is(err, engine.ErrExceedsBudget) || !strings.Contains(err.Error(), "device memory") {
+		t.Fatalf("partition larger than the device: %v", err)
+	}
+	release := be.hold(10)
+	defer release()
+	if _, err := e.Submit(context.Background(), testReq("small", 10, testkind.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	awaitStart(t, be, 10)
+	st := e.Status()
+	if len(st.Devices) != 1 || st.Devices[0].Job != "small" || st.Devices[0].Kind != engine.ProofKindTest.String() ||
+		st.Devices[0].Name != "Fake GPU" || st.Memory.DeviceBytes != mem || st.Lanes[0].DeviceMemory != mem {
+		t.Fatalf("devices %+v, memory %+v, lanes %+v", st.Devices, st.Memory, st.Lanes)
+	}
+	release()
+	res, err := e.Await(context.Background(), "small", 0)
+	if err != nil || res.State != engine.StateCompleted {
+		t.Fatalf("small: %v %v", err, res.State)
+	}
+	verifyProof(t, 10, res.Proof, 1)
+}

@@ -112,7 +112,7 @@ func (e *Engine) admitLocked(jobs []*job) {
 	}
 	for i := range n {
 		ctx, cancel := context.WithCancel(e.baseCtx)
-		if e.cfg.ReservedLane && !b.urgent {
+		if e.preempts() && !b.urgent {
 			// Start and Finish give way to urgent work at their yield
 			// points.
 			ctx = prover.WithYield(ctx, e.gate.wait)

@@ -32,6 +32,10 @@ type Status struct {
 	// Urgent is the reserved lane's side: how urgent work is recognised
 	// and how often ordinary work gave way to it.
 	Urgent UrgentStatus
+	// Devices are the accelerators (Options.Devices); empty without one.
+	Devices []DeviceStatus
+	// DevicesErr says why Devices is empty when the query failed.
+	DevicesErr error
 }
 
 // LaneStatus is one prover lane.
@@ -40,10 +44,13 @@ type LaneStatus struct {
 	Backend  string // prover.Backend.Name
 	Reserved bool   // takes only urgent work
 	// Job is the job whose item is in the lane's Start now ("" when
-	// idle; the first job of a batch).
+	// idle; the first job of a batch), Kind its proof kind.
 	Job       string
+	Kind      string
 	Finishing int    // items with the lane's finisher
 	Proved    uint64 // items proved since start
+	// DeviceMemory is the lane's device memory (0: a CPU lane).
+	DeviceMemory int64
 }
 
 // UrgentStatus describes the reserved lane (Config.ReservedLane).
@@ -80,6 +87,11 @@ type MemoryStatus struct {
 	PeakBytes   int64
 	ParamsBytes int64
 	Waiting     int
+	// ReservedBytes of TotalBytes only urgent work may use.
+	ReservedBytes int64
+	// DeviceBytes is the device memory of the lanes, summed (0: CPU
+	// only).
+	DeviceBytes int64
 }
 
 // PipelineStatus counts partitions (items) in each stage.
@@ -155,6 +167,11 @@ var StandardKinds = []ProofKind{ProofKindPoRep, ProofKindSnapDeals, ProofKindWin
 
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
+	var devs []DeviceStatus
+	var devErr error
+	if e.devices != nil {
+		devs, devErr = e.devices()
+	}
 	params := e.params.Status()
 	var paramsBytes int64
 	for _, p := range params {
@@ -190,16 +207,28 @@ func (e *Engine) Status() Status {
 		s.Batching.Collecting += len(c.jobs)
 	}
 	for _, l := range e.lanes {
-		ls := LaneStatus{Name: l.name, Backend: l.backend.Name(), Reserved: l.reserved, Finishing: l.finishing, Proved: l.proved}
+		ls := LaneStatus{Name: l.name, Backend: l.backend.Name(), Reserved: l.reserved, Finishing: l.finishing, Proved: l.proved,
+			DeviceMemory: l.deviceMem}
 		if it := l.starting; it != nil {
 			for _, p := range it.parts {
 				if !p.dropped {
-					ls.Job = p.job.id
+					ls.Job, ls.Kind = p.job.id, p.job.kind.String()
 					break
 				}
 			}
 		}
 		s.Lanes = append(s.Lanes, ls)
+		s.Memory.DeviceBytes += l.deviceMem
+	}
+	s.Memory.ReservedBytes, _ = e.budget.Reserve()
+	s.DevicesErr = devErr
+	for _, d := range devs {
+		for _, ls := range s.Lanes {
+			if d.Lane != "" && ls.Name == d.Lane {
+				d.Job, d.Kind = ls.Job, ls.Kind
+			}
+		}
+		s.Devices = append(s.Devices, d)
 	}
 	s.Urgent = UrgentStatus{Enabled: e.cfg.ReservedLane, Active: int(e.gate.active.Load()), Paused: int(e.gate.waiting.Load()),
 		Pauses: e.gate.pauses.Load(), PausedTime: time.Duration(e.gate.paused.Load())}
