@@ -18,11 +18,12 @@ import (
 // Pipeline
 //
 //	synthQ ──(synthesis workers: memory, params, synthesis)──▶ readyQ
-//	readyQ ──(prover: backend Start)──▶ finCh ──(finisher: Finish)──▶ job
+//	readyQ ──(each lane: backend Start)──▶ lane.finCh ──(lane's finisher: Finish)──▶ job
 //
 // Both queues are ordered by priority, then batch arrival, then partition,
 // and each stage picks the best item only when it is free, so a
-// high-priority job overtakes everything that has not started. Credits
+// high-priority job overtakes everything that has not started. Urgent
+// items have a synthesis worker and a lane of their own (lanes.go). Credits
 // bound the items between synthesis start and the prover's pick to
 // Lookahead plus one per synthesis worker (backpressure); memory is
 // reserved before synthesis and released in two steps, a/b/c after Start,

@@ -23,6 +23,9 @@ func TestChooseProversWithoutDevice(t *testing.T) {
 	if devs, err := gpu.Devices(false); err == nil {
 		t.Skipf("%d CUDA device(s) present", len(devs))
 	}
+	// chooseProvers may set CUDA_VISIBLE_DEVICES; restore it afterwards.
+	t.Setenv(visibleDevicesEnv, "")
+	os.Unsetenv(visibleDevicesEnv)
 	for _, tc := range []struct {
 		devices  []uint32
 		fallback bool
@@ -32,7 +35,10 @@ func TestChooseProversWithoutDevice(t *testing.T) {
 	}{
 		{nil, true, false, false, ""},
 		{[]uint32{0}, false, false, false, ""}, // one-shot: CPU whatever [gpus] says
-		{nil, false, true, false, "CPU"},
+		// No devices listed: without CUDA the CPU is the only choice; with
+		// it, a missing device is an error unless cpu_fallback.
+		{nil, false, true, gpu.Built, "CPU"},
+		{nil, true, true, false, "CPU"},
 		{[]uint32{0}, true, true, false, "proving on the CPU"},
 		{[]uint32{0, 1}, false, true, true, ""},
 	} {
@@ -71,6 +77,8 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 	if devs, err := gpu.Devices(false); err == nil {
 		t.Skipf("%d CUDA device(s) present", len(devs))
 	}
+	t.Setenv(visibleDevicesEnv, "")
+	os.Unsetenv(visibleDevicesEnv)
 	cfgPath, _ := daemonFixture(t)
 	data, err := os.ReadFile(cfgPath)
 	if err != nil {
