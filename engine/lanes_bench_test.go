@@ -15,7 +15,11 @@ import (
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -45,8 +49,17 @@ type latencyWorkload struct {
 // test-k$CUZK_LANE_LOAD (default 20; a 2 KiB PoRep partition is 2^22 rows,
 // about 16 times the work) at NORMAL. Parameters are generated once into
 // testparams.DefaultDir ($CUZK_TEST_PARAMS): minutes for 2^20 on two cores.
+//
+// CUZK_LANE_LOAD=porep-2k makes the load the real 2 KiB PoRep (two
+// partitions of 2^22 rows, engine/porepkind) over a sector sealed in
+// process, with the INSECURE 2 KiB test parameters (testparams.Ensure:
+// about 1.1 GB, generated once).
 func testLatencyWorkload(b *testing.B) latencyWorkload {
-	crit, load := envInt("CUZK_LANE_CRITICAL", 17), envInt("CUZK_LANE_LOAD", 20)
+	crit := envInt("CUZK_LANE_CRITICAL", 17)
+	if os.Getenv("CUZK_LANE_LOAD") == "porep-2k" {
+		return porepLoad(b, crit)
+	}
+	load := envInt("CUZK_LANE_LOAD", 20)
 	dir := testparams.DefaultDir(os.LookupEnv)
 	for _, k := range []int{crit, load} {
 		t := time.Now()
@@ -68,6 +81,52 @@ func testLatencyWorkload(b *testing.B) latencyWorkload {
 			return q
 		},
 		Load: func(i int) *engine.Request { return testReq(fmt.Sprintf("load-%d", i), load, testkind.Options{}) },
+	}
+}
+
+// porepLoad is testLatencyWorkload with the 2 KiB PoRep as the load.
+func porepLoad(b *testing.B, crit int) latencyWorkload {
+	dir := testparams.DefaultDir(os.LookupEnv)
+	if err := testkind.WriteParams(dir, crit); err != nil {
+		b.Fatal(err)
+	}
+	p := filecoin.StackedDrg2KiBV1_1
+	t := time.Now()
+	if _, gen, err := testparams.Ensure(context.Background(), p, dir, testparams.Options{}); err != nil {
+		b.Fatal(err)
+	} else if gen {
+		b.Logf("generated 2 KiB PoRep test parameters in %v", time.Since(t).Round(time.Second))
+	}
+	in := seal.DefaultInput(p)
+	o, _, err := seal.Seal(context.Background(), in, seal.DefaultSeed, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c1json, err := c1.Wrap(o, in.Sector).MarshalJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cid, err := filecoin.PoRepCircuitID(p.SectorSize())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return latencyWorkload{
+		Name: fmt.Sprintf("test-k%d/porep-2k (%d partitions)", crit, len(o.VanillaProofs)),
+		Kinds: map[engine.ProofKind]engine.Kind{
+			engine.ProofKindTest:  testkind.New(),
+			engine.ProofKindPoRep: &porepkind.Kind{},
+		},
+		Locator:  srs.Chain(srs.FilecoinLocator(dir), testkind.Locator(dir)),
+		Circuits: []string{testkind.CircuitID(crit), string(cid)},
+		Critical: func(i int) *engine.Request {
+			q := testReq(fmt.Sprintf("critical-%d", i), crit, testkind.Options{})
+			q.Priority = engine.PriorityCritical
+			return q
+		},
+		Load: func(i int) *engine.Request {
+			return &engine.Request{RequestID: fmt.Sprintf("porep-%d", i), Kind: engine.ProofKindPoRep, RegisteredProof: uint64(p),
+				SectorNumber: in.Sector, MinerID: seal.DefaultMinerID, VanillaProof: c1json}
+		},
 	}
 }
 
