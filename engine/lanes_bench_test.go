@@ -156,13 +156,14 @@ var latencyModes = []latencyMode{
 
 // BenchmarkUrgentLatency measures, per engine configuration, the latency
 // (submit to proof) of an urgent job proved alone (idle) and while a
-// stream of ordinary jobs runs (loaded), each urgent job submitted at a
-// random moment of the ordinary work, and the ordinary stream's
-// throughput alone and with the urgent jobs injected. Run it with
-// -benchtime=1x -v; knobs (environment): CUZK_LANE_CRITICAL and
-// CUZK_LANE_LOAD (log2 rows of the two test circuits), CUZK_LANE_SAMPLES
-// (urgent jobs per phase, default 5), CUZK_LANE_ROUNDS (default 1; rounds
-// alternate the modes), CUZK_LANE_MODES (default "preempt,lane,baseline").
+// stream of ordinary jobs runs (loaded), in pairs (idle, then loaded, the
+// loaded one submitted at a random moment of the ordinary work), and the
+// ordinary stream's throughput alone. Run it with -benchtime=1x -v; knobs
+// (environment): CUZK_LANE_CRITICAL and CUZK_LANE_LOAD (log2 rows of the
+// two test circuits; CUZK_LANE_LOAD=porep-2k for the real 2 KiB PoRep),
+// CUZK_LANE_SAMPLES (pairs per round, default 5), CUZK_LANE_ROUNDS
+// (default 1; rounds alternate the modes), CUZK_LANE_MODES (default
+// "preempt,lane,baseline").
 //
 // Every configuration uses the daemon's defaults on this machine: as many
 // synthesis workers as cores, the prover on every core, the reserved
@@ -193,30 +194,25 @@ func BenchmarkUrgentLatency(b *testing.B) {
 				runLatencyRound(b, w, m, samples, uint64(round), r)
 			}
 		}
-		b.Logf("workload %s, %d urgent jobs per phase, %d round(s), GOMAXPROCS %d", w.Name, samples, rounds, runtimeProcs())
-		b.Logf("%-9s %-26s %-26s %-22s %-18s %-18s", "mode", "idle latency", "loaded latency", "loaded/idle (per job)", "load alone", "load + urgent")
+		b.Logf("workload %s, %d pairs per round, %d round(s), GOMAXPROCS %d", w.Name, samples, rounds, runtimeProcs())
+		b.Logf("%-9s %-24s %-24s %-22s %-18s", "mode", "idle latency", "loaded latency", "loaded/idle (pairs)", "ordinary jobs/min")
 		for _, m := range modes {
 			r := res[m.name]
-			ratio := make([]float64, len(r.loaded))
-			idle := medianDur(r.idle)
-			for i, d := range r.loaded {
-				ratio[i] = float64(d) / float64(idle)
-			}
-			b.Logf("%-9s %-26s %-26s %-22s %-18s %-18s", m.name, durStats(r.idle), durStats(r.loaded), floatStats(ratio),
-				rateStats(r.aloneRate), rateStats(r.loadedRate))
+			b.Logf("%-9s %-24s %-24s %-22s %-18s", m.name, durStats(r.idle), durStats(r.loaded), floatStats(r.ratio), rateStats(r.aloneRate))
 			if m.name == modes[0].name {
-				b.ReportMetric(float64(idle.Milliseconds()), "idle-ms")
+				b.ReportMetric(float64(medianDur(r.idle).Milliseconds()), "idle-ms")
 				b.ReportMetric(float64(medianDur(r.loaded).Milliseconds()), "loaded-ms")
-				b.ReportMetric(medianF(ratio), "loaded/idle")
+				b.ReportMetric(medianF(r.ratio), "loaded/idle")
 			}
 		}
-		b.Logf("latency: median [min–max] over the urgent jobs; loaded/idle: each loaded latency over the idle median; load: ordinary jobs per minute, median [min–max] over rounds")
+		b.Logf("median [min–max] over all pairs (latencies, ratios) and over rounds (jobs/min, the ordinary stream alone)")
 	}
 }
 
 type latencyResult struct {
-	idle, loaded          []time.Duration
-	aloneRate, loadedRate []float64 // ordinary jobs per minute, one per round
+	idle, loaded []time.Duration
+	ratio        []float64 // loaded/idle of each pair
+	aloneRate    []float64 // ordinary jobs per minute, one per round
 }
 
 // runLatencyRound runs the three phases of one mode on a fresh engine:
@@ -244,9 +240,11 @@ func runLatencyRound(b *testing.B, w latencyWorkload, m latencyMode, samples int
 		}
 	}
 	n := 0
+	var lastUrgent string
 	urgent := func() time.Duration {
 		q := w.Critical(int(seed)*1000 + n)
 		q.RequestID = fmt.Sprintf("%s-%s-%d", q.RequestID, m.name, seed)
+		lastUrgent = q.RequestID
 		n++
 		t := time.Now()
 		res, err := e.Prove(ctx, q)
@@ -256,34 +254,78 @@ func runLatencyRound(b *testing.B, w latencyWorkload, m latencyMode, samples int
 		}
 		return d
 	}
-	// A first urgent job warms the density template and the FFT tables.
+	// A first urgent job, and a first ordinary one, warm the density
+	// templates and the FFT tables; the ordinary one also says how long
+	// ordinary work takes.
 	urgent()
-	for range samples {
-		r.idle = append(r.idle, urgent())
+	t := time.Now()
+	q := w.Load(0)
+	q.RequestID = fmt.Sprintf("%s-warm-%s-%d", q.RequestID, m.name, seed)
+	if res, err := e.Prove(ctx, q); err != nil || res.State != engine.StateCompleted {
+		b.Fatalf("%s: ordinary job: %v %v %v", m.name, err, res.State, res.Err)
 	}
+	typ := time.Since(t)
 
-	// Loaded: two ordinary jobs in flight at all times (one proving, one
-	// synthesised and waiting), urgent jobs at random moments.
-	s := startStream(e, w, m.name, seed)
-	s.waitProving(b)
+	// Pairs: an urgent job alone, then one while two ordinary jobs are in
+	// flight (one proving, one synthesised or waiting), submitted at a
+	// random moment of the ordinary work. A pair takes seconds to minutes,
+	// so the machine's load (shared here) is about the same for both.
 	rng := rand.New(rand.NewPCG(seed, 7))
-	loadedFrom := time.Now()
-	for range samples {
-		time.Sleep(time.Duration(rng.Int64N(int64(s.typical()))))
-		r.loaded = append(r.loaded, urgent())
+	for i := range samples {
+		waitQuiet(b, e)
+		idle := urgent()
+		s := startStream(e, w, m.name, seed*1000+uint64(i))
+		s.waitProving(b)
+		time.Sleep(time.Duration(rng.Int64N(int64(typ))))
+		loaded := urgent()
+		s.stop()
+		if testing.Verbose() {
+			b.Logf("%s pair %d: idle %v, loaded %v: %s", m.name, i, idle.Round(time.Millisecond), loaded.Round(time.Millisecond), stagesOf(e, lastUrgent))
+		}
+		r.idle, r.loaded = append(r.idle, idle), append(r.loaded, loaded)
+		r.ratio = append(r.ratio, float64(loaded)/float64(idle))
 	}
-	// Let at least two ordinary jobs finish inside the loaded window.
-	s.waitDone(b, loadedFrom, 2)
-	r.loadedRate = append(r.loadedRate, s.rate(loadedFrom, time.Now()))
+	pauses, paused := e.Status().Urgent.Pauses, e.Status().Urgent.PausedTime
 
-	aloneFrom := time.Now()
-	s.waitDone(b, aloneFrom, 3)
-	r.aloneRate = append(r.aloneRate, s.rate(aloneFrom, time.Now()))
+	// The ordinary stream's throughput, alone.
+	waitQuiet(b, e)
+	s := startStream(e, w, m.name, seed*1000+999)
+	from := time.Now()
+	s.waitDone(b, from, 3)
+	r.aloneRate = append(r.aloneRate, s.rate(from, time.Now()))
 	s.stop()
-	b.Logf("%s round %d: idle %s, loaded %s; ordinary jobs/min alone %.2f, with urgent jobs %.2f; pauses %d (%v)",
-		m.name, seed, durStats(r.idle[len(r.idle)-samples:]), durStats(r.loaded[len(r.loaded)-samples:]),
-		r.aloneRate[len(r.aloneRate)-1], r.loadedRate[len(r.loadedRate)-1], e.Status().Urgent.Pauses,
-		e.Status().Urgent.PausedTime.Round(time.Millisecond))
+	b.Logf("%s round %d: ordinary job alone %v; idle %s, loaded %s, loaded/idle per pair %s; ordinary jobs/min %.2f; pauses %d (%v)",
+		m.name, seed, typ.Round(time.Millisecond), durStats(r.idle[len(r.idle)-samples:]), durStats(r.loaded[len(r.loaded)-samples:]),
+		floatStats(r.ratio[len(r.ratio)-samples:]), r.aloneRate[len(r.aloneRate)-1], pauses, paused.Round(time.Millisecond))
+}
+
+// stagesOf lists a recent job's stages and their workers.
+func stagesOf(e *engine.Engine, id string) string {
+	for _, j := range e.Status().RecentJobs {
+		if j.ID != id {
+			continue
+		}
+		var parts []string
+		for _, st := range j.Stages {
+			parts = append(parts, fmt.Sprintf("%s@%v+%v", st.Stage, st.Start.Sub(j.Submitted).Round(time.Millisecond), st.Duration.Round(time.Millisecond)))
+		}
+		return strings.Join(parts, " ") + fmt.Sprintf(" total %v", j.Timings.Total.Round(time.Millisecond))
+	}
+	return "?"
+}
+
+// waitQuiet waits until no job is in the engine.
+func waitQuiet(b *testing.B, e *engine.Engine) {
+	deadline := time.Now().Add(30 * time.Minute)
+	for time.Now().Before(deadline) {
+		st := e.Status()
+		p := st.Pipeline
+		if len(st.Jobs) == 0 && p.SynthesisQueued+p.Synthesizing+p.Ready+p.Proving+p.Finishing == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.Fatal("the engine did not become quiet")
 }
 
 // stream keeps two ordinary jobs in flight until stopped.
@@ -343,33 +385,6 @@ func (s *stream) waitProving(b *testing.B) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	b.Fatal("the ordinary stream never reached the prover")
-}
-
-// typical is how long one ordinary job takes to prove, as far as known
-// (before the first completes: from its stage records).
-func (s *stream) typical() time.Duration {
-	for {
-		s.mu.Lock()
-		n := len(s.done)
-		s.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		for _, j := range s.e.Status().Jobs {
-			for _, st := range j.Stages {
-				if st.Stage == "synthesis" && st.Duration > 0 {
-					// Proving a test circuit takes several times its
-					// synthesis; a bound is all the random delay needs.
-					return 8 * st.Duration
-				}
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Two jobs are in flight, so one completes every half a job's time.
-	return max(time.Millisecond, medianDur(slices.Clone(s.took))/2)
 }
 
 // waitDone waits until n ordinary jobs have completed since from.
