@@ -337,7 +337,7 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()), reserved)
 	}
 	if lim := e.deviceLimit(); lim > 0 && sizes.DeviceBytes() > lim {
-		return nil, fmt.Errorf("%w: circuit %s needs about %s of device memory per partition, the largest device has %s",
+		return nil, fmt.Errorf("%w: circuit %s needs at least %s of device memory per partition, the largest device has %s",
 			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(sizes.DeviceBytes()), budget.FormatBytes(lim))
 	}
 	return plan, nil

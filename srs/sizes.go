@@ -42,12 +42,13 @@ func (s Sizes) ParamsBytes() int64 {
 	return int64(max(s.Copies, 1)) * (int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem)
 }
 
-// DeviceBytes estimates one partition's device memory in the CUDA
-// backend: supraseal keeps three domain-sized vectors of field elements
-// for the NTTs when the device has room (two otherwise), plus MSM buckets
-// and the windows of the largest multi-exponentiation (errs high: another
-// domain vector).
-func (s Sizes) DeviceBytes() int64 { return 4 * frMem * int64(s.Domain) }
+// DeviceBytes is the least device memory one partition needs in the CUDA
+// backend: supraseal keeps two domain-sized vectors of field elements for
+// the NTTs (a third, and larger MSM windows, only when the device has
+// room), so a device with less can never prove the circuit. A 32 GiB PoRep
+// partition (2^27 rows) needs 8 GiB: it fits a 16 GB card, as the Rust
+// cuzk shows.
+func (s Sizes) DeviceBytes() int64 { return 2 * frMem * int64(s.Domain) }
 
 // ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
 // c get room for the whole domain, so neither synthesis nor the prover's
