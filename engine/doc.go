@@ -156,12 +156,13 @@
 // (milliseconds), Start and Finish between FFTs, between MSMs, between
 // chunks of the scalar scan and between pieces of groth16.YieldPoints
 // points of the general MSM (prover.Yield, through the item's context),
-// so the urgent job gets every core within a fraction of a second and
-// keeps them. Paused work keeps its memory, which is why the reserve
-// exists; it resumes where it stopped, so no work is lost or redone. The
-// ordinary stream loses the time the urgent jobs take, and the yield
-// points cost it little (pieces of 2^16 points instead of one
-// MultiExp). A device call cannot be paused (the CUDA backend ignores
+// so the urgent job gets every core within the longest step between two
+// yield points (an FFT or an MSM piece: under a second on two cores, less
+// with more) and keeps them. Paused work keeps its memory, which is why
+// the reserve exists; it resumes where it stopped, so no work is lost or
+// redone. The ordinary stream loses the time the urgent jobs take; the
+// yield points themselves cost it nothing measurable (pieces of 2^16
+// points instead of one MultiExp; BenchmarkYieldOverhead). A device call cannot be paused (the CUDA backend ignores
 // prover.Yield): on a GPU the urgent item waits for at most the call in
 // progress. Config.NoPreempt (measurements only) keeps ordinary work
 // running beside urgent work.
