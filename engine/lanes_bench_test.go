@@ -219,8 +219,8 @@ type latencyResult struct {
 	// here) it estimates the wall-time ratio a dedicated machine would
 	// show, since it does not depend on the share of the cores the
 	// process gets.
-	cpuRatio []float64
-	aloneRate    []float64 // ordinary jobs per minute, one per round
+	cpuRatio  []float64
+	aloneRate []float64 // ordinary jobs per minute, one per round
 }
 
 // runLatencyRound runs the three phases of one mode on a fresh engine:
