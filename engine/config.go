@@ -74,7 +74,36 @@ type Config struct {
 	// LogTiming logs the per-partition stage lines at INFO instead of
 	// DEBUG (the daemon sets it when CUZK_TIMING=1).
 	LogTiming bool
+
+	// ReservedLane adds a synthesis worker and a prover lane that only
+	// urgent work uses, pauses ordinary work at its yield points while
+	// urgent work runs, and holds UrgentReserve of the memory budget back
+	// for it ([pipeline] reserved_lane; see doc.go, Lanes). Off in the
+	// zero Config; the daemon's default turns it on.
+	ReservedLane bool
+	// UrgentMaxDomain: a HIGH or CRITICAL job whose circuit's domain has
+	// at most this many rows is urgent ([pipeline]
+	// urgent_max_constraints). 0: DefaultUrgentMaxDomain.
+	UrgentMaxDomain int
+	// UrgentReserve is the memory only urgent work may use ([memory]
+	// reserved_lane_budget). 0: DefaultUrgentReserve, at most an eighth
+	// of the budget; negative: none.
+	UrgentReserve int64
+	// NoPreempt keeps ordinary work running beside urgent work (the
+	// reserved lane then only saves the queueing). For measurements
+	// (BenchmarkUrgentLatency); the daemon never sets it.
+	NoPreempt bool
 }
+
+// DefaultUrgentMaxDomain covers WinningPoSt at every sector size (2^19
+// rows at 32 and 64 GiB) and the small test sizes of WindowPoSt, and
+// leaves out every PoRep, SnapDeals and production WindowPoSt partition.
+const DefaultUrgentMaxDomain = 1 << 20
+
+// DefaultUrgentReserve holds the parameters and the working set of one
+// partition of 2^20 rows (about 0.8 GiB; a 32 GiB WinningPoSt needs about
+// 0.4 GiB).
+const DefaultUrgentReserve = 1 << 30
 
 func (c Config) withDefaults() Config {
 	if c.SynthesisWorkers <= 0 {
@@ -104,5 +133,20 @@ func (c Config) withDefaults() Config {
 	if c.MaxIntakeBytes <= 0 {
 		c.MaxIntakeBytes = DefaultMaxIntakeBytes
 	}
+	if c.UrgentMaxDomain <= 0 {
+		c.UrgentMaxDomain = DefaultUrgentMaxDomain
+	}
 	return c
+}
+
+// urgentReserve is the memory to hold back for urgent work out of a
+// budget of total bytes.
+func (c Config) urgentReserve(total int64) int64 {
+	switch {
+	case !c.ReservedLane || c.UrgentReserve < 0:
+		return 0
+	case c.UrgentReserve == 0:
+		return min(DefaultUrgentReserve, total/8)
+	}
+	return min(c.UrgentReserve, total)
 }

@@ -137,6 +137,10 @@ func (e *Engine) releasePartLocked(it *item, p *itemPart) {
 func (e *Engine) retireLocked(it *item) {
 	it.where = itemDone
 	it.cancel()
+	if it.gated {
+		it.gated = false
+		e.gate.leave()
+	}
 	if it.lease != nil {
 		for _, p := range it.parts {
 			p.held = 0

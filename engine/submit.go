@@ -330,10 +330,26 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 		return nil, err
 	}
 	need := sizes.ParamsBytes() + sizes.WorkingSet()
-	if need > e.budget.Total() {
-		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s",
+	prio := req.Priority
+	if prio == PriorityUnspecified {
+		prio = req.Kind.DefaultPriority()
+	}
+	bprio := int(prio)
+	if e.urgent(prio, sizes.Domain) {
+		bprio = urgentBudgetPrio
+	}
+	if c := e.budget.Capacity(bprio); need > c {
+		reserved := ""
+		if c < e.budget.Total() {
+			reserved = fmt.Sprintf(" of which %s are reserved for urgent work", budget.FormatBytes(e.budget.Total()-c))
+		}
+		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s%s",
 			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(sizes.ParamsBytes()),
-			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()))
+			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()), reserved)
+	}
+	if lim := e.deviceLimit(); lim > 0 && sizes.DeviceBytes() > lim {
+		return nil, fmt.Errorf("%w: circuit %s needs at least %s of device memory per partition, the largest device has %s",
+			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(sizes.DeviceBytes()), budget.FormatBytes(lim))
 	}
 	return plan, nil
 }

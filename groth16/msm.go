@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -86,21 +87,23 @@ type batchPtr[B, A any] interface {
 	batch[A]
 }
 
-// msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars.
-func msmG1(points []bls.G1Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G1Jac, error) {
-	return msm[bls.G1Affine, bls.G1Jac, g1Batch](points, scalars, sel, workers)
+// msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars. y,
+// when not nil, is called at the yield points (ProveOptions.Yield); its
+// error stops the MSM.
+func msmG1(points []bls.G1Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G1Jac, error) {
+	return msm[bls.G1Affine, bls.G1Jac, g1Batch](points, scalars, sel, workers, y)
 }
 
 // msmG2 is msmG1 over G2.
-func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G2Jac, error) {
-	return msm[bls.G2Affine, bls.G2Jac, g2Batch](points, scalars, sel, workers)
+func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G2Jac, error) {
+	return msm[bls.G2Affine, bls.G2Jac, g2Batch](points, scalars, sel, workers, y)
 }
 
 // msm is the one body of msmG1 and msmG2: zeros skipped, ones summed by a
 // summer per chunk, the rest compacted into one MultiExp. Generic code calls
 // the point and batch methods through a dictionary; that is one indirect
 // call per selected scalar, next to several field multiplications each.
-func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points []A, scalars []fr.Element, sel *r1cs.Bitset, workers int) (J, error) {
+func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points []A, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (J, error) {
 	var res J
 	if len(scalars) == 0 {
 		return res, nil
@@ -108,14 +111,19 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	chunks := splitChunks(len(scalars), sel, workers)
 	total := countGeneral(chunks, scalars, sel, workers)
 	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		_, err := PJ(&res).MultiExp(points, scalars, ecc.MultiExpConfig{NbTasks: workers})
+		err := multiExp[A, J, PJ](&res, points, scalars, workers, y, YieldPoints)
 		return res, err
 	}
 	cPoints := make([]A, total)
 	cScalars := make([]fr.Element, total)
 	sums := make([]J, len(chunks))
-	par.Chunks(len(chunks), 1, workers, func(lo, hi int) {
+	err := par.Do(context.Background(), len(chunks), 1, workers, func(lo, hi int) error {
 		for ci := lo; ci < hi; ci++ {
+			if y != nil {
+				if err := y(); err != nil {
+					return err
+				}
+			}
 			c := &chunks[ci]
 			var s summer[A, B, PA, PB]
 			s.init()
@@ -138,9 +146,13 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 			}
 			sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 		}
+		return nil
 	})
+	if err != nil {
+		return res, err
+	}
 	if total > 0 {
-		if _, err := PJ(&res).MultiExp(cPoints, cScalars, ecc.MultiExpConfig{NbTasks: workers}); err != nil {
+		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, y, YieldPoints); err != nil {
 			return res, err
 		}
 	}
@@ -148,6 +160,33 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 		PJ(&res).AddAssign(&sums[i])
 	}
 	return res, nil
+}
+
+// multiExp sets *res to gnark-crypto's MultiExp of points and scalars. With
+// a yield function it runs the MSM in pieces of piece points, calling
+// y before each: gnark-crypto's MultiExp cannot be interrupted, and a whole
+// 2^22-point MSM takes tens of seconds on a few cores. The pieces' sum is
+// the same group element.
+func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers int, y func() error, piece int) error {
+	cfg := ecc.MultiExpConfig{NbTasks: workers}
+	if y == nil {
+		_, err := PJ(res).MultiExp(points, scalars, cfg)
+		return err
+	}
+	var sum J
+	for lo := 0; lo < len(scalars); lo += piece {
+		if err := y(); err != nil {
+			return err
+		}
+		hi := min(lo+piece, len(scalars))
+		var piece J
+		if _, err := PJ(&piece).MultiExp(points[lo:hi], scalars[lo:hi], cfg); err != nil {
+			return err
+		}
+		PJ(&sum).AddAssign(&piece)
+	}
+	*res = sum
+	return nil
 }
 
 // countGeneral counts, per chunk, the selected scalars that are neither 0

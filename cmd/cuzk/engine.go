@@ -17,7 +17,6 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -36,18 +35,28 @@ type engineOptions struct {
 	// (progress.go), each starting with progressLabel.
 	progress      io.Writer
 	progressLabel string
+	// gpu proves on the CUDA devices of [gpus] when there are any (the
+	// daemon); the one-shot commands prove on the CPU.
+	gpu bool
+	// onGPURetry counts GPU proofs redone on the CPU (a metric).
+	onGPURetry func(reason string)
 }
 
 // newEngine builds the engine a configuration describes: one memory
 // budget shared by the parameter manager and the pipeline, the proof kinds
-// this build serves and the CPU backend.
-func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, error) {
+// this build serves and the backends (chooseProvers). Call the returned
+// release after the engine's Shutdown and ReleaseParams.
+func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, func(), error) {
 	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
+	}
+	pv, err := chooseProvers(cfg, opt.gpu, opt.onGPURetry, opt.log)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
@@ -62,27 +71,34 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, er
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
 	params := srs.NewManager(srs.Options{
-		Locator:     srs.Chain(locators...),
-		Budget:      bud,
-		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams: opt.trustParams,
-		CheckParams: opt.checkParams,
-		Log:         opt.log,
+		Locator:      srs.Chain(locators...),
+		Budget:       bud,
+		MinIdle:      cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams:  opt.trustParams,
+		CheckParams:  opt.checkParams,
+		Log:          opt.log,
+		ParamsCopies: pv.paramsCopies,
+		OnLoad:       pv.onLoad,
+		OnEvict:      pv.onEvict,
 	})
 	eng, err := engine.New(engine.Options{
-		Config:     engineConfig(cfg),
-		Kinds:      kinds,
-		Backend:    &cpu.Backend{Workers: int(cfg.Prover.Threads)},
-		Params:     params,
-		Budget:     bud,
-		Log:        opt.log,
-		Observer:   opt.observer,
-		Randomness: opt.randomness,
+		Config:        engineConfig(cfg),
+		Kinds:         kinds,
+		Backend:       pv.backend,
+		Lanes:         pv.lanes,
+		UrgentBackend: pv.urgent,
+		Devices:       pv.devices,
+		Params:        params,
+		Budget:        bud,
+		Log:           opt.log,
+		Observer:      opt.observer,
+		Randomness:    opt.randomness,
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("engine: %w", err)
+		pv.close()
+		return nil, 0, nil, fmt.Errorf("engine: %w", err)
 	}
-	return eng, int64(total), nil
+	return eng, int64(total), pv.close, nil
 }
 
 // checkBudgetFits refuses a fixed memory budget above the machine's
@@ -130,7 +146,23 @@ func engineConfig(c *config.Config) engine.Config {
 		MaxIntakeBytes:       int64(min(c.Engine.MaxIntakeBytes, 1<<62)),
 		ReturnMemory:         true,
 		LogTiming:            os.Getenv(TimingEnv) == "1",
+		ReservedLane:         c.Pipeline.ReservedLane,
+		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxConstraints),
+		UrgentReserve:        urgentReserve(c.Memory.ReservedLaneBudget),
 	}
+}
+
+// urgentReserve maps memory.reserved_lane_budget onto
+// engine.Config.UrgentReserve: "auto" is the engine's default (0), a
+// size is itself, and 0 reserves nothing (negative).
+func urgentReserve(b config.Budget) int64 {
+	switch {
+	case b.Auto:
+		return 0
+	case b.Size == 0:
+		return -1
+	}
+	return int64(b.Size)
 }
 
 // proveInProcess proves one request through an engine of its own, as the
@@ -138,7 +170,7 @@ func engineConfig(c *config.Config) engine.Config {
 // invalid, its proof did not verify) is a Result with StateFailed, not an
 // error.
 func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, req *engine.Request) (engine.Result, error) {
-	eng, _, err := newEngine(cfg, opt)
+	eng, _, release, err := newEngine(cfg, opt)
 	if err != nil {
 		return engine.Result{}, err
 	}
@@ -156,6 +188,7 @@ func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, 
 		defer cancel()
 		_ = eng.Shutdown(sctx)
 		eng.ReleaseParams()
+		release()
 	}()
 	if opt.progress != nil {
 		pctx, stop := context.WithCancel(ctx)
