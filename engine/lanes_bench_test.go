@@ -17,8 +17,10 @@ import (
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
@@ -55,7 +57,16 @@ type latencyWorkload struct {
 // partitions of 2^22 rows, engine/porepkind) over a sector sealed in
 // process, with the INSECURE 2 KiB test parameters (testparams.Ensure:
 // about 1.1 GB, generated once).
+//
+// CUZK_LANE_CRITICAL=winning-2k makes the urgent job the real 2 KiB
+// WinningPoSt (engine/postkind, a CC sector sealed in process, its
+// parameters generated once); with CUZK_LANE_LOAD=porep-2k both are real.
 func testLatencyWorkload(b *testing.B) latencyWorkload {
+	if os.Getenv("CUZK_LANE_CRITICAL") == "winning-2k" {
+		w := porepLoad(b, 0)
+		winning(b, &w)
+		return w
+	}
 	crit := envInt("CUZK_LANE_CRITICAL", 17)
 	if os.Getenv("CUZK_LANE_LOAD") == "porep-2k" {
 		return porepLoad(b, crit)
@@ -85,11 +96,42 @@ func testLatencyWorkload(b *testing.B) latencyWorkload {
 	}
 }
 
-// porepLoad is testLatencyWorkload with the 2 KiB PoRep as the load.
+// winning replaces w's urgent job by the real 2 KiB WinningPoSt.
+func winning(b *testing.B, w *latencyWorkload) {
+	p := filecoin.StackedDrgWinning2KiBV1
+	dir := testparams.DefaultDir(os.LookupEnv)
+	t := time.Now()
+	if _, gen, err := testparams.EnsureCircuit(context.Background(), p.CircuitID(), dir, testparams.Options{}); err != nil {
+		b.Fatal(err)
+	} else if gen {
+		b.Logf("generated 2 KiB WinningPoSt test parameters in %v", time.Since(t).Round(time.Second))
+	}
+	sector, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, seal.DefaultMinerID, 7, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rnd := vanillagen.Randomness(1)
+	vanilla, err := vanillagen.WinningPoSt(p, rnd, sector)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.Name = strings.Replace(w.Name, "test-k0", "winning-2k", 1)
+	w.Kinds[engine.ProofKindWinningPoSt] = postkind.Winning()
+	w.Circuits[0] = string(p.CircuitID())
+	w.Critical = func(i int) *engine.Request {
+		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: engine.ProofKindWinningPoSt,
+			RegisteredProof: uint64(p), MinerID: seal.DefaultMinerID, Randomness: rnd[:], VanillaProofs: vanilla}
+	}
+}
+
+// porepLoad is testLatencyWorkload with the 2 KiB PoRep as the load (and
+// test-k<crit> as the urgent job; crit 0: none yet, the caller sets it).
 func porepLoad(b *testing.B, crit int) latencyWorkload {
 	dir := testparams.DefaultDir(os.LookupEnv)
-	if err := testkind.WriteParams(dir, crit); err != nil {
-		b.Fatal(err)
+	if crit > 0 {
+		if err := testkind.WriteParams(dir, crit); err != nil {
+			b.Fatal(err)
+		}
 	}
 	p := filecoin.StackedDrg2KiBV1_1
 	t := time.Now()
@@ -161,7 +203,8 @@ var latencyModes = []latencyMode{
 // loaded one submitted at a random moment of the ordinary work), and the
 // ordinary stream's throughput alone. Run it with -benchtime=1x -v; knobs
 // (environment): CUZK_LANE_CRITICAL and CUZK_LANE_LOAD (log2 rows of the
-// two test circuits; CUZK_LANE_LOAD=porep-2k for the real 2 KiB PoRep),
+// two test circuits; CUZK_LANE_LOAD=porep-2k for the real 2 KiB PoRep,
+// CUZK_LANE_CRITICAL=winning-2k for the real 2 KiB WinningPoSt against it),
 // CUZK_LANE_SAMPLES (pairs per round, default 5), CUZK_LANE_ROUNDS
 // (default 1; rounds alternate the modes), CUZK_LANE_MODES (default
 // "preempt,lane,baseline").
