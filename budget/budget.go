@@ -25,17 +25,24 @@ type Evictor func(need int64, keep string) (retryAt time.Time)
 type Budget struct {
 	total int64
 
-	mu      sync.Mutex
-	used    int64
-	peak    int64
-	seq     uint64
-	waiters []*waiter // sorted: priority desc, seq asc
-	evictor Evictor
+	mu   sync.Mutex
+	used int64
+	// reserve bytes are held back for requests of priority reservePrio or
+	// more; usedHigh is what such requests hold now (it counts against
+	// the reserve first).
+	reserve     int64
+	reservePrio int
+	usedHigh    int64
+	peak        int64
+	seq         uint64
+	waiters     []*waiter // sorted: priority desc, seq asc
+	evictor     Evictor
 }
 
 type waiter struct {
 	n       int64
 	prio    int
+	high    bool // may use the reserve
 	seq     uint64
 	keep    string
 	granted bool
@@ -61,6 +68,49 @@ func (b *Budget) SetEvictor(e Evictor) {
 
 // Total is the size of the budget.
 func (b *Budget) Total() int64 { return b.total }
+
+// SetReserve holds n bytes back for requests of priority prio or more:
+// a request of lower priority is granted only while it leaves
+// n − (what requests of priority ≥ prio hold now) bytes free, so urgent
+// work finds its memory at once even when ordinary work would fill the
+// budget. n is capped to the budget. Call it once, before the budget is
+// shared.
+func (b *Budget) SetReserve(n int64, prio int) {
+	b.mu.Lock()
+	b.reserve = min(max(n, 0), b.total)
+	b.reservePrio = prio
+	b.mu.Unlock()
+}
+
+// Reserve is the reserved amount and the priority that may use it.
+func (b *Budget) Reserve() (n int64, prio int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.reserve, b.reservePrio
+}
+
+// Capacity is the most one request of priority prio can ever be granted:
+// the budget, less the reserve for requests below its priority.
+func (b *Budget) Capacity(prio int) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.reserve > 0 && prio < b.reservePrio {
+		return b.total - b.reserve
+	}
+	return b.total
+}
+
+// high says whether a request of priority prio may use the reserve.
+func (b *Budget) high(prio int) bool { return b.reserve > 0 && prio >= b.reservePrio }
+
+// freeForLocked is what a request of priority prio could be granted now.
+func (b *Budget) freeForLocked(prio int) int64 {
+	free := b.total - b.used
+	if b.reserve > 0 && prio < b.reservePrio {
+		free -= max(0, b.reserve-b.usedHigh)
+	}
+	return free
+}
 
 // Used is the number of bytes reserved now.
 func (b *Budget) Used() int64 {
@@ -92,18 +142,22 @@ func (b *Budget) Waiting() int {
 
 // TryAcquire reserves n bytes if they are free now and nobody is waiting
 // ahead; it never evicts or blocks.
+// It has the lowest priority: it never takes reserved bytes.
 func (b *Budget) TryAcquire(n int64) (*Reservation, bool) {
 	if n < 0 {
 		panic("budget: negative request")
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.waiters) > 0 || b.used+n > b.total {
+	if len(b.waiters) > 0 || n > b.freeForLocked(minPrio) {
 		return nil, false
 	}
-	b.grantLocked(n)
+	b.grantLocked(n, false)
 	return &Reservation{b: b, n: n}, true
 }
+
+// minPrio is below every priority a caller passes.
+const minPrio = -1 << 31
 
 // Acquire reserves n bytes, waiting until they are free. Requests of higher
 // prio are served first, equal ones in arrival order. It fails at once with
@@ -120,7 +174,11 @@ func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep str
 	if n < 0 {
 		panic("budget: negative request")
 	}
-	if n > b.total {
+	if c := b.Capacity(prio); n > c {
+		if c < b.total {
+			return nil, fmt.Errorf("%w: need %s, budget is %s of which %s are reserved for urgent work", ErrExceedsBudget,
+				FormatBytes(n), FormatBytes(b.total), FormatBytes(b.total-c))
+		}
 		return nil, fmt.Errorf("%w: need %s, budget is %s", ErrExceedsBudget, FormatBytes(n), FormatBytes(b.total))
 	}
 	if err := ctx.Err(); err != nil {
@@ -128,7 +186,7 @@ func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep str
 	}
 	b.mu.Lock()
 	b.seq++
-	w := &waiter{n: n, prio: prio, seq: b.seq, keep: keep, ready: make(chan struct{}), kick: make(chan struct{}, 1)}
+	w := &waiter{n: n, prio: prio, high: b.high(prio), seq: b.seq, keep: keep, ready: make(chan struct{}), kick: make(chan struct{}, 1)}
 	b.insertLocked(w)
 	b.dispatchLocked()
 	b.mu.Unlock()
@@ -143,12 +201,12 @@ func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep str
 	for {
 		select {
 		case <-w.ready:
-			return &Reservation{b: b, n: n}, nil
+			return &Reservation{b: b, n: n, high: w.high}, nil
 		case <-ctx.Done():
 			b.mu.Lock()
 			if w.granted {
 				// Granted in the race with cancellation: give it back.
-				b.releaseLocked(n)
+				b.releaseLocked(n, w.high)
 			} else {
 				b.removeLocked(w)
 			}
@@ -166,9 +224,9 @@ func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep str
 		b.mu.Lock()
 		if w.granted {
 			b.mu.Unlock()
-			return &Reservation{b: b, n: n}, nil
+			return &Reservation{b: b, n: n, high: w.high}, nil
 		}
-		ev, free := b.evictor, b.total-b.used
+		ev, free := b.evictor, b.freeForLocked(w.prio)
 		head := b.waiters[0] == w
 		b.mu.Unlock()
 		if ev == nil || !head || w.n <= free {
@@ -236,7 +294,7 @@ func (b *Budget) dispatchQuietLocked() { b.dispatch(false) }
 func (b *Budget) dispatch(kick bool) {
 	for len(b.waiters) > 0 {
 		w := b.waiters[0]
-		if b.used+w.n > b.total {
+		if w.n > b.freeForLocked(w.prio) {
 			if kick {
 				select {
 				case w.kick <- struct{}{}:
@@ -246,21 +304,27 @@ func (b *Budget) dispatch(kick bool) {
 			return
 		}
 		b.waiters = b.waiters[1:]
-		b.grantLocked(w.n)
+		b.grantLocked(w.n, w.high)
 		w.granted = true
 		close(w.ready)
 	}
 }
 
-func (b *Budget) grantLocked(n int64) {
+func (b *Budget) grantLocked(n int64, high bool) {
 	b.used += n
+	if high {
+		b.usedHigh += n
+	}
 	if b.used > b.peak {
 		b.peak = b.used
 	}
 }
 
-func (b *Budget) releaseLocked(n int64) {
+func (b *Budget) releaseLocked(n int64, high bool) {
 	b.used -= n
+	if high {
+		b.usedHigh -= n
+	}
 	if b.used < 0 {
 		panic("budget: released more than reserved")
 	}
@@ -268,9 +332,10 @@ func (b *Budget) releaseLocked(n int64) {
 
 // Reservation is memory granted by a Budget. It is safe for concurrent use.
 type Reservation struct {
-	b  *Budget
-	mu sync.Mutex
-	n  int64
+	b    *Budget
+	mu   sync.Mutex
+	n    int64
+	high bool // granted at a priority that may use the reserve
 }
 
 // Remaining is the number of bytes still held.
@@ -298,7 +363,7 @@ func (r *Reservation) Release(n int64) {
 	r.n -= n
 	r.mu.Unlock()
 	r.b.mu.Lock()
-	r.b.releaseLocked(n)
+	r.b.releaseLocked(n, r.high)
 	r.b.dispatchLocked()
 	r.b.mu.Unlock()
 }
@@ -314,7 +379,7 @@ func (r *Reservation) Close() {
 	r.mu.Unlock()
 	if n > 0 {
 		r.b.mu.Lock()
-		r.b.releaseLocked(n)
+		r.b.releaseLocked(n, r.high)
 		r.b.dispatchLocked()
 		r.b.mu.Unlock()
 	}
@@ -329,7 +394,7 @@ func (r *Reservation) Split(n int64) *Reservation {
 		panic(fmt.Sprintf("budget: split of %d bytes from a reservation holding %d", n, r.n))
 	}
 	r.n -= n
-	return &Reservation{b: r.b, n: n}
+	return &Reservation{b: r.b, n: n, high: r.high}
 }
 
 // FormatBytes writes n in binary units with up to two decimals ("1.5GiB").

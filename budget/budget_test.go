@@ -345,3 +345,58 @@ func TestOnlyTheHeadEvicts(t *testing.T) {
 		t.Fatal(b.Used())
 	}
 }
+
+// TestReserve: requests below the reserve's priority leave the reserve
+// free; urgent requests may use it and count against it first, also
+// through Split and partial Release; a request that only the reserve
+// could hold fails at once.
+func TestReserve(t *testing.T) {
+	b := New(100)
+	b.SetReserve(30, 10)
+	if n, p := b.Reserve(); n != 30 || p != 10 || b.Capacity(5) != 70 || b.Capacity(10) != 100 {
+		t.Fatalf("reserve %d at %d, capacities %d and %d", n, p, b.Capacity(5), b.Capacity(10))
+	}
+	ctx := context.Background()
+	if _, err := b.Acquire(ctx, 71, 5); !errors.Is(err, ErrExceedsBudget) {
+		t.Fatalf("71 of 70 at normal priority: %v", err)
+	}
+	normal, err := b.Acquire(ctx, 70, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.TryAcquire(1); ok {
+		t.Fatal("TryAcquire took reserved memory")
+	}
+	// A normal waiter does not get the reserve even when it is the head.
+	late := acquireAsync(b, ctx, 10, 5)
+	waitWaiting(t, b, 1)
+	urgent, err := b.Acquire(ctx, 20, 10)
+	if err != nil || b.Used() != 90 {
+		t.Fatalf("urgent request: %v, used %d", err, b.Used())
+	}
+	select {
+	case <-late:
+		t.Fatal("normal waiter granted from the reserve")
+	default:
+	}
+	// The urgent part splits off (parameters kept resident) and the rest
+	// goes back: 10 reserved bytes stay held, 20 are held back, none free.
+	params := urgent.Split(10)
+	urgent.Close()
+	select {
+	case <-late:
+		t.Fatal("normal waiter granted from the reserve")
+	case <-time.After(20 * time.Millisecond):
+	}
+	normal.Release(10)
+	r := <-late
+	if r == nil || b.Used() != 80 {
+		t.Fatalf("late waiter not granted when normal memory was freed (used %d)", b.Used())
+	}
+	params.Close()
+	r.Close()
+	normal.Close()
+	if b.Used() != 0 || b.usedHigh != 0 {
+		t.Fatalf("used %d, urgent %d after closing everything", b.Used(), b.usedHigh)
+	}
+}

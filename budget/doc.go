@@ -19,6 +19,12 @@
 //     it. A waiter may name what it waits to use (AcquireKeeping); the
 //     evictor is told, so it does not free that to make room for it.
 //
+// A part of the budget can be held back for urgent requests
+// (SetReserve): requests below the reserve's priority are granted only
+// while they leave the reserve (less what urgent requests already hold)
+// free, so urgent work finds its memory at once while ordinary work is
+// paused holding the rest.
+//
 // Invariants: 0 ≤ Used ≤ Total at all times; a Reservation's bytes are
 // returned exactly once (Release of more than remains panics, Close is
 // idempotent); the evictor is called without the budget's lock held, so it

@@ -13,7 +13,8 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 )
 
-// MaxMessageSize equals the daemon's limit.
+// MaxMessageSize equals the daemon's limit (and Curio's client's): room
+// for a 32 GiB WindowPoSt partition of 58.6 MB.
 const MaxMessageSize = 256 << 20
 
 // TestProofKind is the wire value of the daemon's built-in test circuits

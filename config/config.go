@@ -105,15 +105,27 @@ type Memory struct {
 	// EvictionMinIdle is how long parameters must sit unused before they
 	// may be evicted under memory pressure.
 	EvictionMinIdle Duration `toml:"eviction_min_idle"`
+	// ReservedLaneBudget is the part of the budget only urgent work
+	// (pipeline.reserved_lane) may use: "auto" (1 GiB, at most an eighth
+	// of the budget) or a size; 0 reserves nothing. Not in the Rust cuzk.
+	ReservedLaneBudget Budget `toml:"reserved_lane_budget"`
 }
 
-// GPUs is the [gpus] section. It is accepted so a Rust cuzk configuration
-// parses, but this build has no GPU backend and ignores all of it; setting
-// any key adds a warning.
+// GPUs is the [gpus] section: the CUDA devices the daemon proves on (a
+// binary built with -tags cuda; see docs/gpu.md). The daemon gives each
+// device a prover lane.
 type GPUs struct {
-	Devices             []uint32 `toml:"devices"`
-	GPUThreads          uint32   `toml:"gpu_threads"`
-	GPUWorkersPerDevice uint32   `toml:"gpu_workers_per_device"`
+	// Devices are the CUDA ordinals to use; empty means every usable
+	// device (none in a build without CUDA).
+	Devices []uint32 `toml:"devices"`
+	// GPUThreads and GPUWorkersPerDevice tune the Rust engine's GPU
+	// workers; this engine ignores them (see Warnings).
+	GPUThreads          uint32 `toml:"gpu_threads"`
+	GPUWorkersPerDevice uint32 `toml:"gpu_workers_per_device"`
+	// CPUFallback: when the configured devices cannot be used (none
+	// present, no driver, a binary without CUDA), prove on the CPU with a
+	// warning (true) or refuse to start (false). Not in the Rust cuzk.
+	CPUFallback bool `toml:"cpu_fallback"`
 }
 
 // Scheduler is the [scheduler] section.
@@ -159,6 +171,14 @@ type Pipeline struct {
 	// This engine ignores them (see Warnings).
 	SlotSize         uint32 `toml:"slot_size"`
 	MaxGPUQueueDepth uint32 `toml:"max_gpu_queue_depth"`
+	// ReservedLane keeps a synthesis worker and a prover lane for urgent
+	// work (WinningPoSt), pauses other work while urgent work runs and
+	// holds memory.reserved_lane_budget back for it. Not in the Rust cuzk.
+	ReservedLane bool `toml:"reserved_lane"`
+	// UrgentMaxConstraints: HIGH and CRITICAL proofs whose circuit has at
+	// most this many rows (its evaluation domain) are urgent; 0 means the
+	// engine's default, 2^20. Not in the Rust cuzk.
+	UrgentMaxConstraints uint32 `toml:"urgent_max_constraints"`
 }
 
 // Prover is the [prover] section (not in the Rust cuzk): the CPU Groth16
@@ -190,6 +210,12 @@ type Engine struct {
 	// MaxConcurrentPlans bounds how many requests are parsed and checked
 	// at once (0: GOMAXPROCS).
 	MaxConcurrentPlans uint32 `toml:"max_concurrent_plans"`
+	// MaxIntakeBytes caps the bytes of requests waiting to be parsed or
+	// being parsed (vanilla proofs of up to 256 MiB each, outside the
+	// memory budget); more are refused with RESOURCE_EXHAUSTED, except a
+	// request arriving when none is in intake (0: the engine's default,
+	// engine.DefaultMaxIntakeBytes).
+	MaxIntakeBytes ByteSize `toml:"max_intake_bytes"`
 }
 
 // Logging is the [logging] section.
@@ -224,17 +250,19 @@ func Default() Config {
 		Daemon: Daemon{Listen: DefaultListen},
 		SRS:    SRS{ParamCache: DefaultParamCache},
 		Memory: Memory{
-			TotalBudget:     AutoBudget,
-			SafetyMargin:    5 * GiB,
-			EvictionMinIdle: Duration{5 * time.Minute},
+			TotalBudget:        AutoBudget,
+			SafetyMargin:       5 * GiB,
+			EvictionMinIdle:    Duration{5 * time.Minute},
+			ReservedLaneBudget: AutoBudget,
 		},
-		GPUs:      GPUs{GPUWorkersPerDevice: 2},
+		GPUs:      GPUs{Devices: []uint32{}, GPUWorkersPerDevice: 2, CPUFallback: true},
 		Scheduler: Scheduler{MaxBatchSize: 1, MaxBatchWaitMS: 10000, SortByType: true},
 		Pipeline: Pipeline{
 			Enabled:              true,
 			SynthesisLookahead:   1,
 			SynthesisConcurrency: 1,
 			MaxParallelSynthesis: 18,
+			ReservedLane:         true,
 		},
 		// The other [engine] keys stay zero: zero means the engine's own
 		// default, stated once in engine.Config.
@@ -327,8 +355,8 @@ func prefixes(k toml.Key) []string {
 	return out
 }
 
-// Warnings lists keys that were accepted but do nothing here (the [gpus]
-// section, GPU dispatch tuning, keys the Rust cuzk deprecated) and an
+// Warnings lists keys that were accepted but do nothing here (the Rust
+// engine's GPU worker tuning, keys the Rust cuzk deprecated) and an
 // ignored FIL_PROOFS_PARAMETER_CACHE. The daemon logs each one at start-up.
 func (c *Config) Warnings() []string { return slices.Clone(c.warnings) }
 
@@ -374,6 +402,13 @@ func (c *Config) Validate() error {
 	}
 	if c.Memory.EvictionMinIdle.Duration < 0 {
 		add(invalid("memory.eviction_min_idle", c.Memory.EvictionMinIdle, "must not be negative"))
+	}
+	seen := map[uint32]bool{}
+	for _, d := range c.GPUs.Devices {
+		if seen[d] {
+			add(invalid("gpus.devices", fmt.Sprint(c.GPUs.Devices), fmt.Sprintf("device %d is listed twice", d)))
+		}
+		seen[d] = true
 	}
 	if c.Scheduler.MaxBatchWaitMS < 0 {
 		add(invalid("scheduler.max_batch_wait_ms", c.Scheduler.MaxBatchWaitMS, "must not be negative"))

@@ -98,7 +98,7 @@ func TestRustExampleConfig(t *testing.T) {
 	cfg := mustParse(t, rustExample)
 	want := Default()
 	want.Daemon.Listen = "0.0.0.0:9820"
-	want.GPUs = GPUs{Devices: []uint32{}, GPUThreads: 32, GPUWorkersPerDevice: 2}
+	want.GPUs = GPUs{Devices: []uint32{}, GPUThreads: 32, GPUWorkersPerDevice: 2, CPUFallback: true}
 	if got := values(*cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("Rust example parsed to\n%+v\nwant\n%+v", got, want)
 	}
@@ -108,7 +108,7 @@ func TestRustExampleConfig(t *testing.T) {
 		keys = append(keys, key)
 	}
 	slices.Sort(keys)
-	wantKeys := []string{"gpus.devices", "gpus.gpu_threads", "gpus.gpu_workers_per_device", "scheduler.sort_by_type"}
+	wantKeys := []string{"gpus.gpu_threads", "gpus.gpu_workers_per_device", "scheduler.sort_by_type"}
 	if !slices.Equal(keys, wantKeys) {
 		t.Errorf("warnings for %q, want %q", keys, wantKeys)
 	}

@@ -39,9 +39,8 @@ func tomlName(f reflect.StructField) string {
 // ignores, with the reason given in the warning. When the engine starts to
 // honour one of them, delete its row here.
 var inertKeys = map[string]string{
-	"gpus.devices":                 "this build has no GPU backend; proofs run on the CPU prover ([prover] threads)",
-	"gpus.gpu_threads":             "this build has no GPU backend; the CPU prover's budget is [prover] threads",
-	"gpus.gpu_workers_per_device":  "this build has no GPU backend",
+	"gpus.gpu_threads":             "the CUDA backend's CPU-side work (b_g2) runs on supraseal's own thread pool, which this engine does not size; the CPU prover's budget is [prover] threads",
+	"gpus.gpu_workers_per_device":  "each device gets one prover lane: supraseal holds a process-wide lock for the whole of each proof call, so a second worker per device would only queue",
 	"pipeline.slot_size":           "it tunes the Rust engine's GPU partition queue; here [pipeline] synthesis_lookahead bounds the queue between synthesis and prover",
 	"pipeline.max_gpu_queue_depth": "it tunes the Rust engine's GPU dispatch pacer, which this engine does not have",
 	"scheduler.sort_by_type":       "the Rust engine never read it either; jobs run by priority, then arrival, with batches formed per circuit",

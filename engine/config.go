@@ -11,6 +11,11 @@ import (
 // requests in memory.
 const DefaultMaxPending = 256
 
+// DefaultMaxIntakeBytes is Config.MaxIntakeBytes's default: room for
+// twenty 32 GiB PoRep C1s (about 50 MB each) or four requests of gRPC's
+// largest message (256 MiB) at once, outside the memory budget.
+const DefaultMaxIntakeBytes = 1 << 30
+
 // Config tunes the engine. The daemon fills it from the TOML configuration
 // (see cmd/cuzk/daemon.go for the key each field comes from); the zero
 // value of a field means its default.
@@ -52,10 +57,53 @@ type Config struct {
 	// running); a new submission beyond it fails with ErrTooManyJobs
 	// ([engine] max_pending). 0: 256.
 	MaxPending int
+	// MaxIntakeBytes bounds the bytes of requests the engine holds while
+	// they wait for a plan slot or are planned (their vanilla proofs, up
+	// to gRPC's 256 MiB each, are outside the memory budget); a submission
+	// that would exceed it fails with ErrIntakeFull, except when no other
+	// request is in intake, so one request of any size is always taken
+	// ([engine] max_intake_bytes). 0: DefaultMaxIntakeBytes.
+	MaxIntakeBytes int64
+	// ReturnMemory hands freed heap back to the operating system
+	// (debug.FreeOSMemory) once the engine has been idle for a second
+	// after work: no job planning, queued or running. Without it the Go
+	// runtime returns memory slowly, and a daemon that decoded a burst of
+	// large requests keeps their pages resident while idle. The daemon
+	// and the one-shot commands set it.
+	ReturnMemory bool
 	// LogTiming logs the per-partition stage lines at INFO instead of
 	// DEBUG (the daemon sets it when CUZK_TIMING=1).
 	LogTiming bool
+
+	// ReservedLane adds a synthesis worker and a prover lane that only
+	// urgent work uses, pauses ordinary work at its yield points while
+	// urgent work runs, and holds UrgentReserve of the memory budget back
+	// for it ([pipeline] reserved_lane; see doc.go, Lanes). Off in the
+	// zero Config; the daemon's default turns it on.
+	ReservedLane bool
+	// UrgentMaxDomain: a HIGH or CRITICAL job whose circuit's domain has
+	// at most this many rows is urgent ([pipeline]
+	// urgent_max_constraints). 0: DefaultUrgentMaxDomain.
+	UrgentMaxDomain int
+	// UrgentReserve is the memory only urgent work may use ([memory]
+	// reserved_lane_budget). 0: DefaultUrgentReserve, at most an eighth
+	// of the budget; negative: none.
+	UrgentReserve int64
+	// NoPreempt keeps ordinary work running beside urgent work (the
+	// reserved lane then only saves the queueing). For measurements
+	// (BenchmarkUrgentLatency); the daemon never sets it.
+	NoPreempt bool
 }
+
+// DefaultUrgentMaxDomain covers WinningPoSt at every sector size (2^19
+// rows at 32 and 64 GiB) and the small test sizes of WindowPoSt, and
+// leaves out every PoRep, SnapDeals and production WindowPoSt partition.
+const DefaultUrgentMaxDomain = 1 << 20
+
+// DefaultUrgentReserve holds the parameters and the working set of one
+// partition of 2^20 rows (about 0.8 GiB; a 32 GiB WinningPoSt needs about
+// 0.4 GiB).
+const DefaultUrgentReserve = 1 << 30
 
 func (c Config) withDefaults() Config {
 	if c.SynthesisWorkers <= 0 {
@@ -82,5 +130,23 @@ func (c Config) withDefaults() Config {
 	if c.MaxPending <= 0 {
 		c.MaxPending = DefaultMaxPending
 	}
+	if c.MaxIntakeBytes <= 0 {
+		c.MaxIntakeBytes = DefaultMaxIntakeBytes
+	}
+	if c.UrgentMaxDomain <= 0 {
+		c.UrgentMaxDomain = DefaultUrgentMaxDomain
+	}
 	return c
+}
+
+// urgentReserve is the memory to hold back for urgent work out of a
+// budget of total bytes.
+func (c Config) urgentReserve(total int64) int64 {
+	switch {
+	case !c.ReservedLane || c.UrgentReserve < 0:
+		return 0
+	case c.UrgentReserve == 0:
+		return min(DefaultUrgentReserve, total/8)
+	}
+	return min(c.UrgentReserve, total)
 }

@@ -36,9 +36,13 @@
 //
 // Planning runs outside the memory budget (decoding a 32 GiB PoRep C1
 // takes tens of MB), so it is bounded: at most Config.PlanConcurrency
-// plans run at once, and a submission that would make more than
+// plans run at once, a submission that would make more than
 // Config.MaxPending jobs planning, queued or running fails with
-// ErrTooManyJobs.
+// ErrTooManyJobs, and one whose bytes would make the requests waiting to
+// be planned or being planned exceed Config.MaxIntakeBytes fails with
+// ErrIntakeFull (a request alone in the intake is always taken). With
+// Config.ReturnMemory the engine hands freed heap back to the operating
+// system once it has been idle for a second.
 //
 // # Job states
 //
@@ -86,10 +90,11 @@
 // free, at most Config.SynthesisConcurrency batches at a time, except that
 // an item of higher priority than everything in synthesis may exceed that
 // limit (it then starts on the next free worker). Synthesised
-// items wait in a ready queue, from which the single prover picks the best
-// one whenever it is free. Nothing is assigned ahead of time, so a
-// higher-priority job overtakes every item that has not started: it waits
-// at most for the partitions already in synthesis and the one being proved.
+// items wait in a ready queue, from which each prover lane (see Lanes)
+// picks the best one it may take whenever it is free. Nothing is assigned
+// ahead of time, so a higher-priority job overtakes every item that has
+// not started: it waits at most for the partitions already in synthesis
+// and the ones being proved, unless it is urgent (see Lanes).
 // A bound on the items between synthesis start and the prover
 // (Lookahead + SynthesisWorkers) is the backpressure; an item of higher
 // priority than everything synthesised may exceed it, so it reaches the
@@ -109,16 +114,66 @@
 // never fit fails at once. The a/b/c share is returned when the prover's
 // Start has consumed the vectors, the rest when Finish returns. Parameters
 // are pinned while an item uses them and evicted (LRU, after
-// eviction_min_idle) when another request needs the memory.
+// eviction_min_idle) when another request needs the memory. With the
+// reserved lane, Config.UrgentReserve of the budget is held back for
+// urgent items (budget.SetReserve): ordinary work is admitted only while
+// it leaves that much free, so an urgent item never waits for memory
+// that paused ordinary work holds; urgent items may use the whole budget.
+// The parameters of an urgent circuit that stay resident count against
+// the reserve. A job that could only fit with the reserve is refused
+// (ErrExceedsBudget) unless it is urgent. With device lanes only, a job
+// whose partition needs more device memory (srs.Sizes.DeviceBytes) than
+// the largest device has is refused too.
 //
 // # Pipeline
 //
-// The prover runs Backend.Start (FFTs and G1 MSMs) and hands the pending
-// proof to a finisher goroutine, which runs Finish (G2 MSM and assembly)
-// while the prover starts the next item. When all partitions of a job are
+// Each prover lane runs Backend.Start (FFTs and G1 MSMs) and hands the
+// pending proof to its own finisher goroutine, which runs Finish (G2 MSM
+// and assembly) while the lane starts the next item. When all partitions of a job are
 // proved, the job is self-checked (groth16.VerifyBatch against the prepared
 // verifying key; Config.SkipSelfCheck turns it off) and completes, or fails
 // with ErrSelfCheck and no proof bytes.
+//
+// # Lanes
+//
+// A lane is one prover slot: a goroutine running Start for one item at a
+// time, and a finisher. The general lanes are Options.Lanes (the daemon
+// gives one per GPU, all over the CUDA backend, which spreads each call
+// over every device under one process-wide lock) or one lane over
+// Options.Backend. Config.ReservedLane adds a synthesis worker and a lane
+// ("synthesis reserved", "prover reserved", "finisher reserved", over
+// Options.UrgentBackend) that only urgent items use: jobs of HIGH or
+// CRITICAL priority whose circuit has at most Config.UrgentMaxDomain rows
+// (WinningPoSt at every sector size; no PoRep, SnapDeals or production
+// WindowPoSt partition). General workers and lanes leave urgent items to
+// the reserved ones while those are free, and take them when they are
+// busy (a second urgent job at once).
+//
+// Urgent work must not wait for ordinary work: a WinningPoSt has seconds,
+// and one PoRep partition keeps a CPU prover busy for minutes. A free
+// lane alone does not achieve that on a CPU: the urgent job would share
+// the cores with the ordinary partitions in synthesis and in Start, and
+// on two cores its latency would be 2–3 times its idle latency
+// (BenchmarkUrgentLatency, mode "lane"). So while an urgent item holds
+// its memory (from its lease until it retires), ordinary work pauses at
+// its next yield point (the gate): synthesis every r1cs.YieldRows rows
+// (milliseconds), Start and Finish between FFTs, between MSMs, between
+// chunks of the scalar scan and between pieces of groth16.YieldPoints
+// points of the general MSM (prover.Yield, through the item's context),
+// so the urgent job gets every core within the longest step between two
+// yield points (an FFT or an MSM piece: under a second on two cores, less
+// with more) and keeps them. Paused work keeps its memory, which is why
+// the reserve exists; it resumes where it stopped, so no work is lost or
+// redone. The ordinary stream loses the time the urgent jobs take; the
+// yield points themselves cost it nothing measurable (pieces of 2^16
+// points instead of one MultiExp; BenchmarkYieldOverhead). A device call cannot be paused (the CUDA backend ignores
+// prover.Yield): on a GPU the urgent item waits for at most the call in
+// progress. Config.NoPreempt (measurements only) keeps ordinary work
+// running beside urgent work.
+//
+// The gate opens only once an urgent item holds its memory, and urgent
+// items never wait for a paused worker (they have their own synthesis
+// worker and lane, and their own memory), so pausing cannot deadlock.
 //
 // # Cancellation and shutdown
 //
@@ -150,8 +205,10 @@
 //
 // Each stage of each partition is a StageRecord: job, partition (-1: the
 // whole job), stage, start, duration, the item's batch and circuit, and
-// the worker that ran it ("synthesis", "prover", "finisher",
-// "verifier"). Stages: srs_load (the item's wait for its parameters, when
+// the worker that ran it ("synthesis N", "prover", "finisher",
+// "verifier"; with several lanes "prover <lane>" and "finisher <lane>";
+// the reserved lane's "synthesis reserved", "prover reserved" and
+// "finisher reserved"). Stages: srs_load (the item's wait for its parameters, when
 // they were not resident), synthesis, prove (Backend.Start), finish
 // (Backend.Finish), and self_check (the whole job). Status lists the
 // records of every job that is not final (JobStatus.Stages) and of the

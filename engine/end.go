@@ -88,6 +88,10 @@ func (e *Engine) signalIdleLocked() {
 	if e.liveJobsLocked() == 0 {
 		close(e.idle)
 		e.idle = make(chan struct{})
+		select {
+		case e.wentIdle <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -133,6 +137,10 @@ func (e *Engine) releasePartLocked(it *item, p *itemPart) {
 func (e *Engine) retireLocked(it *item) {
 	it.where = itemDone
 	it.cancel()
+	if it.gated {
+		it.gated = false
+		e.gate.leave()
+	}
 	if it.lease != nil {
 		for _, p := range it.parts {
 			p.held = 0

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -40,17 +42,29 @@ type JobReport struct {
 
 // Options are the engine's collaborators.
 type Options struct {
-	Config  Config
-	Kinds   map[ProofKind]Kind
+	Config Config
+	Kinds  map[ProofKind]Kind
+	// Backend proves in the engine's one general lane, unless Lanes are
+	// given.
 	Backend prover.Backend
-	Params  *srs.Manager
-	Budget  *budget.Budget
-	Log     *slog.Logger
+	// Lanes, when set, are the general prover lanes (one per GPU), each
+	// with its backend; Backend is then not used.
+	Lanes []Lane
+	// UrgentBackend proves in the reserved lane (Config.ReservedLane);
+	// nil: the first lane's backend. On the CPU it should have every
+	// core, since ordinary work pauses while it runs.
+	UrgentBackend prover.Backend
+	Params        *srs.Manager
+	Budget        *budget.Budget
+	Log           *slog.Logger
 	// Randomness draws each proof's (r, s); nil means prover.Fresh. Only
 	// tests and byte-exact comparisons fix it.
 	Randomness prover.RandomnessSource
 	// Observer may be nil.
 	Observer Observer
+	// Devices, when set, reports the accelerators for Status (GetStatus
+	// gpus); it is called on every Status, without the engine's lock.
+	Devices func() ([]DeviceStatus, error)
 }
 
 // Engine runs proof jobs: it queues them by priority, batches same-circuit
@@ -59,18 +73,19 @@ type Options struct {
 type Engine struct {
 	cfg     Config
 	kinds   map[ProofKind]Kind
-	backend prover.Backend
+	lanes   []*lane // general lanes, then the reserved one
+	gate    gate    // pauses ordinary work while urgent work runs
 	rnd     prover.RandomnessSource
 	params  *srs.Manager
 	budget  *budget.Budget
 	log     *slog.Logger
 	obs     Observer
+	devices func() ([]DeviceStatus, error)
 	started time.Time
 
 	baseCtx  context.Context
 	stopWork context.CancelFunc
-	finCh    chan *finishing // closed by the prover when it stops
-	planSem  chan struct{}   // one token per plan in progress
+	planSem  chan struct{} // one token per plan in progress
 	workers  sync.WaitGroup
 
 	mu         sync.Mutex
@@ -84,12 +99,18 @@ type Engine struct {
 	synthQ    []*item
 	readyQ    []*item
 	stage     stageCounts
-	synthWake chan struct{}
-	proveWake chan struct{}
-	closing   bool
-	idle      chan struct{} // closed and replaced when no job is in flight
-	counts    counters
-	stages    stageLog // stage records of live and recent jobs (timing.go)
+	// reservedSynth: the reserved lane's synthesis worker is busy.
+	reservedSynth bool
+	synthWake     chan struct{}
+	proveWake     chan struct{}
+	closing       bool
+	idle          chan struct{} // closed and replaced when no job is in flight
+	counts        counters
+	stages        stageLog // stage records of live and recent jobs (timing.go)
+	intake        int64    // bytes of requests waiting to be planned or being planned
+	// wentIdle receives (without blocking) when the last job in flight
+	// ends; the janitor then returns memory (Config.ReturnMemory).
+	wentIdle chan struct{}
 }
 
 type counters struct {
@@ -104,8 +125,16 @@ type kindCounts struct{ completed, failed, cancelled uint64 }
 
 // New starts an engine and its workers. Stop them with Shutdown.
 func New(opt Options) (*Engine, error) {
-	if opt.Backend == nil || opt.Params == nil || opt.Budget == nil {
-		return nil, errors.New("engine: Backend, Params and Budget are required")
+	if (opt.Backend == nil && len(opt.Lanes) == 0) || opt.Params == nil || opt.Budget == nil {
+		return nil, errors.New("engine: Backend (or Lanes), Params and Budget are required")
+	}
+	for i, l := range opt.Lanes {
+		if l.Backend == nil {
+			return nil, fmt.Errorf("engine: lane %d (%q) has no backend", i, l.Name)
+		}
+		if l.Name == "" || l.Name == ReservedLaneName || slices.ContainsFunc(opt.Lanes[:i], func(o Lane) bool { return o.Name == l.Name }) {
+			return nil, fmt.Errorf("engine: lane %d: name %q must be set, unique and not %q", i, l.Name, ReservedLaneName)
+		}
 	}
 	log := opt.Log
 	if log == nil {
@@ -126,16 +155,16 @@ func New(opt Options) (*Engine, error) {
 	e := &Engine{
 		cfg:        cfg,
 		kinds:      kinds,
-		backend:    opt.Backend,
+		lanes:      newLanes(opt, cfg),
 		rnd:        opt.Randomness,
 		params:     opt.Params,
 		budget:     opt.Budget,
 		log:        log,
 		obs:        opt.Observer,
+		devices:    opt.Devices,
 		started:    time.Now(),
 		baseCtx:    ctx,
 		stopWork:   cancel,
-		finCh:      make(chan *finishing, 1),
 		planSem:    make(chan struct{}, cfg.PlanConcurrency),
 		jobs:       map[string]*job{},
 		collectors: map[collectorKey]*collector{},
@@ -143,15 +172,26 @@ func New(opt Options) (*Engine, error) {
 		synthWake:  make(chan struct{}),
 		proveWake:  make(chan struct{}),
 		idle:       make(chan struct{}),
+		wentIdle:   make(chan struct{}, 1),
 		counts:     counters{byKind: map[ProofKind]*kindCounts{}},
+	}
+	if r := cfg.urgentReserve(opt.Budget.Total()); r > 0 {
+		opt.Budget.SetReserve(r, urgentBudgetPrio)
 	}
 	for i := range e.cfg.SynthesisWorkers {
 		e.workers.Add(1)
-		go e.synthesisWorker(i)
+		go e.synthesisWorker("synthesis "+strconv.Itoa(i), false)
 	}
-	e.workers.Add(3)
-	go e.proverWorker()
-	go e.finisher()
+	if cfg.ReservedLane {
+		e.workers.Add(1)
+		go e.synthesisWorker("synthesis "+ReservedLaneName, true)
+	}
+	for _, l := range e.lanes {
+		e.workers.Add(2)
+		go e.proverWorker(l)
+		go e.finisher(l)
+	}
+	e.workers.Add(1)
 	go e.janitor()
 	return e, nil
 }
@@ -181,12 +221,19 @@ func newJobID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// janitor drops expired results even when no job finishes.
+// idleSettle is how long the engine must stay idle before the janitor
+// returns memory: a stream of jobs keeps its heap.
+const idleSettle = time.Second
+
+// janitor drops expired results even when no job finishes, and returns
+// freed memory to the operating system once the engine has settled idle
+// (Config.ReturnMemory).
 func (e *Engine) janitor() {
 	defer e.workers.Done()
 	period := min(max(e.cfg.CompletedTTL/4, time.Second), time.Minute)
 	t := time.NewTicker(period)
 	defer t.Stop()
+	var settle <-chan time.Time
 	for {
 		select {
 		case <-e.baseCtx.Done():
@@ -195,6 +242,24 @@ func (e *Engine) janitor() {
 			e.mu.Lock()
 			e.pruneLocked(now)
 			e.mu.Unlock()
+		case <-e.wentIdle:
+			if e.cfg.ReturnMemory {
+				settle = time.After(idleSettle)
+			}
+		case <-settle:
+			settle = nil
+			e.mu.Lock()
+			idle := e.liveJobsLocked() == 0 && e.intake == 0
+			e.mu.Unlock()
+			if idle {
+				// Buffers parked in sync.Pools (gRPC's receive buffers:
+				// hundreds of MB after a burst of large requests) survive
+				// one collection and are dropped by the next, so collect
+				// once before FreeOSMemory's own collection and release.
+				runtime.GC()
+				debug.FreeOSMemory()
+				e.log.Debug("engine idle: freed memory returned to the operating system")
+			}
 		}
 	}
 }

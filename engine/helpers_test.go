@@ -57,6 +57,10 @@ type rigOptions struct {
 	minIdle time.Duration
 	kind    engine.Kind    // registered for ProofKindTest; nil: testkind
 	backend prover.Backend // nil: the CPU backend
+	// more kinds, lanes and the reserved lane's backend (engine.Options).
+	kinds  map[engine.ProofKind]engine.Kind
+	lanes  []engine.Lane
+	urgent prover.Backend
 }
 
 // newRig starts an engine with the test kind over paramDir. total 0 means a
@@ -81,13 +85,19 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b := budget.New(o.total)
 	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: o.minIdle, Log: log})
+	kinds := map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind}
+	for k, v := range o.kinds {
+		kinds[k] = v
+	}
 	e, err := engine.New(engine.Options{
-		Config:  cfg,
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind},
-		Backend: o.backend,
-		Params:  m,
-		Budget:  b,
-		Log:     log,
+		Config:        cfg,
+		Kinds:         kinds,
+		Backend:       o.backend,
+		Lanes:         o.lanes,
+		UrgentBackend: o.urgent,
+		Params:        m,
+		Budget:        b,
+		Log:           log,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -169,6 +169,9 @@ type batch struct {
 	prio    Priority
 	circuit string
 	active  int // items of the batch in synthesis now
+	// urgent: the batch takes the reserved lane and pauses ordinary work
+	// (Engine.urgent).
+	urgent bool
 }
 
 // itemWhere is the stage an item is in.
@@ -195,6 +198,9 @@ type item struct {
 	cancel context.CancelFunc
 	lease  *srs.Lease
 	sizes  srs.Sizes
+	// gated: an urgent item that holds its memory; ordinary work pauses
+	// until it retires.
+	gated bool
 }
 
 type itemPart struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -19,11 +18,12 @@ import (
 // Pipeline
 //
 //	synthQ ──(synthesis workers: memory, params, synthesis)──▶ readyQ
-//	readyQ ──(prover: backend Start)──▶ finCh ──(finisher: Finish)──▶ job
+//	readyQ ──(each lane: backend Start)──▶ lane.finCh ──(lane's finisher: Finish)──▶ job
 //
 // Both queues are ordered by priority, then batch arrival, then partition,
 // and each stage picks the best item only when it is free, so a
-// high-priority job overtakes everything that has not started. Credits
+// high-priority job overtakes everything that has not started. Urgent
+// items have a synthesis worker and a lane of their own (lanes.go). Credits
 // bound the items between synthesis start and the prover's pick to
 // Lookahead plus one per synthesis worker (backpressure); memory is
 // reserved before synthesis and released in two steps, a/b/c after Start,
@@ -38,7 +38,13 @@ import (
 //   - SynthesisConcurrency bounds the batches in synthesis only for items
 //     whose priority is at or below the highest one in synthesis; a
 //     strictly higher one starts on the next free worker.
-func (e *Engine) pickSynthLocked() *item {
+//
+// The reserved lane's worker (reserved) takes only urgent items, at once;
+// the others leave urgent items to it while it is free.
+func (e *Engine) pickSynthLocked(reserved bool) *item {
+	if reserved {
+		return e.pickUrgentSynthLocked()
+	}
 	full := false
 	if e.cfg.NoPipeline {
 		if e.stage.inFlight > 0 {
@@ -57,6 +63,9 @@ func (e *Engine) pickSynthLocked() *item {
 	}
 	best := -1
 	for i, it := range e.synthQ {
+		if it.batch.urgent && !e.reservedSynth && e.cfg.ReservedLane {
+			continue
+		}
 		if full && it.batch.prio <= ahead {
 			continue
 		}
@@ -70,8 +79,30 @@ func (e *Engine) pickSynthLocked() *item {
 	if best < 0 {
 		return nil
 	}
-	it := e.synthQ[best]
-	e.synthQ = slices.Delete(e.synthQ, best, best+1)
+	return e.takeSynthLocked(best)
+}
+
+// pickUrgentSynthLocked removes the best urgent item for the reserved
+// lane's synthesis worker; no limit holds it back.
+func (e *Engine) pickUrgentSynthLocked() *item {
+	best := -1
+	for i, it := range e.synthQ {
+		if it.batch.urgent && (best < 0 || it.less(e.synthQ[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	e.reservedSynth = true
+	return e.takeSynthLocked(best)
+}
+
+// takeSynthLocked removes synthQ[i] for synthesis and marks its jobs
+// running.
+func (e *Engine) takeSynthLocked(i int) *item {
+	it := e.synthQ[i]
+	e.synthQ = slices.Delete(e.synthQ, i, i+1)
 	e.stage.startSynthesis(it.batch)
 	it.where = inSynthesis
 	now := time.Now()
@@ -108,15 +139,25 @@ func (e *Engine) nextLocked(pick func() *item, wake func() chan struct{}) *item 
 	}
 }
 
-func (e *Engine) synthesisWorker(worker int) {
+// synthesisWorker synthesises items; the reserved lane's worker only
+// urgent ones.
+func (e *Engine) synthesisWorker(name string, reserved bool) {
 	defer e.workers.Done()
+	pick := func() *item { return e.pickSynthLocked(reserved) }
 	for {
-		it := e.nextLocked(e.pickSynthLocked, func() chan struct{} { return e.synthWake })
+		it := e.nextLocked(pick, func() chan struct{} { return e.synthWake })
 		if it == nil {
 			return
 		}
 		e.mu.Unlock()
-		e.synthesize(it, "synthesis "+strconv.Itoa(worker))
+		e.synthesize(it, name)
+		if reserved {
+			e.mu.Lock()
+			e.reservedSynth = false
+			// Urgent items the other workers left to this one.
+			e.wakeSynthLocked()
+			e.mu.Unlock()
+		}
 	}
 }
 
@@ -137,7 +178,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 	if err == nil {
 		t := time.Now()
 		var lease *srs.Lease
-		lease, err = e.params.Acquire(it.ctx, b.circuit, int(b.prio), int64(len(reserved))*sizes.WorkingSet())
+		lease, err = e.params.Acquire(it.ctx, b.circuit, b.budgetPrio(), int64(len(reserved))*sizes.WorkingSet())
 		if err == nil {
 			if lease.Loaded > 0 {
 				for _, p := range reserved {
@@ -146,6 +187,11 @@ func (e *Engine) synthesize(it *item, worker string) {
 			}
 			e.mu.Lock()
 			it.lease, it.sizes = lease, lease.Sizes
+			if b.urgent {
+				// Ordinary work pauses from now until this item retires.
+				e.gate.enter()
+				it.gated = true
+			}
 			for _, p := range reserved {
 				p.held = sizes.WorkingSet()
 				if p.dropped {
@@ -197,7 +243,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 		tmpl := e.densities[b.circuit]
 		e.mu.Unlock()
 		t := time.Now()
-		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p)
+		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p, e.synthYield(it))
 		d := time.Since(t)
 		e.mu.Lock()
 		switch {
@@ -245,7 +291,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 // synthesizePart synthesises one partition circuit into a fresh assignment
 // (templated when tmpl is known) and checks it against the parameters'
 // sizes. A panic in the circuit fails the partition, not the daemon.
-func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Densities, p *itemPart) (pa *r1cs.ProvingAssignment, err error) {
+func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Densities, p *itemPart, yield func()) (pa *r1cs.ProvingAssignment, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.logPanic("synthesis", r, "job", p.job.id, "partition", p.index)
@@ -257,7 +303,7 @@ func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Dens
 	} else {
 		pa = r1cs.NewProvingAssignment(sizes.ProvingHint())
 	}
-	cs, err := r1cs.Synthesize(c, pa)
+	cs, err := r1cs.SynthesizeYielding(c, pa, yield)
 	if err != nil {
 		return pa, err
 	}
@@ -275,61 +321,9 @@ func (e *Engine) endSynthesisLocked(it *item) {
 	}
 }
 
-// pickReadyLocked removes the best synthesised item.
-func (e *Engine) pickReadyLocked() *item {
-	if len(e.readyQ) == 0 {
-		return nil
-	}
-	best := 0
-	for i, it := range e.readyQ[1:] {
-		if it.less(e.readyQ[best]) {
-			best = i + 1
-		}
-	}
-	it := e.readyQ[best]
-	e.readyQ = slices.Delete(e.readyQ, best, best+1)
-	e.stage.takenByProver()
-	it.where = inProver
-	e.wakeSynthLocked()
-	return it
-}
-
-func (e *Engine) proverWorker() {
-	defer e.workers.Done()
-	// The finisher runs until this closes, so nothing sent is ever lost.
-	defer close(e.finCh)
-	for {
-		it := e.nextLocked(e.pickReadyLocked, func() chan struct{} { return e.proveWake })
-		if it == nil {
-			return
-		}
-		var parts []*itemPart
-		var pas []*r1cs.ProvingAssignment
-		for _, p := range it.parts {
-			if !p.dropped && p.pa != nil {
-				parts = append(parts, p)
-				pas = append(pas, p.pa)
-				p.job.parts[p.index].state = partProving
-			}
-		}
-		e.mu.Unlock()
-		if f := e.startProof(it, parts, pas); f != nil {
-			select {
-			case e.finCh <- f:
-			case <-e.baseCtx.Done():
-				e.mu.Lock()
-				e.stage.endFinish()
-				e.retireLocked(it)
-				e.mu.Unlock()
-				return
-			}
-		}
-	}
-}
-
-// startProof runs the backend's Start on the item's parts and returns the
-// handle for the finisher, or nil when the item ended here.
-func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssignment) *finishing {
+// startProof runs l's backend's Start on the item's parts and returns the
+// handle for l's finisher, or nil when the item ended here.
+func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.ProvingAssignment) *finishing {
 	var err error
 	var rnd []groth16.Randomness
 	if len(parts) > 0 {
@@ -338,15 +332,16 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	t := time.Now()
 	var pend prover.Pending
 	if err == nil && len(parts) > 0 {
-		pend, err = e.backendStart(it, pas, rnd)
+		pend, err = e.backendStart(l, it, pas, rnd)
 	}
 	d := time.Since(t)
 	for _, p := range parts {
-		e.timing(p.job.id, p.index, "prove", t, d, it.batch, "")
+		e.timing(p.job.id, p.index, "prove", t, d, it.batch, l.worker("prover"))
 	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	l.starting = nil
 	if err != nil || len(parts) == 0 {
 		e.stage.endStart(false)
 		if err != nil && it.ctx.Err() == nil {
@@ -375,18 +370,19 @@ func (e *Engine) startProof(it *item, parts []*itemPart, pas []*r1cs.ProvingAssi
 	}
 	it.where = inFinisher
 	e.stage.endStart(true)
+	l.finishing++
 	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d}
 }
 
-// backendStart runs the backend's Start; a panic fails the item's parts.
-func (e *Engine) backendStart(it *item, pas []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (pend prover.Pending, err error) {
+// backendStart runs l's backend's Start; a panic fails the item's parts.
+func (e *Engine) backendStart(l *lane, it *item, pas []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (pend prover.Pending, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.logPanic("prove", r, "batch", it.batch.seq, "partition", it.index)
 			pend, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
-	return e.backend.Start(it.ctx, it.lease.Params, pas, rnd)
+	return l.backend.Start(it.ctx, it.lease.Params, pas, rnd)
 }
 
 // backendFinish runs a pending proof's Finish; a panic fails the item's
@@ -401,30 +397,13 @@ func (e *Engine) backendFinish(f *finishing) (proofs []groth16.Proof, err error)
 	return f.pend.Finish(f.it.ctx)
 }
 
-// finisher runs Finish for one item at a time, so the prover's Start of the
-// next item overlaps with it. It runs until the prover closes finCh; once
-// the engine has stopped it retires what it receives without finishing it.
-func (e *Engine) finisher() {
-	defer e.workers.Done()
-	for f := range e.finCh {
-		if e.baseCtx.Err() != nil {
-			e.mu.Lock()
-			e.stage.endFinish()
-			e.retireLocked(f.it)
-			e.mu.Unlock()
-			continue
-		}
-		e.finish(f)
-	}
-}
-
-func (e *Engine) finish(f *finishing) {
+func (e *Engine) finish(l *lane, f *finishing) {
 	it := f.it
 	t := time.Now()
 	proofs, err := e.backendFinish(f)
 	d := time.Since(t)
 	for _, p := range f.parts {
-		e.timing(p.job.id, p.index, "finish", t, d, it.batch, "")
+		e.timing(p.job.id, p.index, "finish", t, d, it.batch, l.worker("finisher"))
 	}
 	if err == nil && len(proofs) != len(f.parts) {
 		err = fmt.Errorf("backend returned %d proofs for %d circuits", len(proofs), len(f.parts))
@@ -433,6 +412,10 @@ func (e *Engine) finish(f *finishing) {
 	var complete []*job
 	e.mu.Lock()
 	e.stage.endFinish()
+	l.finishing--
+	if err == nil {
+		l.proved++
+	}
 	for i, p := range f.parts {
 		if p.dropped {
 			continue

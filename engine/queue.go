@@ -7,6 +7,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/prover"
 )
 
 type collectorKey struct {
@@ -66,7 +68,7 @@ func (e *Engine) maxBatch(j *job) int {
 	if err != nil || sizes.WorkingSet() == 0 {
 		return 1
 	}
-	fit := (e.budget.Total() - sizes.ParamsBytes()) / sizes.WorkingSet()
+	fit := (e.budget.Capacity(int(j.prio)) - sizes.ParamsBytes()) / sizes.WorkingSet()
 	return int(max(1, min(int64(e.cfg.MaxBatchSize), fit)))
 }
 
@@ -90,6 +92,9 @@ func (e *Engine) flushLocked(k collectorKey, c *collector) {
 func (e *Engine) admitLocked(jobs []*job) {
 	e.seq++
 	b := &batch{seq: e.seq, prio: jobs[0].prio, circuit: jobs[0].circuit}
+	if sizes, err := e.params.Sizes(b.circuit); err == nil {
+		b.urgent = e.urgent(b.prio, sizes.Domain)
+	}
 	n := 0
 	for _, j := range jobs {
 		j.batch = b
@@ -107,6 +112,11 @@ func (e *Engine) admitLocked(jobs []*job) {
 	}
 	for i := range n {
 		ctx, cancel := context.WithCancel(e.baseCtx)
+		if e.preempts() && !b.urgent {
+			// Start and Finish give way to urgent work at their yield
+			// points.
+			ctx = prover.WithYield(ctx, e.gate.wait)
+		}
 		it := &item{batch: b, index: i, ctx: ctx, cancel: cancel}
 		for _, j := range jobs {
 			if i < len(j.plan.Partitions) {

@@ -35,6 +35,10 @@ var (
 	// ErrTooManyJobs is returned when Config.MaxPending jobs are already planning, queued
 	// or running; the request is refused (retry later).
 	ErrTooManyJobs = errors.New("too many pending jobs")
+	// ErrIntakeFull is returned when taking the request would make the
+	// bytes of requests waiting to be planned or being planned exceed
+	// Config.MaxIntakeBytes; the request is refused (retry later).
+	ErrIntakeFull = errors.New("too many request bytes in intake")
 	// ErrSelfCheck is the failure of a job whose proof does not verify
 	// against the public inputs its Kind derived: the job fails and no proof
 	// bytes are returned.
@@ -185,6 +189,16 @@ type Request struct {
 	// authenticated callers) never attach to, await or cancel each
 	// other's jobs. The job id the engine returns carries it.
 	IDPrefix string
+}
+
+// size is the bytes the request holds: its byte fields, which is what a
+// large request consists of.
+func (r *Request) size() int64 {
+	n := len(r.RequestID) + len(r.VanillaProof) + len(r.Randomness) + len(r.CommROld) + len(r.CommRNew) + len(r.CommDNew)
+	for _, v := range r.VanillaProofs {
+		n += len(v)
+	}
+	return int64(n)
 }
 
 // digest identifies the request's content (everything but RequestID and

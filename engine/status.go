@@ -26,6 +26,49 @@ type Status struct {
 	// RecentJobs are the last MaxRecentJobs jobs that reached a final
 	// state, in the order they did, with their stages.
 	RecentJobs []RecentJob
+	// Lanes are the prover lanes: the general ones, then the reserved
+	// one.
+	Lanes []LaneStatus
+	// Urgent is the reserved lane's side: how urgent work is recognised
+	// and how often ordinary work gave way to it.
+	Urgent UrgentStatus
+	// Devices are the accelerators (Options.Devices); empty without one.
+	Devices []DeviceStatus
+	// DevicesErr says why Devices is empty when the query failed.
+	DevicesErr error
+}
+
+// LaneStatus is one prover lane.
+type LaneStatus struct {
+	Name     string // "" for the single general lane
+	Backend  string // prover.Backend.Name
+	Reserved bool   // takes only urgent work
+	// Job is the job whose item is in the lane's Start now ("" when
+	// idle; the first job of a batch), Kind its proof kind.
+	Job       string
+	Kind      string
+	Finishing int    // items with the lane's finisher
+	Proved    uint64 // items proved since start
+	// DeviceMemory is the lane's device memory (0: a CPU lane).
+	DeviceMemory int64
+}
+
+// UrgentStatus describes the reserved lane (Config.ReservedLane).
+type UrgentStatus struct {
+	Enabled bool
+	// MaxDomain: HIGH and CRITICAL jobs of at most this many rows are
+	// urgent.
+	MaxDomain int
+	// ReservedBytes of the budget only urgent work may use.
+	ReservedBytes int64
+	// Active: urgent items holding memory now (ordinary work pauses while
+	// it is above zero); Paused: ordinary workers paused now.
+	Active int
+	Paused int
+	// Pauses counts the times an ordinary worker paused, PausedTime the
+	// time they spent paused, summed over workers.
+	Pauses     uint64
+	PausedTime time.Duration
 }
 
 // LimitsStatus is the admission limits and how close the engine is to
@@ -35,6 +78,10 @@ type LimitsStatus struct {
 	Pending         int // jobs planning, queued or running
 	PlanConcurrency int
 	Planning        int
+	// IntakeBytes are the bytes of requests waiting to be planned or being
+	// planned, at most MaxIntakeBytes (but for a single request).
+	IntakeBytes    int64
+	MaxIntakeBytes int64
 }
 
 // MemoryStatus is the budget.
@@ -44,6 +91,11 @@ type MemoryStatus struct {
 	PeakBytes   int64
 	ParamsBytes int64
 	Waiting     int
+	// ReservedBytes of TotalBytes only urgent work may use.
+	ReservedBytes int64
+	// DeviceBytes is the device memory of the lanes, summed (0: CPU
+	// only).
+	DeviceBytes int64
 }
 
 // PipelineStatus counts partitions (items) in each stage.
@@ -119,6 +171,11 @@ var StandardKinds = []ProofKind{ProofKindPoRep, ProofKindSnapDeals, ProofKindWin
 
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
+	var devs []DeviceStatus
+	var devErr error
+	if e.devices != nil {
+		devs, devErr = e.devices()
+	}
 	params := e.params.Status()
 	var paramsBytes int64
 	for _, p := range params {
@@ -150,8 +207,39 @@ func (e *Engine) Status() Status {
 		Limits:   LimitsStatus{MaxPending: e.cfg.MaxPending, PlanConcurrency: e.cfg.PlanConcurrency},
 		ByKind:   map[string]KindDone{},
 	}
+	s.Limits.IntakeBytes, s.Limits.MaxIntakeBytes = e.intake, e.cfg.MaxIntakeBytes
 	for _, c := range e.collectors {
 		s.Batching.Collecting += len(c.jobs)
+	}
+	for _, l := range e.lanes {
+		ls := LaneStatus{Name: l.name, Backend: l.backend.Name(), Reserved: l.reserved, Finishing: l.finishing, Proved: l.proved,
+			DeviceMemory: l.deviceMem}
+		if it := l.starting; it != nil {
+			for _, p := range it.parts {
+				if !p.dropped {
+					ls.Job, ls.Kind = p.job.id, p.job.kind.String()
+					break
+				}
+			}
+		}
+		s.Lanes = append(s.Lanes, ls)
+		s.Memory.DeviceBytes += l.deviceMem
+	}
+	s.Memory.ReservedBytes, _ = e.budget.Reserve()
+	s.DevicesErr = devErr
+	for _, d := range devs {
+		for _, ls := range s.Lanes {
+			if d.Lane != "" && ls.Name == d.Lane {
+				d.Job, d.Kind = ls.Job, ls.Kind
+			}
+		}
+		s.Devices = append(s.Devices, d)
+	}
+	s.Urgent = UrgentStatus{Enabled: e.cfg.ReservedLane, Active: int(e.gate.active.Load()), Paused: int(e.gate.waiting.Load()),
+		Pauses: e.gate.pauses.Load(), PausedTime: time.Duration(e.gate.paused.Load())}
+	if e.cfg.ReservedLane {
+		s.Urgent.MaxDomain = e.cfg.UrgentMaxDomain
+		s.Urgent.ReservedBytes, _ = e.budget.Reserve()
 	}
 	for k, c := range e.counts.byKind {
 		s.ByKind[k.String()] = KindDone{c.completed, c.failed, c.cancelled}

@@ -131,6 +131,14 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 		e.mu.Unlock()
 		return nil, SubmitResult{}, fmt.Errorf("%w: %d jobs are planning, queued or running (max_pending %d)", ErrTooManyJobs, n, e.cfg.MaxPending)
 	}
+	size := req.size()
+	if e.intake > 0 && e.intake+size > e.cfg.MaxIntakeBytes {
+		in := e.intake
+		e.mu.Unlock()
+		return nil, SubmitResult{}, fmt.Errorf("%w: this request is %s, %s of requests are waiting to be planned or being planned (max_intake_bytes %s)",
+			ErrIntakeFull, budget.FormatBytes(size), budget.FormatBytes(in), budget.FormatBytes(e.cfg.MaxIntakeBytes))
+	}
+	e.intake += size
 	prio := req.Priority
 	if prio == PriorityUnspecified {
 		prio = req.Kind.DefaultPriority()
@@ -167,6 +175,8 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// The request's bytes leave the intake: what the job keeps is its plan.
+	e.intake -= size
 	if ctx.Err() != nil {
 		e.submitterLeftLocked(j, detached)
 	}
@@ -320,10 +330,26 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 		return nil, err
 	}
 	need := sizes.ParamsBytes() + sizes.WorkingSet()
-	if need > e.budget.Total() {
-		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s",
+	prio := req.Priority
+	if prio == PriorityUnspecified {
+		prio = req.Kind.DefaultPriority()
+	}
+	bprio := int(prio)
+	if e.urgent(prio, sizes.Domain) {
+		bprio = urgentBudgetPrio
+	}
+	if c := e.budget.Capacity(bprio); need > c {
+		reserved := ""
+		if c < e.budget.Total() {
+			reserved = fmt.Sprintf(" of which %s are reserved for urgent work", budget.FormatBytes(e.budget.Total()-c))
+		}
+		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s%s",
 			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(sizes.ParamsBytes()),
-			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()))
+			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()), reserved)
+	}
+	if lim := e.deviceLimit(); lim > 0 && sizes.DeviceBytes() > lim {
+		return nil, fmt.Errorf("%w: circuit %s needs at least %s of device memory per partition, the largest device has %s",
+			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(sizes.DeviceBytes()), budget.FormatBytes(lim))
 	}
 	return plan, nil
 }

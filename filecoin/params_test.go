@@ -265,7 +265,7 @@ func TestCircuitIDs(t *testing.T) {
 			t.Errorf("PoRepCircuitID(%v) = %q, %v", s.SectorSize(), back, err)
 		}
 	}
-	for _, bad := range []string{"", "porep-32G", "porep-4k", "wpost-32g", "porep-32g "} {
+	for _, bad := range []string{"", "porep-32G", "porep-4k", "wpost-4k", "wpost", "snap-32G", "window-32g", "porep-32g "} {
 		if _, err := ParseCircuitID(bad); !errors.Is(err, ErrUnknownCircuit) {
 			t.Errorf("ParseCircuitID(%q) error = %v", bad, err)
 		}

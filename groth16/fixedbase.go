@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"math/big"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -126,7 +127,14 @@ func newTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batchPt
 // addition costs about six field multiplications (one shared inversion per
 // batch and window) instead of the eleven of a mixed Jacobian addition.
 func (t *fixedTable[A, J, B, PA, PJ, PB]) mulInto(dst []A, scalars []fr.Element, workers int) {
-	par.Chunks(len(scalars), t.batch, workers, func(lo, hi int) {
+	_ = t.mulIntoCtx(context.Background(), dst, scalars, workers)
+}
+
+// mulIntoCtx is mulInto that checks ctx before each batch (about a
+// millisecond of work), so a setup of millions of points stops promptly
+// when cancelled; dst is then partly written and ctx's error returned.
+func (t *fixedTable[A, J, B, PA, PJ, PB]) mulIntoCtx(ctx context.Context, dst []A, scalars []fr.Element, workers int) error {
+	return par.Do(ctx, len(scalars), t.batch, workers, func(lo, hi int) error {
 		n := hi - lo
 		acc := dst[lo:hi]
 		digits := make([]int32, n*len(t.rows))
@@ -152,6 +160,7 @@ func (t *fixedTable[A, J, B, PA, PJ, PB]) mulInto(dst []A, scalars []fr.Element,
 			}
 			b.flush()
 		}
+		return nil
 	})
 }
 

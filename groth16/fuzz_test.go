@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
 )
 
 // The decoders read files and RPC payloads of unknown provenance. The fuzz
@@ -18,6 +20,10 @@ import (
 // naming a byte offset inside the input. Seeds live in
 // testdata/fuzz/<FuzzName>/: small valid encodings, truncations and hostile
 // length prefixes.
+
+// Each target also runs fuzzcheck.Check: no input takes over 100 ms or
+// allocates more than its size allows, which go test checks on the seed
+// corpus and the crafted hostile inputs below in every run.
 
 // checkRejection asserts the error contract of the decoders.
 func checkRejection(t *testing.T, err error, format error, n int) {
@@ -50,6 +56,7 @@ func checkRejection(t *testing.T, err error, format error, n int) {
 
 func FuzzDecodeParams(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzcheck.Check(t, len(b), func() { _, _ = DecodeParams(b, LoadOptions{SubgroupChecks: true, Workers: 1}) })
 		p, err := DecodeParams(b, LoadOptions{SubgroupChecks: true, Workers: 1})
 		if err != nil {
 			checkRejection(t, err, ErrParamsFormat, len(b))
@@ -67,6 +74,7 @@ func FuzzDecodeParams(f *testing.F) {
 
 func FuzzDecodeVerifyingKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzcheck.Check(t, len(b), func() { _, _, _ = DecodeVerifyingKey(b) })
 		vk, n, err := DecodeVerifyingKey(b)
 		if err != nil {
 			checkRejection(t, err, ErrVerifyingKeyFormat, len(b))
@@ -80,6 +88,11 @@ func FuzzDecodeVerifyingKey(f *testing.F) {
 
 func FuzzDecodeProofs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzcheck.Check(t, len(b), func() {
+			_, _ = DecodeProofs(b)
+			var p Proof
+			_ = p.UnmarshalBinary(b)
+		})
 		proofs, err := DecodeProofs(b)
 		if err != nil {
 			checkRejection(t, err, ErrProofFormat, len(b))
@@ -100,7 +113,7 @@ func FuzzDecodeProofs(f *testing.F) {
 // hostile returns inputs of about 1 MB that a decoder must reject: random
 // bytes, zeros, a valid vk whose IC or h length claims 2^31 points, and a
 // valid encoding followed by garbage.
-func hostile(t *testing.T) map[string][]byte {
+func hostile(t testing.TB) map[string][]byte {
 	p, raw := smallParams(t)
 	const size = 1 << 20
 	rng := rand.New(rand.NewPCG(1, 2))

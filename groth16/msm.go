@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -86,36 +87,47 @@ type batchPtr[B, A any] interface {
 	batch[A]
 }
 
-// msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars.
-func msmG1(points []bls.G1Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G1Jac, error) {
-	return msm[bls.G1Affine, bls.G1Jac, g1Batch](points, scalars, sel, workers)
+// msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars. y,
+// when not nil, is called at the yield points (ProveOptions.Yield); its
+// error stops the MSM.
+func msmG1(points []bls.G1Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G1Jac, error) {
+	return msm[bls.G1Affine, bls.G1Jac, g1Batch](points, scalars, sel, workers, y)
 }
 
 // msmG2 is msmG1 over G2.
-func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int) (bls.G2Jac, error) {
-	return msm[bls.G2Affine, bls.G2Jac, g2Batch](points, scalars, sel, workers)
+func msmG2(points []bls.G2Affine, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G2Jac, error) {
+	return msm[bls.G2Affine, bls.G2Jac, g2Batch](points, scalars, sel, workers, y)
 }
 
 // msm is the one body of msmG1 and msmG2: zeros skipped, ones summed by a
 // summer per chunk, the rest compacted into one MultiExp. Generic code calls
 // the point and batch methods through a dictionary; that is one indirect
 // call per selected scalar, next to several field multiplications each.
-func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points []A, scalars []fr.Element, sel *r1cs.Bitset, workers int) (J, error) {
+func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points []A, scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (J, error) {
 	var res J
 	if len(scalars) == 0 {
 		return res, nil
 	}
 	chunks := splitChunks(len(scalars), sel, workers)
 	total := countGeneral(chunks, scalars, sel, workers)
+	piece := msmPiece
+	if y != nil {
+		piece = YieldPoints
+	}
 	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		err := multiExp[A, J, PJ](&res, points, scalars, workers, msmPiece)
+		err := multiExp[A, J, PJ](&res, points, scalars, workers, y, piece)
 		return res, err
 	}
 	cPoints := make([]A, total)
 	cScalars := make([]fr.Element, total)
 	sums := make([]J, len(chunks))
-	par.Chunks(len(chunks), 1, workers, func(lo, hi int) {
+	err := par.Do(context.Background(), len(chunks), 1, workers, func(lo, hi int) error {
 		for ci := lo; ci < hi; ci++ {
+			if y != nil {
+				if err := y(); err != nil {
+					return err
+				}
+			}
 			c := &chunks[ci]
 			var s summer[A, B, PA, PB]
 			s.init()
@@ -138,9 +150,13 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 			}
 			sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 		}
+		return nil
 	})
+	if err != nil {
+		return res, err
+	}
 	if total > 0 {
-		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, msmPiece); err != nil {
+		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, y, piece); err != nil {
 			return res, err
 		}
 	}
@@ -156,23 +172,33 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 // as much as the scalars themselves, 4.3 GB for the 2^27 H query of a
 // 32 GiB partition. In pieces of 2^22 points the digits stay at 134 MB;
 // gnark-crypto still picks c = 16 for a piece that size, and each extra
-// piece costs one bucket reduction (2^16 additions per window, about 3 %
-// of the piece's 16·2^22 bucket additions).
+// piece costs one bucket reduction (2^16 additions per window; measured
+// at 2^21 points, pieces of 2^20 and of 2^16 cost the same CPU as one
+// call, within 5 %).
 const msmPiece = 1 << 22
 
 // multiExp sets *res to gnark-crypto's MultiExp of points and scalars, run
-// in pieces of at most piece points whose sums are added.
-func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers, piece int) error {
+// in equal pieces of at most piece points whose sums are added (msm passes
+// msmPiece, or YieldPoints with a yield function). y, when not nil, is
+// called before each piece: gnark-crypto's MultiExp cannot be interrupted,
+// and a whole 2^22-point MSM takes tens of seconds on a few cores. The
+// pieces' sum is the same group element.
+func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers int, y func() error, piece int) error {
 	cfg := ecc.MultiExpConfig{NbTasks: workers}
-	if len(scalars) <= piece {
+	if y == nil && len(scalars) <= piece {
 		_, err := PJ(res).MultiExp(points, scalars, cfg)
 		return err
 	}
 	// Equal pieces: a short last piece would get a smaller window.
-	nPieces := (len(scalars) + piece - 1) / piece
-	size := (len(scalars) + nPieces - 1) / nPieces
+	nPieces := max(1, (len(scalars)+piece-1)/piece)
+	size := max(1, (len(scalars)+nPieces-1)/nPieces)
 	var sum J
 	for lo := 0; lo < len(scalars); lo += size {
+		if y != nil {
+			if err := y(); err != nil {
+				return err
+			}
+		}
 		hi := min(lo+size, len(scalars))
 		var part J
 		if _, err := PJ(&part).MultiExp(points[lo:hi], scalars[lo:hi], cfg); err != nil {

@@ -1,8 +1,10 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -92,11 +94,11 @@ func TestMSMMatchesMultiExp(t *testing.T) {
 			}
 			for _, workers := range []int{1, 3, 8} {
 				name := fmt.Sprintf("%s/filtered=%v/workers=%d", m.name, filtered, workers)
-				got1, err := msmG1(p1[:len(q1)], scalars, s, workers)
+				got1, err := msmG1(p1[:len(q1)], scalars, s, workers, nil)
 				if err != nil || !got1.Equal(&want1) {
 					t.Errorf("%s: G1 differs (%v)", name, err)
 				}
-				got2, err := msmG2(p2[:len(q2)], scalars, s, workers)
+				got2, err := msmG2(p2[:len(q2)], scalars, s, workers, nil)
 				if err != nil || !got2.Equal(&want2) {
 					t.Errorf("%s: G2 differs (%v)", name, err)
 				}
@@ -104,8 +106,67 @@ func TestMSMMatchesMultiExp(t *testing.T) {
 		}
 	}
 	var zero1 bls.G1Jac
-	if got, err := msmG1(nil, nil, nil, 4); err != nil || !got.Equal(&zero1) {
+	if got, err := msmG1(nil, nil, nil, 4, nil); err != nil || !got.Equal(&zero1) {
 		t.Fatalf("empty MSM: %v", err)
+	}
+}
+
+// TestMSMYield: with a yield function the MSMs give the same sums, call it
+// at every chunk of the scan and before every piece of the general part,
+// and stop with its error.
+func TestMSMYield(t *testing.T) {
+	const n = 1000
+	scalars, p1, p2, sel := msmInputs(n, 0.3, 0.3, 11)
+	var calls atomic.Int32
+	y := func() error { calls.Add(1); return nil }
+	for _, s := range []*r1cs.Bitset{nil, sel} {
+		sc, q1 := selected(scalars, p1, s)
+		_, q2 := selected(scalars, p2, s)
+		var want1 bls.G1Jac
+		var want2 bls.G2Jac
+		if _, err := want1.MultiExp(q1, sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := want2.MultiExp(q2, sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		calls.Store(0)
+		got1, err := msmG1(q1, scalars, s, 2, y)
+		if err != nil || !got1.Equal(&want1) {
+			t.Fatalf("filtered=%v: G1 with yield differs (%v)", s != nil, err)
+		}
+		if chunks := len(splitChunks(n, s, 2)); int(calls.Load()) < chunks {
+			t.Fatalf("filtered=%v: %d yields for %d chunks", s != nil, calls.Load(), chunks)
+		}
+		got2, err := msmG2(q2, scalars, s, 2, y)
+		if err != nil || !got2.Equal(&want2) {
+			t.Fatalf("filtered=%v: G2 with yield differs (%v)", s != nil, err)
+		}
+	}
+	// The general part in pieces: same sum, one yield per piece.
+	var want, got bls.G1Jac
+	if _, err := want.MultiExp(p1, scalars, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	calls.Store(0)
+	if err := multiExp[bls.G1Affine, bls.G1Jac](&got, p1, scalars, 2, y, 64); err != nil || !got.Equal(&want) {
+		t.Fatalf("pieces of 64: %v, equal %v", err, got.Equal(&want))
+	}
+	if want := int32((n + 63) / 64); calls.Load() != want {
+		t.Fatalf("%d yields for %d pieces", calls.Load(), want)
+	}
+	stop := errors.New("stop")
+	n0 := 0
+	if err := multiExp[bls.G1Affine, bls.G1Jac](&got, p1, scalars, 2, func() error {
+		if n0++; n0 == 3 {
+			return stop
+		}
+		return nil
+	}, 64); !errors.Is(err, stop) || n0 != 3 {
+		t.Fatalf("yield error: %v after %d calls", err, n0)
+	}
+	if _, err := msmG1(p1, scalars, nil, 2, func() error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("msm with a failing yield: %v", err)
 	}
 }
 
@@ -116,14 +177,14 @@ func BenchmarkMSM(b *testing.B) {
 	scalars, p1, p2, sel := msmInputs(n, 0.5, 0.45, 7)
 	b.Run("G1", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := msmG1(p1, scalars, sel, 2); err != nil {
+			if _, err := msmG1(p1, scalars, sel, 2, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("G2", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := msmG2(p2, scalars, sel, 2); err != nil {
+			if _, err := msmG2(p2, scalars, sel, 2, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -147,10 +208,10 @@ func TestMultiExpPieces(t *testing.T) {
 	for _, piece := range []int{1, 7, 100, 333, 999, 1000, 5000} {
 		var got1 bls.G1Jac
 		var got2 bls.G2Jac
-		if err := multiExp[bls.G1Affine, bls.G1Jac](&got1, p1, scalars, 2, piece); err != nil || !got1.Equal(&want1) {
+		if err := multiExp[bls.G1Affine, bls.G1Jac](&got1, p1, scalars, 2, nil, piece); err != nil || !got1.Equal(&want1) {
 			t.Fatalf("G1 in pieces of %d: differs (%v)", piece, err)
 		}
-		if err := multiExp[bls.G2Affine, bls.G2Jac](&got2, p2, scalars, 2, piece); err != nil || !got2.Equal(&want2) {
+		if err := multiExp[bls.G2Affine, bls.G2Jac](&got2, p2, scalars, 2, nil, piece); err != nil || !got2.Equal(&want2) {
 			t.Fatalf("G2 in pieces of %d: differs (%v)", piece, err)
 		}
 	}

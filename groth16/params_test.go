@@ -11,7 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
-func smallParams(t *testing.T) (*Params, []byte) {
+func smallParams(t testing.TB) (*Params, []byte) {
 	t.Helper()
 	p, err := Setup(testcircuits.Mixed{Constraints: 200, Inputs: 2, Seed: 7}, fixedToxicWaste(), SetupOptions{Workers: 2})
 	if err != nil {

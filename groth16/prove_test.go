@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -196,6 +197,30 @@ func TestProveCancelled(t *testing.T) {
 	}
 }
 
+// TestProveYieldError: an error from the yield function (the context ended
+// while the prover was paused) ends Start and Finish with that error.
+func TestProveYieldError(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 500, Inputs: 2, Seed: 9}
+	params, err := Setup(c, fixedToxicWaste(), SetupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{1, 5, 12} {
+		stop := fmt.Errorf("stopped at yield %d", at)
+		n := 0
+		_, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+			ProveOptions{Yield: func(context.Context) error {
+				if n++; n == at {
+					return stop
+				}
+				return nil
+			}})
+		if !errors.Is(err, stop) {
+			t.Fatalf("yield %d: err = %v, want %v", at, err, stop)
+		}
+	}
+}
+
 // The proof bytes for fixed toxic waste, circuit and (r, s) are pinned: any
 // change in setup, synthesis, H or the MSMs shows up here. If this fails
 // after an intended change, the new value must be justified (and the Rust
@@ -222,6 +247,19 @@ func TestDeterministicProofGolden(t *testing.T) {
 	if again[0].Bytes() != enc {
 		t.Error("proof depends on the worker count")
 	}
+	// Yield points change nothing in the proof.
+	yields := 0
+	yielded, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+		ProveOptions{Workers: 2, Yield: func(context.Context) error { yields++; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if yielded[0].Bytes() != enc {
+		t.Error("proof depends on the yield points")
+	}
+	if yields < 8+6+2 { // the FFTs, six G1 MSMs, two G2 MSMs
+		t.Errorf("%d yield points passed, want at least 16", yields)
+	}
 	const wantParams = "fa33332baef1f23cebf489996586fc9935392685b34c30dad0f60ee5ed417b47"
 	const wantProof = "878f854db54ed65bba13f1c33ab399e574dbb6ddbaf096d3b99a91b50998e01ae8bbb0433d96d8c3ba1097920889fc0c93ecff14740070a4fbba2f0b163eabc34ad79d2e974f1d0d9f53835d433264bdf46ed8263039d970df5c560b4073b848091ee2a4d0ab4a7aa011544017cd19faf544227ade7bad682021a854cbe01f1f93b0302d4642fa738b44f6b548f4fd29a6e9c981119017e933faa9a4228e758cdaa39b8662961b4e024ac0a17815cb02619c83d6acef2d825e30016f62f39e63"
 	if got := hex.EncodeToString(sum[:]); got != wantParams {
@@ -238,8 +276,8 @@ func bigInt(v int64) *big.Int { return big.NewInt(v) }
 // same H.
 func TestComputeHOrderings(t *testing.T) {
 	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
-	h1 := computeHWith(synthesizeForProving(t, c), 2, true)
-	h2 := computeHWith(synthesizeForProving(t, c), 2, false)
+	h1, _ := computeHWith(synthesizeForProving(t, c), 2, true, nil)
+	h2, _ := computeHWith(synthesizeForProving(t, c), 2, false, nil)
 	if len(h1) != len(h2) {
 		t.Fatal("lengths differ")
 	}

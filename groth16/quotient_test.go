@@ -62,7 +62,7 @@ func TestQuotientMatchesReference(t *testing.T) {
 		for _, workers := range []int{1, 2, 3} {
 			for _, capacity := range []int{rows, m} {
 				name := fmt.Sprintf("rows=%d/workers=%d/cap=%d", rows, workers, capacity)
-				want := computeHWith(randomAssignment(rows, capacity, uint64(rows)), workers, true)
+				want, _ := computeHWith(randomAssignment(rows, capacity, uint64(rows)), workers, true, nil)
 				got, err := quotient(randomAssignment(rows, capacity, uint64(rows)), workers, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -72,7 +72,7 @@ func TestQuotientMatchesReference(t *testing.T) {
 		}
 	}
 	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
-	want := computeHWith(synthesizeForProving(t, c), 2, true)
+	want, _ := computeHWith(synthesizeForProving(t, c), 2, true, nil)
 	got, err := quotient(synthesizeForProving(t, c), 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestQuotientPoRepSize(t *testing.T) {
 	testenv.E2E(t, "two H computations at 2^22")
 	const rows = 2687961
 	m, _ := DomainSize(rows)
-	want := computeHWith(randomAssignment(rows, m, 9), 2, true)
+	want, _ := computeHWith(randomAssignment(rows, m, 9), 2, true, nil)
 	got, err := quotient(randomAssignment(rows, m, 9), 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func BenchmarkQuotientAB(b *testing.B) {
 		b.StopTimer()
 		pa1 := randomAssignment(rows, m, uint64(i))
 		pa2 := randomAssignment(rows, m, uint64(i))
-		ow, oc := measure(func() { computeHWith(pa1, workers, true) })
+		ow, oc := measure(func() { computeHWith(pa1, workers, true, nil) })
 		nw, nc := measure(func() { quotient(pa2, workers, nil) })
 		b.StartTimer()
 		oldWall, newWall, oldCPU, newCPU = append(oldWall, ow), append(newWall, nw), append(oldCPU, oc), append(newCPU, nc)

@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -70,6 +71,18 @@ func DomainSize(rows int) (int, error) {
 // It synthesises c twice: once to count rows, once to fold every row into
 // the QAP polynomials at τ.
 func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
+	return SetupContext(context.Background(), c, tw, opt)
+}
+
+// SetupContext is Setup under ctx: it checks ctx between its phases and
+// before every batch of the fixed-base multiplications that take most of
+// its time (about a millisecond each), and returns ctx's error (wrapped)
+// soon after ctx ends. A synthesis pass in progress runs to its end (a
+// couple of seconds for the 2 KiB PoRep circuit).
+func SetupContext(ctx context.Context, c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -89,6 +102,9 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	m, err := DomainSize(shape.Constraints)
 	if err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
 	}
 	progress("lagrange", 0)
 
@@ -119,6 +135,9 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		}
 	}, workers)
 
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
+	}
 	// Pass 2: fold rows into u, v, w at τ.
 	q := r1cs.NewQAPAssembly(lagrange, shape)
 	qcs, err := r1cs.Synthesize(c, q)
@@ -133,6 +152,9 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 		return nil, fmt.Errorf("groth16: setup: circuit is not deterministic: %+v then %+v", shape, qcs.Size())
 	}
 	lagrange = nil
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
+	}
 
 	var gammaInv, deltaInv fr.Element
 	if tw.Gamma.IsZero() || tw.Delta.IsZero() {
@@ -207,10 +229,19 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	t2 := newG2Table(&g2, windowFor(len(bScalars)), workers)
 
 	p := &Params{VK: &VerifyingKey{}}
+	var mulErr error
 	mul1 := func(name string, s []fr.Element) []bls.G1Affine {
+		if mulErr == nil {
+			mulErr = ctx.Err()
+		}
+		if mulErr != nil {
+			return nil
+		}
 		progress(name, 0)
 		out := make([]bls.G1Affine, len(s))
-		t1.mulInto(out, s, workers)
+		if mulErr = t1.mulIntoCtx(ctx, out, s, workers); mulErr != nil {
+			return nil
+		}
 		progress(name, 1)
 		return out
 	}
@@ -219,11 +250,20 @@ func Setup(c r1cs.Circuit, tw ToxicWaste, opt SetupOptions) (*Params, error) {
 	p.L = mul1("l", lScalars)
 	p.A = mul1("a", aScalars)
 	p.BG1 = mul1("b_g1", bScalars)
-	progress("b_g2", 0)
-	p.BG2 = make([]bls.G2Affine, len(bScalars))
-	t2.mulInto(p.BG2, bScalars, workers)
-	progress("b_g2", 1)
+	if mulErr == nil {
+		mulErr = ctx.Err()
+	}
+	if mulErr == nil {
+		progress("b_g2", 0)
+		p.BG2 = make([]bls.G2Affine, len(bScalars))
+		if mulErr = t2.mulIntoCtx(ctx, p.BG2, bScalars, workers); mulErr == nil {
+			progress("b_g2", 1)
+		}
+	}
 	p.VK.IC = mul1("ic", icScalars)
+	if mulErr != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", mulErr)
+	}
 
 	one1 := func(s *fr.Element) bls.G1Affine {
 		var out [1]bls.G1Affine

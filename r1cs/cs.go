@@ -62,7 +62,15 @@ type CS struct {
 	scratch  [3]LC
 	canon    canonicalizer
 	tmp      fr.Element
+	// yield is called every YieldRows rows (SynthesizeYielding).
+	yield func()
 }
+
+// YieldRows is how many rows a CS built by SynthesizeYielding enforces
+// between two calls of its yield function: a few milliseconds of
+// synthesis, so a paused synthesis stops soon, at the cost of one
+// predictable branch per row.
+const YieldRows = 1 << 14
 
 // New returns a constraint system feeding sink, with input 0 (ONE)
 // already allocated.
@@ -123,6 +131,9 @@ func (cs *CS) AllocInput(value fr.Element) Variable {
 // empty. build is not called when the sink does not consume rows.
 func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	cs.nrows++
+	if cs.yield != nil && cs.nrows&(YieldRows-1) == 0 {
+		cs.yield()
+	}
 	if cs.evalRows != nil {
 		a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
 		a.one.SetZero()
@@ -218,7 +229,16 @@ type Size struct {
 
 // Synthesize runs c against a fresh CS over sink and returns the CS.
 func Synthesize(c Circuit, sink Sink) (*CS, error) {
+	return SynthesizeYielding(c, sink, nil)
+}
+
+// SynthesizeYielding is Synthesize with yield called every YieldRows rows
+// (nil: never), from the synthesising goroutine. A scheduler passes a
+// function that blocks while more urgent work runs, so that a long
+// synthesis gives up its core within milliseconds instead of at its end.
+func SynthesizeYielding(c Circuit, sink Sink, yield func()) (*CS, error) {
 	cs := New(sink)
+	cs.yield = yield
 	if err := c.Synthesize(cs); err != nil {
 		return nil, err
 	}

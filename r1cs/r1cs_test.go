@@ -380,3 +380,38 @@ func TestTemplatedAllocations(t *testing.T) {
 		t.Errorf("%v allocations per alloc+2 rows, want 0", allocs)
 	}
 }
+
+// rowsCircuit enforces n rows (v)·(ONE) = (v).
+type rowsCircuit int
+
+func (n rowsCircuit) Synthesize(cs *CS) error {
+	v := cs.Alloc(elem(3))
+	for range int(n) {
+		cs.Enforce(func(a, b, c *LC) { a.Add(v); b.AddOne(); c.Add(v) })
+	}
+	return nil
+}
+
+// TestSynthesizeYielding: the yield function runs once per YieldRows rows
+// and the assignment is the one Synthesize makes.
+func TestSynthesizeYielding(t *testing.T) {
+	n := 3*YieldRows + 5
+	calls := 0
+	pa := NewProvingAssignment(Size{})
+	cs, err := SynthesizeYielding(rowsCircuit(n), pa, func() {
+		calls++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || cs.NumConstraints() != n {
+		t.Fatalf("%d yields over %d rows, want 3 over %d", calls, cs.NumConstraints(), n)
+	}
+	want := NewProvingAssignment(Size{})
+	if _, err := Synthesize(rowsCircuit(n), want); err != nil {
+		t.Fatal(err)
+	}
+	if len(pa.A) != len(want.A) || pa.A[n-1] != want.A[n-1] || pa.C[0] != want.C[0] {
+		t.Fatal("yielding synthesis differs")
+	}
+}

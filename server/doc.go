@@ -15,7 +15,7 @@
 //	engine.ErrJobNotFound                                       NotFound
 //	engine.ErrRequestIDConflict                                 AlreadyExists
 //	engine.ErrParamsNotFound, ErrParamsInUse              FailedPrecondition
-//	engine.ErrExceedsBudget, ErrTooManyJobs                     ResourceExhausted
+//	engine.ErrExceedsBudget, ErrTooManyJobs, ErrIntakeFull      ResourceExhausted
 //	engine.ErrShuttingDown                                      Unavailable
 //	context errors                                              Canceled / DeadlineExceeded
 //	anything else                                               Internal

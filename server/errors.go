@@ -29,7 +29,7 @@ func statusError(err error) error {
 		code = codes.AlreadyExists
 	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, engine.ErrParamsInUse):
 		code = codes.FailedPrecondition
-	case errors.Is(err, engine.ErrExceedsBudget), errors.Is(err, engine.ErrTooManyJobs):
+	case errors.Is(err, engine.ErrExceedsBudget), errors.Is(err, engine.ErrTooManyJobs), errors.Is(err, engine.ErrIntakeFull):
 		code = codes.ResourceExhausted
 	case errors.Is(err, engine.ErrShuttingDown):
 		code = codes.Unavailable

@@ -31,6 +31,7 @@ type Metrics struct {
 	stages                                      *prometheus.HistogramVec
 	pipelineStages                              *prometheus.HistogramVec
 	batchSize                                   *prometheus.HistogramVec
+	gpuRetries                                  *prometheus.CounterVec
 }
 
 // NewMetrics returns a registry with the job metrics and the Go runtime
@@ -63,9 +64,17 @@ func NewMetrics() *Metrics {
 			Name: "cuzk_batch_size", Help: "Jobs per batch admitted to the pipeline",
 			Buckets: []float64{1, 2, 3, 4, 6, 8, 12, 16},
 		}, []string{"circuit_id"}),
+		gpuRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cuzk_gpu_proof_retries_total",
+			Help: "GPU proofs redone on the CPU: reason device_error (the device call failed) or bad_proof (the CPU self-check rejected it)",
+		}, []string{"reason"}),
+	}
+	// Both reasons exist from the start, so a dashboard sees 0, not a gap.
+	for _, r := range []string{"device_error", "bad_proof"} {
+		m.gpuRetries.WithLabelValues(r)
 	}
 	m.reg.MustRegister(m.completedTotal, m.failedTotal, m.cancelledTotal, m.completed, m.failed, m.cancelled,
-		m.duration, m.stages, m.pipelineStages, m.batchSize,
+		m.duration, m.stages, m.pipelineStages, m.batchSize, m.gpuRetries,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -102,6 +111,10 @@ func (m *Metrics) StageTimed(r engine.StageRecord) {
 	m.pipelineStages.WithLabelValues(r.Circuit, r.Stage).Observe(r.Duration.Seconds())
 }
 
+// GPURetry counts one GPU proof redone on the CPU (prover/checked's
+// OnRetry; reason is its checked.Reason).
+func (m *Metrics) GPURetry(reason string) { m.gpuRetries.WithLabelValues(reason).Inc() }
+
 // BatchFormed implements engine.Observer.
 func (m *Metrics) BatchFormed(circuitID string, jobs int) {
 	m.batchSize.WithLabelValues(circuitID).Observe(float64(jobs))
@@ -127,6 +140,7 @@ type statusCollector struct {
 	eng *engine.Engine
 
 	uptime, queueDepth, running, gpuWorkers        *prometheus.Desc
+	pauses, pausedSeconds, urgentActive            *prometheus.Desc
 	pending, inProgress                            *prometheus.Desc
 	memTotal, memUsed, memPeak, memParams, memWait *prometheus.Desc
 	pipeline                                       *prometheus.Desc
@@ -138,26 +152,29 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 		return prometheus.NewDesc(name, help, labels, nil)
 	}
 	return &statusCollector{
-		eng:        eng,
-		uptime:     d("cuzk_uptime_seconds", "Daemon uptime"),
-		queueDepth: d("cuzk_queue_depth", "Jobs queued and not started"),
-		running:    d("cuzk_running_jobs", "Jobs running"),
-		gpuWorkers: d("cuzk_gpu_workers", "GPU workers (0: CPU build)"),
-		pending:    d("cuzk_queue_pending", "Jobs queued by proof kind", "proof_kind"),
-		inProgress: d("cuzk_queue_in_progress", "Jobs running by proof kind", "proof_kind"),
-		memTotal:   d("cuzk_memory_budget_bytes", "Memory budget"),
-		memUsed:    d("cuzk_memory_used_bytes", "Memory reserved from the budget"),
-		memPeak:    d("cuzk_memory_peak_bytes", "Highest memory reserved since start"),
-		memParams:  d("cuzk_memory_params_bytes", "Memory held by resident parameters"),
-		memWait:    d("cuzk_memory_waiters", "Requests waiting for memory"),
-		pipeline:   d("cuzk_pipeline_partitions", "Partitions in each pipeline stage", "stage"),
-		srsBytes:   d("cuzk_srs_bytes", "Parameter set size", "circuit_id", "tier"),
-		srsRefs:    d("cuzk_srs_ref_count", "Partitions holding a parameter set", "circuit_id"),
+		eng:           eng,
+		uptime:        d("cuzk_uptime_seconds", "Daemon uptime"),
+		queueDepth:    d("cuzk_queue_depth", "Jobs queued and not started"),
+		running:       d("cuzk_running_jobs", "Jobs running"),
+		gpuWorkers:    d("cuzk_gpu_workers", "GPU prover lanes (0: proving on the CPU)"),
+		pauses:        d("cuzk_preempt_pauses_total", "Times ordinary work paused at a yield point for urgent work"),
+		pausedSeconds: d("cuzk_preempt_paused_seconds_total", "Time ordinary workers spent paused for urgent work, summed over workers"),
+		urgentActive:  d("cuzk_urgent_active", "Urgent items holding memory now (ordinary work pauses while above 0)"),
+		pending:       d("cuzk_queue_pending", "Jobs queued by proof kind", "proof_kind"),
+		inProgress:    d("cuzk_queue_in_progress", "Jobs running by proof kind", "proof_kind"),
+		memTotal:      d("cuzk_memory_budget_bytes", "Memory budget"),
+		memUsed:       d("cuzk_memory_used_bytes", "Memory reserved from the budget"),
+		memPeak:       d("cuzk_memory_peak_bytes", "Highest memory reserved since start"),
+		memParams:     d("cuzk_memory_params_bytes", "Memory held by resident parameters"),
+		memWait:       d("cuzk_memory_waiters", "Requests waiting for memory"),
+		pipeline:      d("cuzk_pipeline_partitions", "Partitions in each pipeline stage", "stage"),
+		srsBytes:      d("cuzk_srs_bytes", "Parameter set size", "circuit_id", "tier"),
+		srsRefs:       d("cuzk_srs_ref_count", "Partitions holding a parameter set", "circuit_id"),
 	}
 }
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.uptime, c.queueDepth, c.running, c.gpuWorkers, c.pending, c.inProgress,
+	for _, d := range []*prometheus.Desc{c.uptime, c.queueDepth, c.running, c.gpuWorkers, c.pauses, c.pausedSeconds, c.urgentActive, c.pending, c.inProgress,
 		c.memTotal, c.memUsed, c.memPeak, c.memParams, c.memWait, c.pipeline, c.srsBytes, c.srsRefs} {
 		ch <- d
 	}
@@ -178,7 +195,16 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	g(c.queueDepth, float64(depth))
 	g(c.running, float64(running))
-	g(c.gpuWorkers, 0)
+	gpuLanes := 0
+	for _, l := range st.Lanes {
+		if l.DeviceMemory > 0 {
+			gpuLanes++
+		}
+	}
+	g(c.gpuWorkers, float64(gpuLanes))
+	ch <- prometheus.MustNewConstMetric(c.pauses, prometheus.CounterValue, float64(st.Urgent.Pauses))
+	ch <- prometheus.MustNewConstMetric(c.pausedSeconds, prometheus.CounterValue, st.Urgent.PausedTime.Seconds())
+	g(c.urgentActive, float64(st.Urgent.Active))
 	g(c.memTotal, float64(st.Memory.TotalBytes))
 	g(c.memUsed, float64(st.Memory.UsedBytes))
 	g(c.memPeak, float64(st.Memory.PeakBytes))

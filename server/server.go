@@ -27,7 +27,10 @@ import (
 )
 
 // MaxMessageSize is the gRPC send and receive limit, as Curio's client
-// sets it (a 32 GiB PoRep C1 is about 50 MB; gRPC's default is 4 MiB).
+// sets it (gRPC's default is 4 MiB). The largest requests Curio sends are a
+// 32 GiB PoRep C1 (about 50 MB) and a full 32 GiB WindowPoSt partition,
+// 2,349 sectors of 24,960 bytes (58.6 MB on the wire;
+// TestWindowPoStPartitionMessageSize sends one).
 const MaxMessageSize = 256 << 20
 
 // Server serves one engine over gRPC and, optionally, HTTP.

@@ -148,6 +148,12 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 	for _, q := range st.Queues {
 		out.Queues = append(out.Queues, &cuzkv1.QueueStatus{ProofKind: q.Kind, Pending: uint32(q.Pending), InProgress: uint32(q.InProgress)})
 	}
+	// From the CUDA runtime through the engine's device query (empty when
+	// proving on the CPU; the daemon logs why at start).
+	for _, g := range st.Devices {
+		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Index), Name: g.Name, VramTotalBytes: g.TotalMemory,
+			VramFreeBytes: g.FreeMemory, CurrentJobId: g.Job, CurrentProofKind: g.Kind})
+	}
 	return out, nil
 }
 

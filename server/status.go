@@ -14,6 +14,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 		Memory: statusdoc.Memory{
 			TotalBytes: st.Memory.TotalBytes, UsedBytes: st.Memory.UsedBytes, PeakBytes: st.Memory.PeakBytes,
 			ParamsBytes: st.Memory.ParamsBytes, Waiting: st.Memory.Waiting,
+			ReservedBytes: st.Memory.ReservedBytes, DeviceBytes: st.Memory.DeviceBytes,
 		},
 		Pipeline:   statusdoc.Pipeline(st.Pipeline),
 		Queues:     make([]statusdoc.Queue, 0, len(st.Queues)),
@@ -25,6 +26,17 @@ func statusDocument(st engine.Status) statusdoc.Status {
 		Limits:     statusdoc.Limits(st.Limits),
 		ByKind:     make(map[string]statusdoc.KindCounters, len(st.ByKind)),
 		RecentJobs: make([]statusdoc.RecentJob, 0, len(st.RecentJobs)),
+		Lanes:      make([]statusdoc.Lane, 0, len(st.Lanes)),
+		GPUs:       make([]statusdoc.GPU, 0, len(st.Devices)),
+		Urgent: statusdoc.Urgent{Enabled: st.Urgent.Enabled, MaxConstraints: st.Urgent.MaxDomain, ReservedBytes: st.Urgent.ReservedBytes,
+			Active: st.Urgent.Active, Paused: st.Urgent.Paused, Pauses: st.Urgent.Pauses, PausedTime: st.Urgent.PausedTime},
+	}
+	for _, l := range st.Lanes {
+		d.Lanes = append(d.Lanes, statusdoc.Lane{Name: l.Name, Backend: l.Backend, Reserved: l.Reserved, Job: l.Job,
+			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory})
+	}
+	for _, g := range st.Devices {
+		d.GPUs = append(d.GPUs, statusdoc.GPU{Ordinal: g.Index, Name: g.Name, TotalBytes: g.TotalMemory, FreeBytes: g.FreeMemory, Job: g.Job})
 	}
 	for _, q := range st.Queues {
 		d.Queues = append(d.Queues, statusdoc.Queue(q))

@@ -51,6 +51,9 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		RecentJobs: []engine.RecentJob{{ID: "r", Kind: "test", Circuit: "test-k10", Priority: "low", State: engine.StateFailed, Batch: 2,
 			Partitions: 1, Submitted: t0, Finished: t0.Add(time.Second), Error: errors.New("boom").Error(), StagesDropped: 1,
 			Stages: []engine.StageRecord{stage, {Job: "r", Partition: -1, Stage: "self_check", Start: t0, Worker: "verifier"}}}},
+		Lanes:   []engine.LaneStatus{{Name: "gpu0", Backend: "cuda+checked", Job: "j", DeviceMemory: 80 << 30}, {Name: "reserved", Backend: "cuda+checked", Reserved: true}},
+		Urgent:  engine.UrgentStatus{Enabled: true, MaxDomain: 1 << 20, ReservedBytes: 1 << 30, Pauses: 3, PausedTime: time.Second},
+		Devices: []engine.DeviceStatus{{Index: 0, Name: "NVIDIA H200", TotalMemory: 140 << 30, FreeMemory: 100 << 30, Lane: "gpu0", Job: "j", Kind: "test"}},
 	}
 	raw, err := json.Marshal(statusDocument(st))
 	if err != nil {
@@ -76,13 +79,20 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"counters", "counters.completed", "counters.failed", "counters.cancelled", "counters.attached_duplicates", "counters.retained_results",
 		"kinds",
 		"batching", "batching.max_batch_size", "batching.max_batch_wait_ns", "batching.collecting_jobs",
-		"limits", "limits.max_pending", "limits.pending", "limits.max_concurrent_plans", "limits.planning",
+		"limits", "limits.max_pending", "limits.pending", "limits.max_concurrent_plans", "limits.planning", "limits.intake_bytes", "limits.max_intake_bytes",
 		"by_kind", "by_kind.test", "by_kind.test.completed", "by_kind.test.failed", "by_kind.test.cancelled",
 		// New: stage records.
 		"jobs[].stages",
 		"recent_jobs", "recent_jobs[].job_id", "recent_jobs[].proof_kind", "recent_jobs[].circuit_id", "recent_jobs[].priority",
 		"recent_jobs[].state", "recent_jobs[].batch", "recent_jobs[].partitions", "recent_jobs[].submitted", "recent_jobs[].finished",
 		"recent_jobs[].timings", "recent_jobs[].error", "recent_jobs[].stages", "recent_jobs[].stages_dropped",
+		// New: lanes, the reserved lane, GPUs, reserved and device memory.
+		"memory.reserved_bytes", "memory.device_bytes",
+		"lanes", "lanes[].name", "lanes[].backend", "lanes[].reserved", "lanes[].job_id", "lanes[].finishing", "lanes[].proved",
+		"lanes[].device_memory_bytes",
+		"urgent", "urgent.enabled", "urgent.max_constraints", "urgent.reserved_bytes", "urgent.active", "urgent.paused",
+		"urgent.pauses", "urgent.paused_ns",
+		"gpus", "gpus[].ordinal", "gpus[].name", "gpus[].vram_total_bytes", "gpus[].vram_free_bytes", "gpus[].job_id",
 	}
 	for _, timing := range []string{"queue_wait_ns", "srs_load_ns", "synthesis_ns", "prove_ns", "total_ns"} {
 		want = append(want, "recent_jobs[].timings."+timing)
@@ -113,7 +123,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 	}
 	// Empty lists are [], not null.
 	raw, _ = json.Marshal(statusDocument(engine.Status{}))
-	for _, k := range []string{"queues", "jobs", "params", "kinds", "recent_jobs"} {
+	for _, k := range []string{"queues", "jobs", "params", "kinds", "recent_jobs", "lanes", "gpus"} {
 		if !strings.Contains(string(raw), `"`+k+`":[]`) {
 			t.Errorf("%s not [] in %s", k, raw)
 		}

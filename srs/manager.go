@@ -57,6 +57,20 @@ type Options struct {
 	// DecodeWorkers bounds the goroutines decoding a file (0: GOMAXPROCS).
 	DecodeWorkers int
 	Log           *slog.Logger
+	// ParamsCopies is how many copies of a resident parameter set the
+	// process holds (0 and 1: one). The CUDA backend's supraseal reads
+	// the .params file again into pinned host memory of about the same
+	// size, so the daemon sets 2 when it proves on a GPU; the budget
+	// charges every copy (Sizes.ParamsBytes).
+	ParamsCopies int
+	// OnLoad, when set, is told of every parameter set that became
+	// resident, with the files it was read from (the CUDA backend needs
+	// the .params path behind each *groth16.Params). An error fails the
+	// load. It runs without the manager's lock.
+	OnLoad func(id string, p *groth16.Params, f Files) error
+	// OnEvict, when set, is told of every resident set that was dropped
+	// (so a backend can free its own copy). It runs without the lock.
+	OnEvict func(id string, p *groth16.Params, f Files)
 }
 
 // Manager owns the resident parameter sets. It is safe for concurrent use.
@@ -132,6 +146,7 @@ func (m *Manager) Sizes(id string) (Sizes, error) {
 	if err != nil {
 		return Sizes{}, fmt.Errorf("circuit %s: %w", id, err)
 	}
+	s.Copies = m.opt.ParamsCopies
 	m.mu.Lock()
 	if e.sizes == nil {
 		e.sizes = &s
@@ -262,6 +277,11 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 
 		t := time.Now()
 		p, pvk, test, err := m.load(id, files, pvk)
+		if err == nil && m.opt.OnLoad != nil {
+			if err = m.opt.OnLoad(id, p, files); err != nil {
+				err = fmt.Errorf("circuit %s: %w", id, err)
+			}
+		}
 		d := time.Since(t)
 		loaded += d
 
@@ -369,7 +389,7 @@ func (m *Manager) evictIdle(need int64, keep string) time.Time {
 	}
 	slices.SortFunc(cands, func(a, b *entry) int { return a.lastUsed.Compare(b.lastUsed) })
 	var freed int64
-	var drop []*budget.Reservation
+	var drop []evicted
 	for _, e := range cands {
 		if freed >= need {
 			break
@@ -386,18 +406,30 @@ func (m *Manager) evictIdle(need int64, keep string) time.Time {
 	return retryAt
 }
 
-// evictLocked turns a hot entry warm and returns its reservation, which
-// the caller closes once m.mu is released.
-func (m *Manager) evictLocked(e *entry) *budget.Reservation {
-	r := e.res
-	e.res, e.params = nil, nil
-	e.tier = TierWarm
-	return r
+// evicted is a parameter set dropped under the lock, to be released
+// (closeAll) once m.mu is released.
+type evicted struct {
+	res    *budget.Reservation
+	id     string
+	params *groth16.Params
+	files  Files
 }
 
-func (m *Manager) closeAll(rs []*budget.Reservation, freed int64) {
-	for _, r := range rs {
-		r.Close()
+// evictLocked turns a hot entry warm and returns what the caller releases
+// with closeAll once m.mu is released.
+func (m *Manager) evictLocked(e *entry) evicted {
+	ev := evicted{res: e.res, id: e.id, params: e.params, files: e.files}
+	e.res, e.params = nil, nil
+	e.tier = TierWarm
+	return ev
+}
+
+func (m *Manager) closeAll(evs []evicted, freed int64) {
+	for _, ev := range evs {
+		if m.opt.OnEvict != nil {
+			m.opt.OnEvict(ev.id, ev.params, ev.files)
+		}
+		ev.res.Close()
 	}
 	// Large parameter sets should leave the process's RSS promptly, not at
 	// the collector's leisure.
@@ -461,7 +493,7 @@ func (m *Manager) Evict(id string) (wasLoaded bool, freed int64, err error) {
 	freed = e.res.Remaining()
 	r := m.evictLocked(e)
 	m.mu.Unlock()
-	m.closeAll([]*budget.Reservation{r}, freed)
+	m.closeAll([]evicted{r}, freed)
 	m.log.Info("parameters evicted", "circuit", id, "freed", freed)
 	return true, freed, nil
 }
@@ -469,7 +501,7 @@ func (m *Manager) Evict(id string) (wasLoaded bool, freed int64, err error) {
 // Close evicts every unpinned parameter set (daemon shutdown).
 func (m *Manager) Close() {
 	m.mu.Lock()
-	var rs []*budget.Reservation
+	var rs []evicted
 	var freed int64
 	for _, e := range m.entries {
 		if e.tier == TierHot && e.refs == 0 {

@@ -24,6 +24,9 @@ type Sizes struct {
 	B       int // len(BG1) = len(BG2)
 	H       int
 	FileLen int64
+	// Copies is how many copies of the decoded parameters the process
+	// holds (Options.ParamsCopies; 0 means one). ReadSizes leaves it 0.
+	Copies int
 }
 
 const (
@@ -34,9 +37,18 @@ const (
 
 // ParamsBytes is the heap the decoded parameters occupy
 // (groth16.Params.MemorySize of the loaded set).
+// It counts every copy (Copies).
 func (s Sizes) ParamsBytes() int64 {
-	return int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem
+	return int64(max(s.Copies, 1)) * (int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem)
 }
+
+// DeviceBytes is the least device memory one partition needs in the CUDA
+// backend: supraseal keeps two domain-sized vectors of field elements for
+// the NTTs (a third, and larger MSM windows, only when the device has
+// room), so a device with less can never prove the circuit. A 32 GiB PoRep
+// partition (2^27 rows) needs 8 GiB: it fits a 16 GB card, as the Rust
+// cuzk shows.
+func (s Sizes) DeviceBytes() int64 { return 2 * frMem * int64(s.Domain) }
 
 // ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
 // c get room for the whole domain, so neither synthesis nor the prover's

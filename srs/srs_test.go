@@ -142,8 +142,9 @@ func TestReadShapeRejects(t *testing.T) {
 	}
 }
 
-// TestFilecoinLocatorNamesOfficialFiles: every PoRep circuit id maps to a
-// file listed in the official parameters manifest.
+// TestFilecoinLocatorNamesOfficialFiles: every circuit id (PoRep, WindowPoSt,
+// WinningPoSt, SnapDeals) maps to a file listed in the official parameters
+// manifest.
 func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 	raw, err := os.ReadFile("../filecoin/paramcheck/parameters.json")
 	if err != nil {
@@ -154,7 +155,7 @@ func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	loc := srs.FilecoinLocator("/params")
-	for _, id := range filecoin.PoRepCircuits() {
+	for _, id := range filecoin.Circuits() {
 		f, err := loc.Locate(string(id))
 		if err != nil {
 			t.Fatal(err)
@@ -403,5 +404,62 @@ func TestWaiterKeepsTheParamsItWaitsFor(t *testing.T) {
 	l.Release()
 	if b.Used() != s8.ParamsBytes() {
 		t.Fatalf("used %d", b.Used())
+	}
+}
+
+// TestLoadHooksAndCopies: OnLoad sees each load with its files, OnEvict
+// each eviction with the same parameters, ParamsCopies multiplies what the
+// budget charges, and an OnLoad error fails the load and frees its memory.
+func TestLoadHooksAndCopies(t *testing.T) {
+	b := budget.New(1 << 30)
+	var loaded, evicted []string
+	var last *groth16.Params
+	fail := false
+	m := srs.NewManager(srs.Options{
+		Locator: testkind.Locator(paramDir), Budget: b, ParamsCopies: 2,
+		OnLoad: func(id string, p *groth16.Params, f srs.Files) error {
+			if fail {
+				return errors.New("backend refuses")
+			}
+			loaded = append(loaded, id+" "+filepath.Base(f.Params))
+			last = p
+			return nil
+		},
+		OnEvict: func(id string, p *groth16.Params, f srs.Files) {
+			if p != last {
+				t.Errorf("evicted %s with other parameters than loaded", id)
+			}
+			evicted = append(evicted, id+" "+filepath.Base(f.Params))
+		},
+	})
+	id := testkind.CircuitID(8)
+	s, err := m.Sizes(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := s
+	one.Copies = 0
+	if s.Copies != 2 || s.ParamsBytes() != 2*one.ParamsBytes() {
+		t.Fatalf("sizes with two copies: %+v, %d bytes vs %d", s, s.ParamsBytes(), one.ParamsBytes())
+	}
+	if _, _, err := m.Preload(context.Background(), id, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b.Used() != s.ParamsBytes() || m.HotBytes() != s.ParamsBytes() {
+		t.Fatalf("budget holds %d, hot %d, want both copies (%d)", b.Used(), m.HotBytes(), s.ParamsBytes())
+	}
+	if _, _, err := m.Evict(id); err != nil {
+		t.Fatal(err)
+	}
+	want := id + " " + testkind.FileBase(8) + ".params"
+	if len(loaded) != 1 || loaded[0] != want || len(evicted) != 1 || evicted[0] != want {
+		t.Fatalf("loads %v, evictions %v; want one each of %q", loaded, evicted, want)
+	}
+	fail = true
+	if _, _, err := m.Preload(context.Background(), id, 0); err == nil || !strings.Contains(err.Error(), "backend refuses") {
+		t.Fatalf("load with a failing OnLoad: %v", err)
+	}
+	if b.Used() != 0 {
+		t.Fatalf("budget holds %d after a failed load", b.Used())
 	}
 }

@@ -27,7 +27,6 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep/circuit"
 )
 
 // ErrOfficialExists is returned when the target already holds a .params or
@@ -76,31 +75,48 @@ func (f Files) Complete() bool { return exists(f.Marker) && exists(f.Params) && 
 //   - each file is written to a temporary name in the same directory and
 //     renamed, so readers never see a truncated .params or .vk.
 func Write(f Files, p *groth16.Params, note string) error {
+	return WriteContext(context.Background(), f, p, note)
+}
+
+// WriteContext is Write under ctx: when ctx ends while a file is written
+// (a 2 KiB .params is 1.1 GB), the write stops within a megabyte, its
+// temporary file is removed and ctx's error is returned (wrapped); no file
+// appears under an official name after that.
+func WriteContext(ctx context.Context, f Files, p *groth16.Params, note string) error {
 	if err := f.refuseOfficial(); err != nil {
 		return err
 	}
-	if err := writeAtomic(f.Marker, func(w io.Writer) error {
+	if err := writeAtomic(ctx, f.Marker, func(w io.Writer) error {
 		_, err := io.WriteString(w, note)
 		return err
 	}); err != nil {
 		return err
 	}
-	if err := writeAtomic(f.Params, func(w io.Writer) error {
+	if err := writeAtomic(ctx, f.Params, func(w io.Writer) error {
 		_, err := p.WriteTo(w)
 		return err
 	}); err != nil {
 		return err
 	}
-	return writeAtomic(f.VK, func(w io.Writer) error {
+	return writeAtomic(ctx, f.VK, func(w io.Writer) error {
 		_, err := p.VK.WriteTo(w)
 		return err
 	})
 }
 
+// tmpInfix separates a file's name from the random suffix of its
+// temporary copy.
+const tmpInfix = ".tmp-"
+
 // writeAtomic writes path through a uniquely named temporary file beside it
 // (concurrent writers of one set never share a temporary) and a rename.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+// ctx is checked before every megabyte; on any failure the temporary file
+// is removed.
+func writeAtomic(ctx context.Context, path string, write func(io.Writer) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("testparams: writing %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+tmpInfix+"*")
 	if err != nil {
 		return fmt.Errorf("testparams: %w", err)
 	}
@@ -109,11 +125,14 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("testparams: writing %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+	bw := bufio.NewWriterSize(ctxWriter{ctx, tmp}, 1<<20)
 	if err := write(bw); err != nil {
 		return fail(err)
 	}
 	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
@@ -129,12 +148,47 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// ctxWriter fails every write once ctx has ended.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}
+
+// removeStaleTemps removes the temporary files of f's names that a writer
+// killed before it could clean up (kill -9, a crash) left behind. Callers
+// hold the directory lock, so no live writer of this set owns them.
+func (f Files) removeStaleTemps() {
+	for _, path := range []string{f.Marker, f.Params, f.VK} {
+		old, _ := filepath.Glob(path + tmpInfix + "*")
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
+}
+
 // PathsFor returns where the parameters of a registered seal proof live in
 // dir.
 func PathsFor(p filecoin.RegisteredSealProof, dir string) (Files, error) {
-	id := p.ParameterSetID()
-	if id == "" {
+	if !p.Valid() {
 		return Files{}, fmt.Errorf("testparams: no parameter set for %v", p)
+	}
+	return PathsForCircuit(p.CircuitID(), dir)
+}
+
+// PathsForCircuit returns where the parameters of circuit c (any kind:
+// "porep-2k", "wpost-2k", "winning-2k", "snap-2k", …) live in dir, under
+// their official names.
+func PathsForCircuit(c filecoin.CircuitID, dir string) (Files, error) {
+	id, err := c.ParameterSetID()
+	if err != nil {
+		return Files{}, fmt.Errorf("testparams: no parameter set for %q: %w", string(c), err)
 	}
 	params := filepath.Join(dir, id.ParamsFileName())
 	return Files{Params: params, VK: filepath.Join(dir, id.VerifyingKeyFileName()), Marker: params + filecoin.TestMarkerSuffix}, nil
@@ -194,11 +248,22 @@ func ToxicWaste(seed string) groth16.ToxicWaste {
 	return tw
 }
 
-// Ensure returns the test parameters of p in dir, generating them when they
-// are missing (generated reports which). Existing test parameters are reused
-// only when the marker, .params and .vk are all present.
+// Ensure returns the test parameters of p's PoRep circuit in dir,
+// generating them when they are missing (generated reports which); see
+// EnsureCircuit.
 func Ensure(ctx context.Context, p filecoin.RegisteredSealProof, dir string, opt Options) (f Files, generated bool, err error) {
-	f, err = PathsFor(p, dir)
+	if !p.Valid() {
+		return Files{}, false, fmt.Errorf("testparams: no parameter set for %v", p)
+	}
+	return EnsureCircuit(ctx, p.CircuitID(), dir, opt)
+}
+
+// EnsureCircuit returns the test parameters of circuit c in dir, generating
+// them when they are missing (generated reports which). Existing test
+// parameters are reused only when the marker, .params and .vk are all
+// present and the marker names the same seed.
+func EnsureCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt Options) (f Files, generated bool, err error) {
+	f, err = PathsForCircuit(c, dir)
 	if err != nil {
 		return f, false, err
 	}
@@ -213,10 +278,11 @@ func Ensure(ctx context.Context, p filecoin.RegisteredSealProof, dir string, opt
 		return f, false, err
 	}
 	defer unlock()
+	f.removeStaleTemps()
 	if !opt.Force && f.Complete() && markerSeed(f.Marker) == opt.seed() && !opt.Random {
 		return f, false, nil
 	}
-	f, err = Generate(ctx, p, dir, opt)
+	f, err = GenerateCircuit(ctx, c, dir, opt)
 	return f, err == nil, err
 }
 
@@ -245,10 +311,22 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	}
 }
 
-// Generate writes test parameters for p into dir, from the toxic waste of
-// opt's seed (or fresh randomness with opt.Random).
+// Generate writes test parameters for p's PoRep circuit into dir; see
+// GenerateCircuit.
 func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, opt Options) (Files, error) {
-	f, err := PathsFor(p, dir)
+	if !p.Valid() {
+		return Files{}, fmt.Errorf("testparams: no parameter set for %v", p)
+	}
+	return GenerateCircuit(ctx, p.CircuitID(), dir, opt)
+}
+
+// GenerateCircuit writes test parameters for circuit c into dir: the
+// Groth16 setup of c's blank circuit (Blank) with the toxic waste of opt's
+// seed (or fresh randomness with opt.Random). The toxic waste does not
+// depend on the circuit, so every kind's parameters come from the same
+// ToxicWaste(DefaultSeed) by default.
+func GenerateCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt Options) (Files, error) {
+	f, err := PathsForCircuit(c, dir)
 	if err != nil {
 		return f, err
 	}
@@ -259,11 +337,7 @@ func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, o
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return f, fmt.Errorf("testparams: %w", err)
 	}
-	dims, in, err := circuit.Blank(p)
-	if err != nil {
-		return f, err
-	}
-	c, err := circuit.New(dims, in)
+	blank, err := Blank(c)
 	if err != nil {
 		return f, err
 	}
@@ -277,21 +351,21 @@ func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, o
 		return f, err
 	}
 	start := time.Now()
-	params, err := groth16.Setup(c, tw, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress})
+	params, err := groth16.SetupContext(ctx, blank, tw, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress})
 	if err != nil {
-		return f, fmt.Errorf("testparams: setup for %v: %w", p, err)
+		return f, fmt.Errorf("testparams: setup for %s: %w", c, err)
 	}
 	note := fmt.Sprintf(`INSECURE TEST PARAMETERS — NOT FROM THE FILECOIN TRUSTED SETUP.
 
 %s
-was generated by cuzk (testparams) on %s for %v (circuit %s).
+was generated by cuzk (testparams) on %s for circuit %s (%s).
 Its toxic waste is known (derived from a public seed, or drawn locally):
 anyone can forge proofs with it, and the Filecoin network rejects its proofs.
 Use it only for tests and demos.
 
 %s%s
-`, filepath.Base(f.Params), time.Now().UTC().Format(time.RFC3339), p, p.CircuitID(), seedPrefix, opt.seed())
-	if err := Write(f, params, note); err != nil {
+`, filepath.Base(f.Params), time.Now().UTC().Format(time.RFC3339), c, describe(c), seedPrefix, opt.seed())
+	if err := WriteContext(ctx, f, params, note); err != nil {
 		return f, err
 	}
 	if opt.Progress != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
@@ -132,5 +134,86 @@ func TestWriteMarkerFirst(t *testing.T) {
 	}
 	if !exists(f.Marker) || exists(f.Params) || exists(f.VK) {
 		t.Fatalf("marker %v params %v vk %v", exists(f.Marker), exists(f.Params), exists(f.VK))
+	}
+}
+
+// countdownCtx reports cancellation from its n-th Err call on, so a test
+// can end the context at every check WriteContext makes in turn.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestWriteContextCancelled: whichever check sees the context end first,
+// WriteContext stops with the context's error, removes its temporary
+// file, and leaves under the official names only complete files (written
+// before the cancellation); with enough checks to spare it writes the
+// whole set.
+func TestWriteContextCancelled(t *testing.T) {
+	p := smallParams(t)
+	big := *p
+	_, _, g1, _ := bls.Generators()
+	big.H = make([]bls.G1Affine, 1<<16) // 6 MiB: several buffered flushes
+	for i := range big.H {
+		big.H[i] = g1
+	}
+	var want bytes.Buffer
+	if _, err := big.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; ; n++ {
+		dir := t.TempDir()
+		f := FilesAt(filepath.Join(dir, "set"))
+		err := WriteContext(&countdownCtx{Context: context.Background(), n: n}, f, &big, "note")
+		if tmps, _ := filepath.Glob(filepath.Join(dir, "*"+tmpInfix+"*")); len(tmps) > 0 {
+			t.Fatalf("n=%d: temporary files left: %v", n, tmps)
+		}
+		if b, rerr := os.ReadFile(f.Params); rerr == nil && !bytes.Equal(b, want.Bytes()) {
+			t.Fatalf("n=%d: a partial .params (%d of %d bytes) under the official name", n, len(b), want.Len())
+		}
+		if err == nil {
+			if !f.Complete() || n < 8 {
+				t.Fatalf("n=%d: complete %v after only %d checks", n, f.Complete(), n)
+			}
+			return
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if exists(f.VK) {
+			t.Fatalf("n=%d: cancelled, yet the .vk (written last) exists", n)
+		}
+	}
+}
+
+// TestEnsureRemovesStaleTemps: temporary files a killed writer left beside
+// a set are removed by the next Ensure of that set (under the lock);
+// others' files are left alone.
+func TestEnsureRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	f, err := PathsFor(filecoin.StackedDrg2KiBV1_1, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := f.Params + tmpInfix + "12345"
+	other := filepath.Join(dir, "other.params"+tmpInfix+"1")
+	for _, p := range []string{stale, other, f.Params, f.VK} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Unmarked .params: Ensure refuses to generate, after the cleanup.
+	if _, _, err := Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, dir, Options{}); !errors.Is(err, ErrOfficialExists) {
+		t.Fatalf("ensure: %v", err)
+	}
+	if exists(stale) || !exists(other) {
+		t.Fatalf("stale temp exists %v, other's temp exists %v", exists(stale), exists(other))
 	}
 }

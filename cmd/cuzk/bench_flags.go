@@ -113,7 +113,7 @@ func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 		fs.StringVar(&p.typ, "t", "porep", "shorthand for --type")
 	}
 	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
-	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof")
+	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof; default: seal 2 KiB test sectors in-process")
 	fs.Int64Var(&p.registeredProof, "registered-proof", -1, "registered proof id, as in go-state-types abi (default: the C1's; for test, the log2 of the rows)")
 	fs.Uint64Var(&p.sectorNum, "sector-num", 0, "sector number (default: the C1 envelope's, else 1)")
 	fs.Uint64Var(&p.minerID, "miner-id", seal.DefaultMinerID, "miner actor id (verify-seal derives the prover id from it)")
@@ -205,7 +205,10 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 		}
 	default:
 		if p.vanilla == "" {
-			return nil, fmt.Errorf("--vanilla is required for %s proofs", t)
+			if spec, err = p.fixture(ctx, t, progress); err != nil {
+				return nil, err
+			}
+			break
 		}
 		raw, err := os.ReadFile(p.vanilla)
 		if err != nil {
@@ -235,9 +238,33 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 				return nil, err
 			}
 		}
+		describeVanilla(spec)
 	}
 	spec.Priority = prio
 	return spec, nil
+}
+
+// fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC
+// sectors sealed in-process (as many as the proof takes), their vanilla
+// proofs and the verifier's public inputs, announced on progress.
+func (p *proofFlags) fixture(ctx context.Context, t bench.ProofType, progress io.Writer) (*benchSpec, error) {
+	kind, err := circuitKindOf(t)
+	if err != nil {
+		return nil, err
+	}
+	if p.partition != 0 {
+		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", t)
+	}
+	t0 := time.Now()
+	f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sealing the default 2 KiB sectors: %w", err)
+	}
+	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.req.RegisteredProof {
+		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, t, f.req.RegisteredProof)
+	}
+	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.what)
+	return fixtureSpec(t, f), nil
 }
 
 // isTerminal reports whether w is a terminal (progress bars are drawn in

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/post"
 )
 
 // benchSpec is a bench request with what checking its proofs needs
@@ -18,6 +21,9 @@ type benchSpec struct {
 	*bench.Spec
 	c1      *c1.Output // PoRep: the parsed C1, for verify-seal
 	logRows int        // test circuits: log2 of the rows, for groth16 verify
+	// inputs are the public inputs of each partition of a PoSt or
+	// SnapDeals proof, computed from public values (nil: unknown).
+	inputs [][]fr.Element
 }
 
 // poRepOptions say how a C1 becomes a request.
@@ -88,4 +94,80 @@ func testSpec(logRows int, opt testkind.Options) (*benchSpec, error) {
 		Type: bench.TypeTest, RegisteredProof: r.RegisteredProof, SectorSize: r.SectorSize, VanillaProof: r.VanillaProof,
 		Circuit: testkind.CircuitID(logRows), Partitions: parts,
 	}, logRows: logRows}, nil
+}
+
+// circuitKindOf is the circuit kind of a bench proof type.
+func circuitKindOf(t bench.ProofType) (filecoin.CircuitKind, error) {
+	switch t {
+	case bench.TypePoRep:
+		return filecoin.CircuitKindPoRep, nil
+	case bench.TypeWPoSt:
+		return filecoin.CircuitKindWindowPoSt, nil
+	case bench.TypeWinning:
+		return filecoin.CircuitKindWinningPoSt, nil
+	case bench.TypeSnap:
+		return filecoin.CircuitKindUpdate, nil
+	}
+	return 0, fmt.Errorf("%w: %s", filecoin.ErrUnknownCircuit, t)
+}
+
+// fixtureSpec is the request of a kind fixture (sectors sealed in
+// process), with its public inputs for --verify.
+func fixtureSpec(t bench.ProofType, f *kindFixture) *benchSpec {
+	r := f.req
+	return &benchSpec{Spec: &bench.Spec{
+		Type: t, RegisteredProof: r.RegisteredProof, SectorSize: r.SectorSize, SectorNumber: r.SectorNumber, MinerID: r.MinerID,
+		VanillaProofs: r.VanillaProofs, PartitionIndex: r.PartitionIndex, Randomness: r.Randomness,
+		CommROld: r.CommROld, CommRNew: r.CommRNew, CommDNew: r.CommDNew,
+		Circuit: string(f.circuit), Partitions: len(f.inputs),
+	}, inputs: f.inputs}
+}
+
+// describeVanilla fills what a PoSt or SnapDeals spec built from a
+// --vanilla file tells about itself: the circuit, the partition count, the
+// sector size Curio sends, and the public inputs for --verify, computed
+// from public values (PoSt: the randomness, the partition and the sector
+// ids and comm_r the vanilla proofs carry; SnapDeals: the three
+// commitments). A spec the daemon will refuse is left without inputs: the
+// bench still sends it, to see the refusal.
+func describeVanilla(s *benchSpec) {
+	switch s.Type {
+	case bench.TypeWPoSt, bench.TypeWinning:
+		p, err := filecoin.PoStProofFromID(s.RegisteredProof)
+		if err != nil {
+			return
+		}
+		s.Circuit, s.Partitions, s.SectorSize = string(p.CircuitID()), 1, uint64(p.SectorSize())
+		vs, err := post.DecodeVanillaProofs(s.VanillaProofs, p)
+		if err != nil || len(vs) == 0 || len(s.Randomness) != 32 {
+			return
+		}
+		sectors := make([]post.PublicSector, len(vs))
+		for i, v := range vs {
+			sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
+		}
+		if p.Type() == filecoin.WinningPoSt {
+			sectors = sectors[:1]
+		}
+		if in, err := postPublicInputs(p, [32]byte(s.Randomness), sectors, int(s.PartitionIndex)); err == nil {
+			s.inputs = [][]fr.Element{in}
+		}
+	case bench.TypeSnap:
+		p, err := filecoin.UpdateProofFromID(s.RegisteredProof)
+		if err != nil {
+			return
+		}
+		s.Circuit, s.Partitions, s.SectorSize = string(p.CircuitID()), p.Partitions(), uint64(p.SectorSize())
+		if len(s.CommROld) != 32 || len(s.CommRNew) != 32 || len(s.CommDNew) != 32 {
+			return
+		}
+		old, err1 := fr.LittleEndian.Element((*[32]byte)(s.CommROld))
+		nw, err2 := fr.LittleEndian.Element((*[32]byte)(s.CommRNew))
+		if err1 != nil || err2 != nil {
+			return
+		}
+		if in, err := updatePublicInputs(p, old, nw, [32]byte(s.CommDNew)); err == nil {
+			s.inputs = in
+		}
+	}
 }

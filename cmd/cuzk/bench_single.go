@@ -46,7 +46,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := newFlags("bench single", stderr)
 	df := addDaemonFlags(fs)
 	pf := addProofFlags(fs, true)
-	verify := fs.Bool("verify", false, "verify the proof: PoRep with verify-seal from the C1's public values, test circuits with groth16 verify")
+	verify := fs.Bool("verify", false, "verify the proof: PoRep with verify-seal from the C1's public values; PoSt, SnapDeals and test circuits with groth16 verify against public inputs computed from public values")
 	paramDir := fs.String("params", defaultParamDir(), "parameter `directory` holding the verifying key (for --verify)")
 	vkPath := fs.String("vk", "", "verifying key `file` (for --verify; default: found in --params)")
 	requestID := fs.String("request-id", "", "request id (default: a fresh one)")

@@ -164,7 +164,7 @@ func TestBenchSingle(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"single", "-t", "stark"},
-		{"single", "-t", "wpost"},                              // needs --vanilla
+		{"single", "-t", "wpost"},                              // the daemon has no wpost-2k parameters
 		{"single", "-t", "test", "--log-rows", "2"},            // outside the test kind's sizes
 		{"single", "-t", "test", "--verify", "--params", "/x"}, // no key
 		{"single", "-t", "porep", "--c1", "/nonexistent/c1.json"},

@@ -31,7 +31,10 @@ func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 	switch spec.Type {
 	case bench.TypeTest:
 		return filepath.Join(paramDir, testkind.FileBase(spec.logRows)+".vk"), nil
-	case bench.TypePoRep:
+	case bench.TypePoRep, bench.TypeWPoSt, bench.TypeWinning, bench.TypeSnap:
+		if spec.Circuit == "" {
+			return "", fmt.Errorf("%w: %s without a known circuit", errNoVerifier, spec.Type)
+		}
 		f, err := srs.FilecoinLocator(paramDir).Locate(spec.Circuit)
 		if err != nil {
 			return "", err
@@ -45,7 +48,9 @@ func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 // verify-seal from the C1's public values (comm_r, comm_d, ticket, seed,
 // registered proof) with the prover id of spec.MinerID and spec's sector
 // number; for test circuits, Groth16 verification of every partition
-// proof against the circuit's public inputs. method says which.
+// proof against the circuit's public inputs; for PoSt and SnapDeals, the
+// same against the inputs computed from the request's public values
+// (describeVanilla, newKindFixture). method says which.
 func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
 	switch spec.Type {
 	case bench.TypePoRep:
@@ -82,6 +87,13 @@ func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (
 			inputs[i] = in
 		}
 		ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
+		return ok, method, err
+	case bench.TypeWPoSt, bench.TypeWinning, bench.TypeSnap:
+		method = "groth16 verify of each partition proof against public inputs computed from public values"
+		if spec.inputs == nil {
+			return false, method, fmt.Errorf("%w: the public inputs of this %s request are unknown", errNoVerifier, spec.Type)
+		}
+		ok, err := verifyPartitions(vk, proof, spec.inputs)
 		return ok, method, err
 	}
 	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Type)

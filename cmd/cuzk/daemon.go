@@ -94,10 +94,12 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		cfg.Engine.MaxConcurrentPlans = uint32(*maxPlans)
 	}
 	metrics := server.NewMetrics()
-	eng, total, err := newEngine(&cfg, engineOptions{enableTest: *enableTest, trustParams: *trustParams, log: log, observer: metrics})
+	eng, total, release, err := newEngine(&cfg, engineOptions{enableTest: *enableTest, trustParams: *trustParams, log: log, observer: metrics,
+		gpu: true, onGPURetry: metrics.GPURetry})
 	if err != nil {
 		return fail("%v", err)
 	}
+	defer release()
 	if *enableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}
@@ -131,7 +133,8 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		"memory_budget", budget.FormatBytes(total), "kinds", strings.Join(kindNames, ","),
 		"trust_params", *trustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
 		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
-		"max_concurrent_plans", lim.PlanConcurrency, "gomaxprocs", runtime.GOMAXPROCS(0))
+		"max_concurrent_plans", lim.PlanConcurrency, "max_intake_bytes", budget.FormatBytes(lim.MaxIntakeBytes), "gomaxprocs", runtime.GOMAXPROCS(0),
+		"lanes", laneNames(st.Lanes), "reserved_lane", st.Urgent.Enabled, "reserved_memory", budget.FormatBytes(st.Urgent.ReservedBytes))
 
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
@@ -154,6 +157,20 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	log.Info("cuzk daemon stopped")
 	return code
+}
+
+// laneNames lists the prover lanes for the start-up line: "cpu", or
+// "gpu0:cuda+checked,gpu1:…", and the reserved lane.
+func laneNames(ls []engine.LaneStatus) string {
+	var out []string
+	for _, l := range ls {
+		name := l.Name
+		if name == "" {
+			name = "prover"
+		}
+		out = append(out, name+":"+l.Backend)
+	}
+	return strings.Join(out, ",")
 }
 
 func newLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {

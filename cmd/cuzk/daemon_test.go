@@ -102,11 +102,24 @@ func TestDaemonInProcess(t *testing.T) {
 	if err != nil || len(res.GetProof()) != 192 {
 		t.Fatalf("prove: %v %v", res, err)
 	}
-	// Kinds without a circuit yet are unknown; PoRep is served and checks
+	// Unknown kinds are refused; every Filecoin kind is served and checks
 	// its input.
-	if _, err := c.Prove(context.Background(), &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_WINNING_POST}); status.Code(err) != codes.InvalidArgument ||
-		!strings.Contains(err.Error(), "invalid proof_kind: 4") {
-		t.Fatalf("unserved kind: %v", err)
+	if _, err := c.Prove(context.Background(), &cuzkv1.SubmitProofRequest{ProofKind: 5}); status.Code(err) != codes.InvalidArgument ||
+		!strings.Contains(err.Error(), "invalid proof_kind: 5") {
+		t.Fatalf("unknown kind: %v", err)
+	}
+	for kind, field := range map[cuzkv1.ProofKind]string{
+		cuzkv1.ProofKind_WINNING_POST:          "winning-post: randomness",
+		cuzkv1.ProofKind_WINDOW_POST_PARTITION: "window-post: randomness",
+		cuzkv1.ProofKind_SNAP_DEALS_UPDATE:     "snap-update: comm_r_old",
+	} {
+		req := &cuzkv1.SubmitProofRequest{ProofKind: kind, RegisteredProof: 0}
+		if kind == cuzkv1.ProofKind_WINDOW_POST_PARTITION {
+			req.RegisteredProof = 10
+		}
+		if _, err := c.Prove(context.Background(), req); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), field) {
+			t.Fatalf("malformed %v request: %v", kind, err)
+		}
 	}
 	if _, err := c.Prove(context.Background(), &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT, RegisteredProof: 5,
 		VanillaProof: []byte(`{"SectorNum":1}`)}); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "porep") {
@@ -162,13 +175,7 @@ func TestDaemonFlagsAndConfigErrors(t *testing.T) {
 // the process within the shutdown deadline, and the client waiting on the
 // job gets an error instead of hanging.
 func TestDaemonSIGTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the cuzk binary")
-	}
-	bin := filepath.Join(t.TempDir(), "cuzk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cuzkBinary(t)
 	cfgPath, addr := daemonFixture(t)
 	const deadline = time.Second
 	cmd := exec.Command(bin, "daemon", "--config", cfgPath, "--enable-test-circuits", "--shutdown-timeout", deadline.String())

@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
@@ -26,12 +27,20 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var size sectorSizeFlag
 	size.Set("2KiB")
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
+	kindName := fs.String("kind", "porep", "proof `kind`: porep, window-post, winning-post or snap")
 	paramsDir := fs.String("params-dir", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk demo")
+	kind, err := filecoin.ParseCircuitKind(*kindName)
+	if err != nil {
+		return fail("--kind: %v", err)
+	}
+	if kind != filecoin.CircuitKindPoRep {
+		return runDemoKind(ctx, kind, size.v, *paramsDir, *workers, stdout, stderr)
+	}
 	proof, err := sealProofFor(size, -1)
 	if err != nil {
 		return fail("%v", err)
@@ -85,7 +94,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
 		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code

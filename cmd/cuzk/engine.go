@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -12,9 +13,10 @@ import (
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -29,48 +31,93 @@ type engineOptions struct {
 	randomness  prover.RandomnessSource // nil: fresh for every proof
 	log         *slog.Logger
 	observer    engine.Observer
+	// progress, when set, receives proveInProcess's progress lines
+	// (progress.go), each starting with progressLabel.
+	progress      io.Writer
+	progressLabel string
+	// gpu proves on the CUDA devices of [gpus] when there are any (the
+	// daemon); the one-shot commands prove on the CPU.
+	gpu bool
+	// onGPURetry counts GPU proofs redone on the CPU (a metric).
+	onGPURetry func(reason string)
 }
 
 // newEngine builds the engine a configuration describes: one memory
 // budget shared by the parameter manager and the pipeline, the proof kinds
-// this build serves and the CPU backend.
-func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, error) {
+// this build serves and the backends (chooseProvers). Call the returned
+// release after the engine's Shutdown and ReleaseParams.
+func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, func(), error) {
 	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
+	}
+	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
+		return nil, 0, nil, err
+	}
+	pv, err := chooseProvers(cfg, opt.gpu, opt.onGPURetry, opt.log)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	// PoSt and SnapDeals register here when their circuits land.
 	kinds := map[engine.ProofKind]engine.Kind{
-		engine.ProofKindPoRep: &porepkind.Kind{},
+		engine.ProofKindPoRep:       &porepkind.Kind{},
+		engine.ProofKindWindowPoSt:  postkind.Window(),
+		engine.ProofKindWinningPoSt: postkind.Winning(),
+		engine.ProofKindSnapDeals:   &snapkind.Kind{},
 	}
 	if opt.enableTest {
 		kinds[engine.ProofKindTest] = testkind.New()
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
 	params := srs.NewManager(srs.Options{
-		Locator:     srs.Chain(locators...),
-		Budget:      bud,
-		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams: opt.trustParams,
-		CheckParams: opt.checkParams,
-		Log:         opt.log,
+		Locator:      srs.Chain(locators...),
+		Budget:       bud,
+		MinIdle:      cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams:  opt.trustParams,
+		CheckParams:  opt.checkParams,
+		Log:          opt.log,
+		ParamsCopies: pv.paramsCopies,
+		OnLoad:       pv.onLoad,
+		OnEvict:      pv.onEvict,
 	})
 	eng, err := engine.New(engine.Options{
-		Config:     engineConfig(cfg),
-		Kinds:      kinds,
-		Backend:    &cpu.Backend{Workers: int(cfg.Prover.Threads)},
-		Params:     params,
-		Budget:     bud,
-		Log:        opt.log,
-		Observer:   opt.observer,
-		Randomness: opt.randomness,
+		Config:        engineConfig(cfg),
+		Kinds:         kinds,
+		Backend:       pv.backend,
+		Lanes:         pv.lanes,
+		UrgentBackend: pv.urgent,
+		Devices:       pv.devices,
+		Params:        params,
+		Budget:        bud,
+		Log:           opt.log,
+		Observer:      opt.observer,
+		Randomness:    opt.randomness,
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("engine: %w", err)
+		pv.close()
+		return nil, 0, nil, fmt.Errorf("engine: %w", err)
 	}
-	return eng, int64(total), nil
+	return eng, int64(total), pv.close, nil
+}
+
+// checkBudgetFits refuses a fixed memory budget above the machine's
+// memory: the engine would admit work the machine cannot hold and the
+// kernel would kill the daemon mid-proof instead of the budget making jobs
+// wait. ("auto" is MemTotal minus the safety margin and always fits.)
+func checkBudgetFits(m config.Memory, total config.ByteSize, memTotal config.MemTotalFunc) error {
+	if m.TotalBudget.Auto {
+		return nil
+	}
+	have, err := memTotal()
+	if err != nil {
+		return nil // nothing to compare with (not Linux)
+	}
+	if uint64(total) > have {
+		return fmt.Errorf("memory.total_budget = %s is more than this machine's memory (MemTotal %s): jobs would be admitted that the machine cannot hold; set a budget below MemTotal, or \"auto\" (MemTotal minus memory.safety_margin)",
+			total, config.ByteSize(have))
+	}
+	return nil
 }
 
 // engineConfig maps the TOML keys onto the engine. A key left at zero
@@ -96,8 +143,26 @@ func engineConfig(c *config.Config) engine.Config {
 		CompletedMax:         int(c.Engine.CompletedJobMax),
 		MaxPending:           int(c.Engine.MaxPending),
 		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
+		MaxIntakeBytes:       int64(min(c.Engine.MaxIntakeBytes, 1<<62)),
+		ReturnMemory:         true,
 		LogTiming:            os.Getenv(TimingEnv) == "1",
+		ReservedLane:         c.Pipeline.ReservedLane,
+		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxConstraints),
+		UrgentReserve:        urgentReserve(c.Memory.ReservedLaneBudget),
 	}
+}
+
+// urgentReserve maps memory.reserved_lane_budget onto
+// engine.Config.UrgentReserve: "auto" is the engine's default (0), a
+// size is itself, and 0 reserves nothing (negative).
+func urgentReserve(b config.Budget) int64 {
+	switch {
+	case b.Auto:
+		return 0
+	case b.Size == 0:
+		return -1
+	}
+	return int64(b.Size)
 }
 
 // proveInProcess proves one request through an engine of its own, as the
@@ -105,16 +170,35 @@ func engineConfig(c *config.Config) engine.Config {
 // invalid, its proof did not verify) is a Result with StateFailed, not an
 // error.
 func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, req *engine.Request) (engine.Result, error) {
-	eng, _, err := newEngine(cfg, opt)
+	eng, _, release, err := newEngine(cfg, opt)
 	if err != nil {
 		return engine.Result{}, err
 	}
 	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		// After a proof nothing is in flight and Shutdown returns at once.
+		// After a signal the job is cancelled already, and a stage in
+		// progress (an MSM of 2^22 points and more) would only be waited
+		// for until it checks again: the process is about to exit, so give
+		// it a second.
+		wait := 10 * time.Second
+		if ctx.Err() != nil {
+			wait = time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		defer cancel()
 		_ = eng.Shutdown(sctx)
 		eng.ReleaseParams()
+		release()
 	}()
+	if opt.progress != nil {
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			watchProgress(pctx, opt.progress, opt.progressLabel, eng.Status, progressPoll, progressHeartbeat)
+		}()
+		defer func() { stop(); <-done }()
+	}
 	return eng.Prove(ctx, req)
 }
 

@@ -26,11 +26,16 @@ func commands() map[string]command {
 	return map[string]command{
 		"verify-groth16": {"verify Groth16 proofs against a .vk and public inputs", runVerifyGroth16},
 		"daemon":         {"serve proofs over gRPC (cuzk.v1 ProvingEngine)", runDaemon},
-		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it", runDemo},
+		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it (--kind for PoSt and SnapDeals)", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
-		"params gen":     {"generate INSECURE test parameters for a PoRep circuit", runParamsGen},
+		"params gen":     {"generate INSECURE test parameters for a circuit (--kind porep, window-post, winning-post, snap)", runParamsGen},
 		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
+
+		"params test-circuits": {"parameters of the daemon's test circuits (--enable-test-circuits)", runParamsTestCircuits},
+
 		"prove-c2":       {"prove a PoRep C1 output (seal commit phase 2) in-process", runProveC2},
+		"prove-post":     {"prove a WindowPoSt partition or a WinningPoSt from Curio's vanilla proofs in-process", runProvePost},
+		"prove-update":   {"prove a SnapDeals update from its vanilla partition proofs in-process", runProveUpdate},
 		"verify-seal":    {"verify a PoRep proof from a sector's public values", runVerifySeal},
 		"bench synth":    {"synthesis microbenchmark: ns/constraint, allocations, peak RSS (no daemon)", runBenchSynth},
 		"bench single":   {"one proof through the daemon: status, timings, proof size, --verify", runBenchSingle},
@@ -63,6 +68,12 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal asks the command to stop (a daemon drains within
+	// its deadline); a second one then kills the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -129,8 +140,12 @@ func usage(w io.Writer, cmds map[string]command) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 16
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-16s %s\n", n, cmds[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun 'cuzk <command> -h' for a command's flags")
 }

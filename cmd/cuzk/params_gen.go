@@ -14,8 +14,9 @@ import (
 func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params gen", stderr)
 	var size sectorSizeFlag
-	fs.Var(&size, "sector-size", "sector size of the PoRep circuit (2KiB, 8MiB, 512MiB)")
-	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
+	kindName := fs.String("kind", "porep", "circuit `kind`: porep, window-post, winning-post or snap")
+	fs.Var(&size, "sector-size", "sector size of the circuit (2KiB, 8MiB, 512MiB; 32GiB and 64GiB where memory allows)")
+	proofID := fs.Int64("registered-proof", -1, "registered proof id of the kind: seal (default: the V1_1 proof of the sector size), PoSt 0–4 winning / 5–14 window, or update 0–4")
 	dir := fs.String("dir", "", "output `directory` (never the official parameter cache)")
 	force := fs.Bool("force", false, "regenerate test parameters that already exist")
 	officialDir := fs.Bool("allow-official-dir", false, "write into the official parameter cache ($FIL_PROOFS_PARAMETER_CACHE or "+filecoin.DefaultParameterCacheDir+") all the same; never on a machine that proves for the network")
@@ -30,16 +31,20 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if isOfficialCache(*dir) && !*officialDir {
 		return fail("%s is the official parameter cache: INSECURE test parameters under official names do not belong there (use another --dir, or --allow-official-dir)", *dir)
 	}
-	proof, err := sealProofFor(size, *proofID)
+	kind, err := filecoin.ParseCircuitKind(*kindName)
+	if err != nil {
+		return fail("--kind: %v", err)
+	}
+	cid, err := circuitFor(kind, size, *proofID)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := checkParamsFit(proof, config.ReadMemTotal); err != nil {
+	if err := checkCircuitFits(cid, config.ReadMemTotal); err != nil {
 		return fail("%v", err)
 	}
 	start := time.Now()
-	progress := newProgress(stderr, "params gen "+proof.CircuitID().String())
-	files, generated, err := testparams.Ensure(ctx, proof, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
+	progress := newProgress(stderr, "params gen "+cid.String())
+	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -47,8 +52,8 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "test parameters already present (use --force to regenerate):\n  %s\n  %s\n", files.Params, files.VK)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "generated INSECURE test parameters for %v in %v:\n  %s\n  %s\n  %s\n",
-		proof, time.Since(start).Round(time.Millisecond), files.Params, files.VK, files.Marker)
+	fmt.Fprintf(stdout, "generated INSECURE test parameters for circuit %s in %v:\n  %s\n  %s\n  %s\n",
+		cid, time.Since(start).Round(time.Millisecond), files.Params, files.VK, files.Marker)
 	return exitOK
 }
 

@@ -8,27 +8,23 @@ import (
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/porep/circuit"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // g1Bytes is a G1 point in memory (gnark-crypto affine).
 const g1Bytes = 96
 
 // paramsMemoryFloor is a lower bound on the memory that generating (or
-// holding) p's Groth16 parameters takes: the H, L and IC vectors alone,
-// H over the domain 2^⌈log2(rows + inputs)⌉, counted on the blank circuit
-// in a couple of seconds even at 32 GiB. A and B come on top.
-func paramsMemoryFloor(p filecoin.RegisteredSealProof) (int64, error) {
-	d, in, err := circuit.Blank(p)
+// holding) circuit c's Groth16 parameters takes: the H, L and IC vectors
+// alone, H over the domain 2^⌈log2(rows + inputs)⌉, counted on the blank
+// circuit in a couple of seconds even at 32 GiB. A and B come on top.
+func paramsMemoryFloor(c filecoin.CircuitID) (int64, error) {
+	blank, err := testparams.Blank(c)
 	if err != nil {
 		return 0, err
 	}
-	c, err := circuit.New(d, in)
-	if err != nil {
-		return 0, err
-	}
-	cs, err := r1cs.Synthesize(c, r1cs.Counter{})
+	cs, err := r1cs.Synthesize(blank, r1cs.Counter{})
 	if err != nil {
 		return 0, err
 	}
@@ -40,7 +36,12 @@ func paramsMemoryFloor(p filecoin.RegisteredSealProof) (int64, error) {
 // checkParamsFit refuses up front a job whose parameters cannot fit in
 // this machine's memory, instead of growing until the kernel kills it.
 func checkParamsFit(p filecoin.RegisteredSealProof, memTotal func() (uint64, error)) error {
-	need, err := paramsMemoryFloor(p)
+	return checkCircuitFits(p.CircuitID(), memTotal)
+}
+
+// checkCircuitFits is checkParamsFit for any circuit id.
+func checkCircuitFits(c filecoin.CircuitID, memTotal func() (uint64, error)) error {
+	need, err := paramsMemoryFloor(c)
 	if err != nil {
 		return err
 	}
@@ -49,8 +50,9 @@ func checkParamsFit(p filecoin.RegisteredSealProof, memTotal func() (uint64, err
 		return nil // nothing to compare with: let it try
 	}
 	if uint64(need) > have {
-		return fmt.Errorf("the %v PoRep circuit's parameters need more than %s of memory (H, L and IC alone; A and B come on top), this machine has %s",
-			p.SectorSize(), budget.FormatBytes(need), budget.FormatBytes(int64(have)))
+		size, _ := c.SectorSize()
+		return fmt.Errorf("the %v %v circuit's (%s) parameters need more than %s of memory (H, L and IC alone; A and B come on top), this machine has %s",
+			size, c.Kind(), c, budget.FormatBytes(need), budget.FormatBytes(int64(have)))
 	}
 	return nil
 }

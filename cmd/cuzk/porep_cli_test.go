@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
@@ -173,6 +176,19 @@ func TestProveC2CLI(t *testing.T) {
 		t.Fatalf("prove-c2: %s", stderr)
 	}
 	t.Log(out)
+	// Progress on stderr: the job's stage on every change and at least
+	// every 10 s (a poll a second, so 11 s apart at most).
+	if !strings.Contains(stderr, "prove-c2: running: partitions 1 proving") {
+		t.Errorf("prove-c2's stderr shows no proving stage:\n%s", stderr)
+	}
+	last := 0.0
+	for _, m := range regexp.MustCompile(`(?m)^\[\s*([\d.]+)s\] prove-c2: `).FindAllStringSubmatch(stderr, -1) {
+		at, _ := strconv.ParseFloat(m[1], 64)
+		if at-last > 11.5 {
+			t.Errorf("no progress line between %.1f s and %.1f s:\n%s", last, at, stderr)
+		}
+		last = at
+	}
 	if got, _ := os.ReadFile(proof); hex.EncodeToString(got) != golden.ProofHex {
 		t.Fatalf("prove-c2 at bellperson's r, s:\n cuzk       %x\n bellperson %s", got, golden.ProofHex)
 	}
@@ -259,5 +275,29 @@ func TestParamsGenRefusesUpFront(t *testing.T) {
 	}
 	if err := checkParamsFit(filecoin.StackedDrg2KiBV1_1, small); err != nil {
 		t.Errorf("2 KiB on an 8 GiB machine: %v", err)
+	}
+}
+
+// TestProveC2StopsOnCancel: prove-c2 cancelled (SIGINT/SIGTERM in main)
+// while its partition is in the prover returns within seconds with an
+// error and writes no proof file.
+func TestProveC2StopsOnCancel(t *testing.T) {
+	testenv.E2E(t, "starts a 2 KiB proof")
+	params := testparams.DefaultDir(os.LookupEnv)
+	if code, _, stderr := runCmd(t, "params", "gen", "--sector-size", "2KiB", "--dir", params); code != exitOK {
+		t.Fatal(stderr)
+	}
+	proof := filepath.Join(t.TempDir(), "proof.bin")
+	code, stderr, took := runUntil(t, "prove-c2: running: partitions 1 proving", 5*time.Minute,
+		"prove-c2", "--c1", "../../testdata/rustref/seal/2KiB/c1.json", "--params", params, "--out", proof)
+	if code != exitError || !strings.Contains(stderr, "context canceled") {
+		t.Fatalf("prove-c2 after cancellation: exit %d\n%s", code, stderr)
+	}
+	t.Logf("prove-c2 stopped %v after cancellation", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("prove-c2 took %v to stop", took)
+	}
+	if _, err := os.Stat(proof); err == nil {
+		t.Fatal("a proof file was written")
 	}
 }

@@ -74,6 +74,9 @@ func TestMain(m *testing.M) {
 	if sealedDirs.root != "" {
 		os.RemoveAll(sealedDirs.root)
 	}
+	if binDir != "" { // the binary cuzkBinary built (signal_test.go)
+		os.RemoveAll(binDir)
+	}
 	os.Exit(code)
 }
 

@@ -74,6 +74,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if files, err := testparams.PathsFor(o.RegisteredProof, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
+	opt.progress, opt.progressLabel = stderr, "prove-c2"
 	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
 	if code, ok := jobFailed(fail, res, err); ok {

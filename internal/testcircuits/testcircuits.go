@@ -78,26 +78,13 @@ type Op struct {
 // Plan returns the steps Synthesize performs, in order. Peer benchmarks
 // build the same circuit in other frameworks from it.
 func (m Mixed) Plan() []Op {
-	var seed [32]byte
-	binary.LittleEndian.PutUint64(seed[:], m.Seed)
-	rng := rand.New(rand.NewChaCha8(seed))
+	rng, ops := m.inputs()
 	share := m.BitShare
 	if share == 0 {
 		share = 0.8
 	}
-	randElem := func() fr.Element {
-		var e, t fr.Element
-		e.SetUint64(rng.Uint64())
-		e.Mul(&e, &e) // spread over the field
-		t.SetUint64(rng.Uint64())
-		return *e.Add(&e, &t)
-	}
-	var ops []Op
-	rows := 0
-	for i := 0; i < m.Inputs && rows < m.Constraints; i++ {
-		ops = append(ops, Op{Kind: OpInput, X: randElem()})
-		rows++
-	}
+	randElem := func() fr.Element { return mixedElem(rng) }
+	rows := len(ops)
 	haveBit := false
 	for rows < m.Constraints {
 		if rng.Float64() < share {
@@ -115,6 +102,39 @@ func (m Mixed) Plan() []Op {
 		rows++
 	}
 	return ops
+}
+
+// InputValues are the public inputs of the circuit (ONE excluded), as
+// Plan draws them first, without drawing the rest: cheap at any size.
+func (m Mixed) InputValues() []fr.Element {
+	_, ops := m.inputs()
+	out := make([]fr.Element, len(ops))
+	for i := range ops {
+		out[i] = ops[i].X
+	}
+	return out
+}
+
+// inputs draws the input ops, which come first in every plan, and returns
+// the generator positioned after them.
+func (m Mixed) inputs() (*rand.Rand, []Op) {
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], m.Seed)
+	rng := rand.New(rand.NewChaCha8(seed))
+	var ops []Op
+	for i := 0; i < m.Inputs && i < m.Constraints; i++ {
+		ops = append(ops, Op{Kind: OpInput, X: mixedElem(rng)})
+	}
+	return rng, ops
+}
+
+// mixedElem draws a field element spread over the field.
+func mixedElem(rng *rand.Rand) fr.Element {
+	var e, t fr.Element
+	e.SetUint64(rng.Uint64())
+	e.Mul(&e, &e)
+	t.SetUint64(rng.Uint64())
+	return *e.Add(&e, &t)
 }
 
 // Synthesize implements r1cs.Circuit.

@@ -161,8 +161,9 @@ func (d *decoder) object(what string, fields []string, field func(i int) error) 
 			}
 			i := indexOf(fields, key)
 			if i < 0 {
-				return &Error{Path: d.path.withKey(string(key)), Offset: keyPos, Err: ErrUnknownField,
-					Msg: fmt.Sprintf("%s has no field %q", what, key)}
+				k := clipKey(key)
+				return &Error{Path: d.path.withKey(k), Offset: keyPos, Err: ErrUnknownField,
+					Msg: fmt.Sprintf("%s has no field %q", what, k)}
 			}
 			if seen&(1<<i) != 0 {
 				return &Error{Path: d.path.withKey(fields[i]), Offset: keyPos, Err: ErrDuplicateField,
@@ -212,8 +213,9 @@ func (d *decoder) enum(what string, variants []string, value func(i int) error) 
 	}
 	i := indexOf(variants, key)
 	if i < 0 {
-		return &Error{Path: d.path.withKey(string(key)), Offset: keyPos, Err: ErrUnknownVariant,
-			Msg: fmt.Sprintf("%s has no variant %q (expected one of %q)", what, key, variants)}
+		k := clipKey(key)
+		return &Error{Path: d.path.withKey(k), Offset: keyPos, Err: ErrUnknownVariant,
+			Msg: fmt.Sprintf("%s has no variant %q (expected one of %q)", what, k, variants)}
 	}
 	if err := d.expectColon(); err != nil {
 		return err
@@ -230,6 +232,19 @@ func (d *decoder) enum(what string, variants []string, value func(i int) error) 
 		return d.fail(ErrSyntax, "expected '}' after the variant of %s, found %s", what, d.found())
 	}
 	return nil
+}
+
+// maxShownKey is the longest unknown key an error message repeats: a
+// hostile megabyte-long key is named by its start, so rejecting it costs
+// no more than reading it.
+const maxShownKey = 64
+
+// clipKey returns key for an error message, cut to maxShownKey bytes.
+func clipKey(key []byte) string {
+	if len(key) <= maxShownKey {
+		return string(key)
+	}
+	return fmt.Sprintf("%s...(%d bytes)", key[:maxShownKey], len(key))
 }
 
 func indexOf(list []string, key []byte) int {

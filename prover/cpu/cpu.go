@@ -19,9 +19,14 @@ type Backend struct {
 // Name implements prover.Backend.
 func (b *Backend) Name() string { return "cpu" }
 
-// Start implements prover.Backend.
+// Start implements prover.Backend. A prover.Yield in ctx (prover.WithYield)
+// is called at the prover's yield points, in Start and in Finish.
 func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (prover.Pending, error) {
-	pend, err := groth16.Start(ctx, p, parts, rnd, groth16.ProveOptions{Workers: b.Workers})
+	opt := groth16.ProveOptions{Workers: b.Workers}
+	if y := prover.YieldFrom(ctx); y != nil {
+		opt.Yield = y
+	}
+	pend, err := groth16.Start(ctx, p, parts, rnd, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,10 @@ const (
 	StageSelfCheck = "self_check" // verification of the whole job (partition -1)
 )
 
-// Worker names, as Stage.Worker carries them.
+// Worker names, as Stage.Worker carries them. With several prover lanes
+// the lane's name follows ("prover gpu0", "finisher gpu0"); the reserved
+// lane's workers are "synthesis reserved", "prover reserved" and
+// "finisher reserved".
 const (
 	WorkerSynthesis = "synthesis" // prefix: synthesis worker N is "synthesis N"
 	WorkerProver    = "prover"
@@ -45,6 +48,45 @@ type Status struct {
 	// RecentJobs are the last jobs that reached a final state (at most
 	// 256), in the order they did, with their stages.
 	RecentJobs []RecentJob `json:"recent_jobs"`
+	// Lanes are the prover lanes: the general ones (one per GPU, or one
+	// on the CPU), then the reserved lane for urgent work.
+	Lanes []Lane `json:"lanes"`
+	// Urgent is the reserved lane's side.
+	Urgent Urgent `json:"urgent"`
+	// GPUs are the CUDA devices the daemon proves on (empty on the CPU).
+	GPUs []GPU `json:"gpus"`
+}
+
+// Lane is one prover lane.
+type Lane struct {
+	Name         string `json:"name"`    // "" for a single CPU lane
+	Backend      string `json:"backend"` // "cpu", "cuda+checked"
+	Reserved     bool   `json:"reserved"`
+	Job          string `json:"job_id,omitempty"` // in the lane's Start now
+	Finishing    int    `json:"finishing"`
+	Proved       uint64 `json:"proved"`
+	DeviceMemory int64  `json:"device_memory_bytes,omitempty"`
+}
+
+// Urgent describes the reserved lane: HIGH and CRITICAL jobs of at most
+// MaxConstraints rows are urgent; ordinary work pauses while one runs.
+type Urgent struct {
+	Enabled        bool          `json:"enabled"`
+	MaxConstraints int           `json:"max_constraints"`
+	ReservedBytes  int64         `json:"reserved_bytes"`
+	Active         int           `json:"active"` // urgent items holding memory now
+	Paused         int           `json:"paused"` // ordinary workers paused now
+	Pauses         uint64        `json:"pauses"`
+	PausedTime     time.Duration `json:"paused_ns"` // summed over workers
+}
+
+// GPU is one CUDA device, as the CUDA runtime reports it.
+type GPU struct {
+	Ordinal    int    `json:"ordinal"`
+	Name       string `json:"name"`
+	TotalBytes uint64 `json:"vram_total_bytes"`
+	FreeBytes  uint64 `json:"vram_free_bytes"`
+	Job        string `json:"job_id,omitempty"` // in its lane's Start now
 }
 
 // Memory is the memory budget.
@@ -54,6 +96,10 @@ type Memory struct {
 	PeakBytes   int64 `json:"peak_bytes"`
 	ParamsBytes int64 `json:"params_bytes"` // held by resident parameters
 	Waiting     int   `json:"waiting"`      // requests waiting for memory
+	// ReservedBytes of TotalBytes only urgent work may use.
+	ReservedBytes int64 `json:"reserved_bytes"`
+	// DeviceBytes is the memory of the GPUs the lanes prove on.
+	DeviceBytes int64 `json:"device_bytes"`
 }
 
 // Pipeline is the pipeline's configuration and the partitions (items) in
@@ -189,4 +235,9 @@ type Limits struct {
 	Pending         int `json:"pending"` // jobs planning, queued or running
 	PlanConcurrency int `json:"max_concurrent_plans"`
 	Planning        int `json:"planning"`
+	// IntakeBytes are the bytes of requests waiting to be planned or being
+	// planned; more than MaxIntakeBytes are refused with
+	// RESOURCE_EXHAUSTED (but for a single request).
+	IntakeBytes    int64 `json:"intake_bytes"`
+	MaxIntakeBytes int64 `json:"max_intake_bytes"`
 }

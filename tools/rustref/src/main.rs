@@ -23,7 +23,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson::groth16::{
-    create_proof_batch, generate_random_parameters, prepare_verifying_key, verify_proof,
+    create_proof_batch, create_proof_batch_in_priority, generate_random_parameters, prepare_verifying_key, verify_proof,
     Parameters, Proof,
 };
 use blstrs::{Bls12, Scalar as Fr};
@@ -490,9 +490,22 @@ fn cmd_prove(a: &Args, tmp: &Path) -> Result<()> {
     let r = parse_fr_hex(a.req("r")?)?;
     let s = parse_fr_hex(a.req("s")?)?;
     let out = PathBuf::from(a.req("out")?);
+    // --partition K proves circuit K alone (an update sector has several); default: all.
+    let only: Option<usize> = a.get("partition").map(|s| s.parse()).transpose()?;
+    let select = |mut l: Loaded| -> Result<Loaded> {
+        if let Some(k) = only {
+            let n = l.circuits.len();
+            ensure!(k < n, "{}: partition {k} of {n}", l.name);
+            l.circuits = vec![l.circuits.swap_remove(k)];
+            if let Some(gen) = l.generated_inputs.as_mut() {
+                *gen = vec![gen.swap_remove(k)];
+            }
+        }
+        Ok(l)
+    };
 
     // First pass: record every circuit to get its public inputs and digest.
-    let mut l = circuit_from_args(a, tmp)?;
+    let mut l = select(circuit_from_args(a, tmp)?)?;
     let mut publics = Vec::new();
     let mut digests = Vec::new();
     for c in l.circuits.drain(..) {
@@ -506,19 +519,31 @@ fn cmd_prove(a: &Args, tmp: &Path) -> Result<()> {
     if let Some(gen) = &l.generated_inputs {
         ensure!(gen == &publics, "synthesised inputs differ from generate_public_inputs");
     }
+    // The proof is checked against upstream's generate_public_inputs where the case has them
+    // (the verifier's inputs), else against the synthesised ones.
+    let check_inputs = l.generated_inputs.clone().unwrap_or_else(|| publics.clone());
 
-    let l = circuit_from_args(a, tmp)?;
+    // Upstream's compound proofs (circuit_proofs) call create_random_proof_batch_in_priority
+    // when the setup's priority is set (every PoSt: PoStConfig.priority = true), else
+    // create_random_proof_batch (PoRep, update proving); both draw r, s and call
+    // create_proof_batch_priority, which the fixed-r/s functions below call directly. Priority
+    // only orders GPU work; on the CPU the computation is the same.
+    let l = select(circuit_from_args(a, tmp)?)?;
+    let priority = matches!(l.circuits.first(), Some(AnyCircuit::Post(_)));
     let n = l.circuits.len();
     let params = Parameters::<Bls12>::build_mapped_parameters(params_path.clone(), false)
         .with_context(|| format!("read params {}", params_path.display()))?;
     let t0 = Instant::now();
-    let proofs: Vec<Proof<Bls12>> =
-        create_proof_batch(l.circuits, &params, vec![r; n], vec![s; n])?;
+    let proofs: Vec<Proof<Bls12>> = if priority {
+        create_proof_batch_in_priority(l.circuits, &params, vec![r; n], vec![s; n])?
+    } else {
+        create_proof_batch(l.circuits, &params, vec![r; n], vec![s; n])?
+    };
     let took = t0.elapsed();
     let pvk = prepare_verifying_key(&params.vk);
     let mut buf = Vec::new();
     let mut verified = Vec::new();
-    for (p, inputs) in proofs.iter().zip(&publics) {
+    for (p, inputs) in proofs.iter().zip(&check_inputs) {
         p.write(&mut buf)?;
         verified.push(verify_proof(&pvk, p, inputs)?);
     }
@@ -526,10 +551,13 @@ fn cmd_prove(a: &Args, tmp: &Path) -> Result<()> {
     let summary = json!({
         "case": l.name,
         "partitions": n,
+        "partition": only,
         "r": fr_hex(&r),
         "s": fr_hex(&s),
         "proof_hex": hex::encode(&buf),
+        "prover_function": if priority { "create_proof_batch_in_priority" } else { "create_proof_batch" },
         "verified_with_params_vk": verified,
+        "verified_against": if l.generated_inputs.is_some() { "generate_public_inputs" } else { "synthesised inputs" },
         "public_inputs": publics.iter().map(|p| p.iter().map(fr_hex).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "circuits": digests,
         "prove_seconds": took.as_secs_f64(),
@@ -734,7 +762,7 @@ fn usage() -> &'static str {
     "usage:
   rustref r1cs --case NAME [--c1 FILE] --out FILE [--vanilla-out FILE]
   rustref seal --sector-size 2KiB|8MiB --out DIR
-  rustref prove --params FILE (--c1 FILE | --case NAME) --r HEX --s HEX --out proof.bin
+  rustref prove --params FILE (--c1 FILE | --case NAME [--vanilla FILE]) [--partition K] --r HEX --s HEX --out proof.bin
   rustref params-gen (--c1 FILE | --case NAME) --out FILE.params [--seed N]   (also writes FILE.vk)
   rustref verify-seal --vk FILE --commdr FILE --proof FILE
   rustref bench (--c1 FILE | --case NAME) [--params FILE] [--out FILE]

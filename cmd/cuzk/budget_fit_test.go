@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/config"
+)
+
+// A fixed budget above the machine's memory is refused at start, naming
+// both; "auto" and budgets that fit pass, and so does any budget when the
+// memory cannot be read.
+func TestBudgetAbovePhysicalMemoryRefused(t *testing.T) {
+	mem := func(n uint64) config.MemTotalFunc { return func() (uint64, error) { return n, nil } }
+	fixed := config.Memory{TotalBudget: config.Budget{Size: 100 * config.GiB}}
+	err := checkBudgetFits(fixed, 100*config.GiB, mem(uint64(24*config.GiB)))
+	if err == nil || !strings.Contains(err.Error(), "= 100GiB") || !strings.Contains(err.Error(), "MemTotal 24GiB") {
+		t.Fatalf("100 GiB budget on 24 GiB: %v", err)
+	}
+	if err := checkBudgetFits(fixed, 100*config.GiB, mem(uint64(128*config.GiB))); err != nil {
+		t.Fatalf("100 GiB budget on 128 GiB: %v", err)
+	}
+	if err := checkBudgetFits(config.Memory{TotalBudget: config.Budget{Auto: true}}, 100*config.GiB, mem(1)); err != nil {
+		t.Fatalf("auto: %v", err)
+	}
+	unreadable := func() (uint64, error) { return 0, errors.New("no /proc") }
+	if err := checkBudgetFits(fixed, 100*config.GiB, unreadable); err != nil {
+		t.Fatalf("unreadable MemTotal: %v", err)
+	}
+	// Through the daemon, on this machine: refused before it listens.
+	if _, err := config.ReadMemTotal(); err != nil {
+		t.Skip(err)
+	}
+	cfgPath := filepath.Join(t.TempDir(), "cuzk.toml")
+	sock := filepath.Join(t.TempDir(), "cuzk.sock")
+	if err := os.WriteFile(cfgPath, []byte("[daemon]\nlisten = \"unix://"+sock+"\"\n[memory]\ntotal_budget = \"1000TiB\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "daemon", "--config", cfgPath)
+	if code != exitError || !strings.Contains(stderr, "is more than this machine's memory") {
+		t.Fatalf("daemon with a 1000 TiB budget: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(sock); err == nil {
+		t.Fatal("the daemon listened before refusing its budget")
+	}
+}

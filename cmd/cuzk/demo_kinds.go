@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/snap"
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+// demoRandomnessSeed draws the demo's PoSt randomness (vanillagen.Randomness).
+const demoRandomnessSeed = 1
+
+// postPublicInputs are the public inputs a PoSt verifier computes from
+// public values alone: the randomness, partition k and the challenged
+// sectors' ids and comm_r (WinningPoSt: the one sector, repeated for its
+// 66 unrolled challenges).
+func postPublicInputs(p filecoin.RegisteredPoStProof, randomness [32]byte, sectors []post.PublicSector, k int) ([]fr.Element, error) {
+	if p.Type() == filecoin.WinningPoSt {
+		if len(sectors) != 1 {
+			return nil, fmt.Errorf("a WinningPoSt proves one sector, got %d", len(sectors))
+		}
+		return post.PublicInputs(p, randomness, post.WinningPublicSectors(p, sectors[0]), 0)
+	}
+	return post.PublicInputs(p, randomness, sectors, k)
+}
+
+// updatePublicInputs are the public inputs of every partition of a
+// SnapDeals proof, from the three commitments alone.
+func updatePublicInputs(p filecoin.RegisteredUpdateProof, commROld, commRNew fr.Element, commDNew [32]byte) ([][]fr.Element, error) {
+	out := make([][]fr.Element, p.Partitions())
+	for k := range out {
+		var err error
+		if out[k], err = snap.PublicInputs(p, snap.Public{K: k, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// verifyPartitions checks a proof (192 bytes per partition) against the
+// public inputs of each partition.
+func verifyPartitions(vk *groth16.VerifyingKey, proof []byte, inputs [][]fr.Element) (bool, error) {
+	proofs, err := groth16.DecodeProofs(proof)
+	if err != nil {
+		return false, err
+	}
+	if len(proofs) != len(inputs) {
+		return false, fmt.Errorf("%d partition proofs, want %d", len(proofs), len(inputs))
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		return false, err
+	}
+	for i := range proofs {
+		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// kindFixture is a request made from sectors sealed in memory, with the
+// public inputs of each partition computed from public values.
+type kindFixture struct {
+	circuit filecoin.CircuitID
+	req     *engine.Request
+	inputs  [][]fr.Element
+	what    string // one line for people
+}
+
+// newKindFixture seals CC sectors of size (as many as the proof needs)
+// for miner, makes the vanilla proofs of a kind's request and its
+// verifier's public inputs: a full WindowPoSt partition 0 (V1_2), a
+// WinningPoSt of one sector, or a SnapDeals update of one sector.
+func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, miner uint64, workers int) (*kindFixture, error) {
+	cid, err := filecoin.CircuitIDFor(kind, size)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := vanillagen.SealProofFor(size)
+	if err != nil {
+		return nil, err
+	}
+	f := &kindFixture{circuit: cid}
+	switch kind {
+	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+		p, err := cid.PoStProof()
+		if err != nil {
+			return nil, err
+		}
+		n := 1
+		if kind == filecoin.CircuitKindWindowPoSt {
+			n = p.SectorCount()
+		}
+		sectors, err := vanillagen.SealMany(ctx, sp, miner, seal.DefaultSector, n, workers)
+		if err != nil {
+			return nil, err
+		}
+		rnd := vanillagen.Randomness(demoRandomnessSeed)
+		var vanilla [][]byte
+		ek := engine.ProofKindWindowPoSt
+		if kind == filecoin.CircuitKindWinningPoSt {
+			ek = engine.ProofKindWinningPoSt
+			vanilla, err = vanillagen.WinningPoSt(p, rnd, sectors[0])
+		} else {
+			vanilla, err = vanillagen.WindowPoSt(p, rnd, sectors, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pub := make([]post.PublicSector, len(sectors))
+		for i, s := range sectors {
+			pub[i] = s.Public() // comm_r from the seal, not from the vanilla proofs
+		}
+		in, err := postPublicInputs(p, rnd, pub, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.inputs = [][]fr.Element{in}
+		f.req = &engine.Request{Kind: ek, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
+			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
+		f.what = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
+	case filecoin.CircuitKindUpdate:
+		p, err := cid.UpdateProof()
+		if err != nil {
+			return nil, err
+		}
+		s, err := vanillagen.Seal(ctx, sp, miner, seal.DefaultSector, workers)
+		if err != nil {
+			return nil, err
+		}
+		u, err := vanillagen.SnapUpdate(p, s, 1, workers)
+		if err != nil {
+			return nil, err
+		}
+		// comm_r_old is the sealed sector's comm_r; comm_r_new and
+		// comm_d_new come from the update.
+		if f.inputs, err = updatePublicInputs(p, s.CommR, u.CommRNew, u.CommDNew); err != nil {
+			return nil, err
+		}
+		f.req = &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
+			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs}
+		f.req.CommROld, f.req.CommRNew, f.req.CommDNew = u.Request()
+		f.what = fmt.Sprintf("%v: CC sector %d updated with deterministic data, %d partition(s), comm_r_new %x", p, s.ID, p.Partitions(), f.req.CommRNew)
+	default:
+		return nil, fmt.Errorf("no fixture for %v", kind)
+	}
+	return f, nil
+}
+
+// runDemoKind is `cuzk demo --kind window-post|winning-post|snap`: CC
+// sectors sealed natively, their vanilla proofs made as Curio's sealing
+// pipeline would, proved through the in-process engine, and the proof
+// verified against public inputs computed here from public values.
+func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, paramsDir string, workers int, stdout, stderr io.Writer) int {
+	fail := failer(stderr, "cuzk demo")
+	cid, err := filecoin.CircuitIDFor(kind, size)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if size > seal.MaxSectorSize {
+		return fail("%v sectors are too large to seal in memory (at most %v)", size, seal.MaxSectorSize)
+	}
+	if err := checkCircuitFits(cid, config.ReadMemTotal); err != nil {
+		return fail("%v", err)
+	}
+	if paramsDir != "" && isOfficialCache(paramsDir) {
+		return fail("%s is the official parameter cache: the demo's INSECURE test parameters do not belong there", paramsDir)
+	}
+	dir := paramsDir
+	if dir == "" {
+		dir = testparams.DefaultDir(os.LookupEnv)
+	}
+	step := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	step("cuzk demo: %v of %v sectors (circuit %s)", kind, size, cid)
+
+	t := time.Now()
+	f, err := newKindFixture(ctx, kind, size, seal.DefaultMinerID, workers)
+	if err != nil {
+		return fail("sectors: %v", err)
+	}
+	step("1. sealed natively and made the vanilla proofs in %v: %s", time.Since(t).Round(time.Millisecond), f.what)
+
+	t = time.Now()
+	files, generated, err := testparams.EnsureCircuit(ctx, cid, dir, testparams.Options{Workers: workers, Progress: newProgress(stderr, "params gen "+cid.String())})
+	if err != nil {
+		return fail("parameters: %v", err)
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
+	if err != nil {
+		return fail("parameters: %v", err)
+	}
+	verb := "found cached"
+	if generated {
+		verb = "generated"
+	}
+	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
+
+	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
+	res, err := proveInProcess(ctx, oneShotConfig(dir, workers), opt, f.req)
+	if code, failed := jobFailed(fail, res, err); failed {
+		return code
+	}
+	proofBytes, tm := res.Proof, res.Timings
+	step("3. proved through the engine: parameters loaded in %v, vanilla proofs checked natively and %d partition(s) synthesised in %v, proved in %v (total %v, self-checked)",
+		tm.SRSLoad.Round(time.Millisecond), len(proofBytes)/groth16.ProofSize, tm.Synthesis.Round(time.Millisecond),
+		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
+
+	t = time.Now()
+	ok, err := verifyPartitions(vk, proofBytes, f.inputs)
+	if err != nil {
+		return fail("verify: %v", err)
+	}
+	if !ok {
+		fail("verify: proof INVALID")
+		return exitInvalid
+	}
+	step("4. groth16 verify against public inputs computed from public values only: valid (%v)", time.Since(t).Round(time.Millisecond))
+	step("proof (%d bytes): %s", len(proofBytes), hex.EncodeToString(proofBytes))
+	step("peak RSS %d MiB", bench.PeakRSS()>>20)
+	return exitOK
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+// oneShotFlags are the flags prove-post and prove-update share with
+// prove-c2: parameters, output, workers and the fixed blinding of tests.
+type oneShotFlags struct {
+	paramsDir   *string
+	out         *string
+	workers     *int
+	checkParams *bool
+	r, s        hex32
+}
+
+func addOneShotFlags(fs *flag.FlagSet) *oneShotFlags {
+	o := &oneShotFlags{
+		paramsDir:   fs.String("params", "", "parameter `directory` (default $FIL_PROOFS_PARAMETER_CACHE or "+filecoin.DefaultParameterCacheDir+")"),
+		out:         fs.String("out", "", "proof output `file` (192 bytes per partition)"),
+		workers:     fs.Int("workers", 0, "worker goroutines (0 = all CPUs)"),
+		checkParams: fs.Bool("check-params", false, "check that every parameter point is in the prime-order subgroup (slow; for files of unknown provenance)"),
+	}
+	fs.Var(&o.r, "r", "fixed blinding r for every partition, 64 hex (LE Fr); tests only")
+	fs.Var(&o.s, "s", "fixed blinding s for every partition, 64 hex (LE Fr); tests only")
+	return o
+}
+
+// engineOptions are the options of the in-process engine: warnings to
+// stderr, and the fixed blinding when --r and --s are given.
+func (o *oneShotFlags) engineOptions(stderr io.Writer) (engineOptions, error) {
+	opt := engineOptions{checkParams: *o.checkParams, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if o.r.set != o.s.set {
+		return opt, fmt.Errorf("--r and --s go together")
+	}
+	if o.r.set {
+		var fixed groth16.Randomness
+		var err error
+		if fixed.R, err = fr.LittleEndian.Element(&o.r.v); err != nil {
+			return opt, fmt.Errorf("--r: %w", err)
+		}
+		if fixed.S, err = fr.LittleEndian.Element(&o.s.v); err != nil {
+			return opt, fmt.Errorf("--s: %w", err)
+		}
+		opt.randomness = prover.Fixed(fixed)
+	}
+	return opt, nil
+}
+
+func (o *oneShotFlags) dir() string {
+	if *o.paramsDir != "" {
+		return *o.paramsDir
+	}
+	return filecoin.ParameterCacheDir(os.LookupEnv)
+}
+
+// prove runs req through an in-process engine, warns about test
+// parameters and writes the proof.
+func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *engine.Request, stdout, stderr io.Writer, fail func(string, ...any) int) int {
+	opt, err := o.engineOptions(stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	opt.progress, opt.progressLabel = stderr, "prove "+string(cid)
+	dir := o.dir()
+	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
+		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
+	}
+	res, err := proveInProcess(ctx, oneShotConfig(dir, *o.workers), opt, req)
+	if code, failed := jobFailed(fail, res, err); failed {
+		return code
+	}
+	if err := os.WriteFile(*o.out, res.Proof, 0o644); err != nil {
+		return fail("%v", err)
+	}
+	t := res.Timings
+	fmt.Fprintf(stdout, "%s: %d partition(s), proof %d bytes written to %s\n", cid, len(res.Proof)/groth16.ProofSize, len(res.Proof), *o.out)
+	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
+		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
+	return exitOK
+}
+
+// readVanillaFile reads vanilla proofs as Curio sends them: a JSON array
+// of base64 strings (one per sector for PoSt, per partition for
+// SnapDeals), or one raw bincode proof.
+func readVanillaFile(path string) ([][]byte, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := bench.ParseVanillaFile(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// runProvePost proves a WindowPoSt partition or a WinningPoSt from its
+// vanilla proofs through an in-process engine: the daemon's decoding,
+// native check, planning, pipeline, self-check and encoding.
+func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prove-post", stderr)
+	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode FallbackPoStSectorProofs, one per sector (Curio's vanilla_proofs; 'cuzk post vanilla --out')")
+	pubPath := fs.String("public", "", "public values `file` written by 'cuzk post vanilla' (registered proof, randomness, partition, miner); flags given as well must agree with it")
+	proofID := fs.Int64("registered-proof", -1, "registered PoSt proof: 0–4 WinningPoSt, 5–14 WindowPoSt (2 KiB V1_1 = 10)")
+	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters (32 bytes, a canonical field element)")
+	partition := fs.Int("partition", 0, "WindowPoSt partition index")
+	miner := fs.Uint64("miner", 0, "miner actor id (informational; the circuits do not depend on it)")
+	o := addOneShotFlags(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := failer(stderr, "cuzk prove-post")
+	if *pubPath != "" {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		pub, err := readPoStPublic(*pubPath)
+		if err != nil {
+			return fail("%v", err)
+		}
+		switch {
+		case given["randomness"] && !strings.EqualFold(strings.TrimPrefix(*randFlag, "0x"), pub.Randomness):
+			return fail("--randomness %s disagrees with %s (%s)", *randFlag, *pubPath, pub.Randomness)
+		case given["registered-proof"] && *proofID != pub.RegisteredProof:
+			return fail("--registered-proof %d disagrees with %s (%d)", *proofID, *pubPath, pub.RegisteredProof)
+		case given["partition"] && *partition != pub.PartitionIndex:
+			return fail("--partition %d disagrees with %s (%d)", *partition, *pubPath, pub.PartitionIndex)
+		case given["miner"] && pub.MinerID != nil && *miner != *pub.MinerID:
+			return fail("--miner %d disagrees with %s (%d)", *miner, *pubPath, *pub.MinerID)
+		}
+		*randFlag, *proofID, *partition = pub.Randomness, pub.RegisteredProof, pub.PartitionIndex
+		if pub.MinerID != nil {
+			*miner = *pub.MinerID
+		}
+	}
+	if *vanilla == "" || *o.out == "" || *proofID < 0 || *randFlag == "" {
+		return fail("--vanilla, --registered-proof, --randomness (or --public) and --out are required")
+	}
+	if *partition < 0 {
+		return fail("--partition %d is negative", *partition)
+	}
+	p, err := filecoin.PoStProofFromID(uint64(*proofID))
+	if err != nil {
+		return fail("--registered-proof: %v", err)
+	}
+	// The bytes go to the engine as given: it checks length and
+	// canonicity, as for Curio's requests.
+	rnd, err := hex.DecodeString(strings.TrimPrefix(strings.TrimSpace(*randFlag), "0x"))
+	if err != nil {
+		return fail("--randomness: %v", err)
+	}
+	proofs, err := readVanillaFile(*vanilla)
+	if err != nil {
+		return fail("%v", err)
+	}
+	kind := engine.ProofKindWindowPoSt
+	if p.Type() == filecoin.WinningPoSt {
+		kind = engine.ProofKindWinningPoSt
+	}
+	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: *miner,
+		Randomness: rnd, PartitionIndex: uint32(*partition), VanillaProofs: proofs}
+	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
+}
+
+// runProveUpdate proves a SnapDeals update (every partition) from its
+// vanilla partition proofs through an in-process engine.
+func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prove-update", stderr)
+	vanilla := fs.String("vanilla", "", "vanilla proofs `file`: a JSON array of base64 bincode PartitionProofs, one per partition (Curio's vanilla_proofs; 'cuzk snap encode' writes vproofs.json)")
+	update := fs.String("update", "", "update.json `file` ('cuzk snap encode'): comm_r_old, comm_r_new, comm_d_new, registered_proof; flags override its values")
+	proofID := fs.Int64("registered-proof", -1, "registered update proof 0–4 (2 KiB = 0)")
+	var commROld, commRNew, commDNew hex32
+	fs.Var(&commROld, "comm-r-old", "comm_r_old, 64 hex characters")
+	fs.Var(&commRNew, "comm-r-new", "comm_r_new, 64 hex characters")
+	fs.Var(&commDNew, "comm-d-new", "comm_d_new, 64 hex characters")
+	o := addOneShotFlags(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := failer(stderr, "cuzk prove-update")
+	if *update != "" {
+		u, err := readUpdateFile(*update)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, f := range []struct {
+			name, val string
+			dst       *hex32
+		}{{"comm_r_old", u.CommROld, &commROld}, {"comm_r_new", u.CommRNew, &commRNew}, {"comm_d_new", u.CommDNew, &commDNew}} {
+			if f.dst.set || f.val == "" {
+				continue
+			}
+			if err := f.dst.Set(f.val); err != nil {
+				return fail("%s: %s: %v", *update, f.name, err)
+			}
+		}
+		if *proofID < 0 {
+			*proofID = u.RegisteredProof
+		}
+	}
+	if *vanilla == "" || *o.out == "" || *proofID < 0 || !commROld.set || !commRNew.set || !commDNew.set {
+		return fail("--vanilla, --registered-proof, --comm-r-old, --comm-r-new, --comm-d-new (or --update) and --out are required")
+	}
+	p, err := filecoin.UpdateProofFromID(uint64(*proofID))
+	if err != nil {
+		return fail("--registered-proof: %v", err)
+	}
+	proofs, err := readVanillaFile(*vanilla)
+	if err != nil {
+		return fail("%v", err)
+	}
+	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
+		CommROld: append([]byte(nil), commROld.v[:]...), CommRNew: append([]byte(nil), commRNew.v[:]...), CommDNew: append([]byte(nil), commDNew.v[:]...)}
+	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
+}

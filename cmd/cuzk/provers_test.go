@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/prover/gpu"
+)
+
+// TestChooseProversWithoutDevice: on a machine or build without a usable
+// CUDA device, [gpus] devices falls back to the CPU with a warning when
+// cpu_fallback allows it and is an error naming the fix otherwise; the
+// one-shot commands always prove on the CPU; nothing crashes.
+func TestChooseProversWithoutDevice(t *testing.T) {
+	if devs, err := gpu.Devices(false); err == nil {
+		t.Skipf("%d CUDA device(s) present", len(devs))
+	}
+	// chooseProvers may set CUDA_VISIBLE_DEVICES; restore it afterwards.
+	t.Setenv(visibleDevicesEnv, "")
+	os.Unsetenv(visibleDevicesEnv)
+	for _, tc := range []struct {
+		devices  []uint32
+		fallback bool
+		useGPU   bool
+		wantErr  bool
+		wantLog  string
+	}{
+		{nil, true, false, false, ""},
+		{[]uint32{0}, false, false, false, ""}, // one-shot: CPU whatever [gpus] says
+		// No devices listed: without CUDA the CPU is the only choice; with
+		// it, a missing device is an error unless cpu_fallback.
+		{nil, false, true, gpu.Built, "CPU"},
+		{nil, true, true, false, "CPU"},
+		{[]uint32{0}, true, true, false, "proving on the CPU"},
+		{[]uint32{0, 1}, false, true, true, ""},
+	} {
+		cfg := config.Default()
+		cfg.GPUs.Devices, cfg.GPUs.CPUFallback = tc.devices, tc.fallback
+		var logs bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		p, err := chooseProvers(&cfg, tc.useGPU, nil, log)
+		if tc.wantErr {
+			if err == nil || !(errors.Is(err, gpu.ErrNoCUDA) || errors.Is(err, gpu.ErrNoDevice)) || !strings.Contains(err.Error(), "cpu_fallback") {
+				t.Errorf("%+v: err %v, want one naming cpu_fallback", tc, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%+v: %v", tc, err)
+			continue
+		}
+		if _, ok := p.backend.(*cpu.Backend); !ok || len(p.lanes) != 0 || p.devices != nil || p.paramsCopies != 0 {
+			t.Errorf("%+v: provers %+v, want the CPU backend alone", tc, p)
+		}
+		if u, ok := p.urgent.(*cpu.Backend); !ok || u.Workers != 0 {
+			t.Errorf("%+v: reserved lane backend %#v, want the CPU on every core", tc, p.urgent)
+		}
+		if !strings.Contains(logs.String(), tc.wantLog) {
+			t.Errorf("%+v: log %q lacks %q", tc, logs.String(), tc.wantLog)
+		}
+		p.close()
+	}
+}
+
+// TestDaemonRefusesMissingGPU: `cuzk daemon` with [gpus] devices that
+// cannot be used and cpu_fallback = false exits with an error that says
+// why, before it listens.
+func TestDaemonRefusesMissingGPU(t *testing.T) {
+	if devs, err := gpu.Devices(false); err == nil {
+		t.Skipf("%d CUDA device(s) present", len(devs))
+	}
+	t.Setenv(visibleDevicesEnv, "")
+	os.Unsetenv(visibleDevicesEnv)
+	cfgPath, _ := daemonFixture(t)
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "gpu.toml")
+	if err := os.WriteFile(path, append(data, []byte("\n[gpus]\ndevices = [0]\ncpu_fallback = false\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"daemon", "--config", path}, &bytes.Buffer{}, &stderr)
+	if code == exitOK || !strings.Contains(stderr.String(), "cpu_fallback") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,194 @@
+package snapkind
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/bincode"
+	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/snap"
+)
+
+var (
+	fixtureOnce sync.Once
+	fixture     *vanillagen.Update
+	fixtureErr  error
+)
+
+// update is a 2 KiB CC sector updated with new data, made once.
+func update(t testing.TB) *vanillagen.Update {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		s, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, 1000, 7, 2)
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixture, fixtureErr = vanillagen.SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, s, 1, 2)
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixture
+}
+
+func request(u *vanillagen.Update) *engine.Request {
+	r := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(u.Proof), SectorSize: uint64(u.Proof.SectorSize()),
+		SectorNumber: 7, MinerID: 1000, VanillaProofs: append([][]byte(nil), u.VanillaProofs...)}
+	r.CommROld, r.CommRNew, r.CommDNew = u.Request()
+	return r
+}
+
+// A good request plans one satisfied EmptySectorUpdate circuit per
+// partition whose inputs are the verifier's, computed here from the
+// commitments alone.
+func TestPlan(t *testing.T) {
+	u := update(t)
+	req := request(u)
+	req.SectorSize = 0 // Curio's proof-market path sends none
+	plan, err := (&Kind{}).Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.CircuitID != "snap-2k" || len(plan.Partitions) != 1 {
+		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
+	}
+	want, err := snap.PublicInputs(u.Proof, u.Public(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := plan.Partitions[0]
+	if len(part.PublicInputs) != 4 {
+		t.Fatalf("%d inputs", len(part.PublicInputs))
+	}
+	for i := range want {
+		if part.PublicInputs[i] != want[i] {
+			t.Fatalf("input %d differs from the verifier's", i)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	ts := r1cs.NewTestSystem()
+	cs, err := r1cs.Synthesize(part.Circuit, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts.IsSatisfied() || cs.NumConstraints() != 1_705_039 {
+		t.Fatalf("satisfied %v (%s), %d rows", ts.IsSatisfied(), ts.WhichIsUnsatisfied(), cs.NumConstraints())
+	}
+	for i := range want {
+		if ts.Input[i+1] != want[i] {
+			t.Fatalf("circuit input %d differs from the plan's", i)
+		}
+	}
+}
+
+func TestPlanRejects(t *testing.T) {
+	u := update(t)
+	ctx := context.Background()
+	mod := func(f func(r *engine.Request)) *engine.Request {
+		r := request(u)
+		f(r)
+		return r
+	}
+	flip := func(b []byte, i int) []byte {
+		c := append([]byte(nil), b...)
+		c[i] ^= 1
+		return c
+	}
+	var high [32]byte
+	for i := range high {
+		high[i] = 0xff
+	}
+	other := request(u)
+	for _, tc := range []struct {
+		name string
+		req  *engine.Request
+		want string
+		is   error
+	}{
+		{"unknown registered proof", mod(func(r *engine.Request) { r.RegisteredProof = 5 }), "registered_proof", filecoin.ErrUnknownUpdateProof},
+		{"wrong sector size", mod(func(r *engine.Request) { r.SectorSize = 4096 }), "sector_size 4096", nil},
+		{"8 MiB registered proof", mod(func(r *engine.Request) { r.RegisteredProof = 1; r.SectorSize = 0 }), "vanilla_proofs has 1 entries, StackedDrg8MiBV1 takes one per partition (4)", nil},
+		{"comm_r_old short", mod(func(r *engine.Request) { r.CommROld = r.CommROld[:31] }), "comm_r_old is 31 bytes", nil},
+		{"comm_d_new missing", mod(func(r *engine.Request) { r.CommDNew = nil }), "comm_d_new is 0 bytes", nil},
+		{"comm_r_new long", mod(func(r *engine.Request) { r.CommRNew = append(r.CommRNew, 0) }), "comm_r_new is 33 bytes", nil},
+		{"comm_r_new not canonical", mod(func(r *engine.Request) { r.CommRNew = high[:] }), "comm_r_new ffff", nil},
+		{"no vanilla proofs", mod(func(r *engine.Request) { r.VanillaProofs = nil }), "vanilla_proofs has 0 entries", nil},
+		{"two partitions", mod(func(r *engine.Request) { r.VanillaProofs = append(r.VanillaProofs, r.VanillaProofs[0]) }), "vanilla_proofs has 2 entries", nil},
+		{"truncated", mod(func(r *engine.Request) { r.VanillaProofs[0] = r.VanillaProofs[0][:500] }), "vanilla_proofs[0]", bincode.ErrTruncated},
+		{"comm_r_new changed", mod(func(r *engine.Request) { r.CommRNew = flip(r.CommRNew, 0) }), "comm_r_new does not match the vanilla proofs", ErrCommRNew},
+		{"comm_r_old changed", mod(func(r *engine.Request) { r.CommROld = flip(r.CommROld, 3) }), "comm_r_old does not match the vanilla proofs", ErrCommROld},
+		{"comm_d_new changed", mod(func(r *engine.Request) { r.CommDNew = flip(r.CommDNew, 0) }), "comm_d_new does not match", snap.ErrCommD},
+		{"comm_r_new and comm_r_old swapped", mod(func(r *engine.Request) { r.CommROld, r.CommRNew = other.CommRNew, other.CommROld }), "vanilla_proofs[0] (partition 0)", snap.ErrInvalidProof},
+		{"label changed", mod(func(r *engine.Request) {
+			pp, err := snap.DecodePartitionProof(r.VanillaProofs[0], u.Proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rn := *pp.ChallengeProofs[2].RNew
+			rn.Leaf.SetUint64(3)
+			pp.ChallengeProofs[2].RNew = &rn
+			if r.VanillaProofs[0], err = pp.Encode(u.Proof); err != nil {
+				t.Fatal(err)
+			}
+		}), "challenge_proofs[2].proof_r_new", snap.ErrMerklePath},
+	} {
+		_, err := (&Kind{}).Plan(ctx, tc.req)
+		if !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want) || tc.is != nil && !errors.Is(err, tc.is) {
+			t.Errorf("%s: %v; want ErrInvalidRequest naming %q (and %v)", tc.name, err, tc.want, tc.is)
+			continue
+		}
+		t.Logf("%s: %v", tc.name, err)
+	}
+}
+
+// An 8 MiB update has 4 partitions: entry k is verified and planned as
+// partition k (k enters the challenges and the first public input), and
+// entries out of order are refused naming the first misplaced one.
+func TestPlanPartitions8MiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 8 MiB trees")
+	}
+	s, err := vanillagen.RandomSector(filecoin.StackedDrg8MiBV1_1, 1000, 9, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := vanillagen.SnapUpdate(filecoin.StackedDrg8MiBUpdateV1, s, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	plan, err := (&Kind{Workers: 2}).Plan(ctx, request(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.CircuitID != "snap-8m" || len(plan.Partitions) != 4 {
+		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
+	}
+	for k, part := range plan.Partitions {
+		want, err := snap.PublicInputs(u.Proof, u.Public(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if part.PublicInputs[i] != want[i] {
+				t.Fatalf("partition %d input %d differs from the verifier's", k, i)
+			}
+		}
+	}
+	req := request(u)
+	req.VanillaProofs[1], req.VanillaProofs[2] = req.VanillaProofs[2], req.VanillaProofs[1]
+	if _, err := (&Kind{Workers: 2}).Plan(ctx, req); !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "vanilla_proofs[1] (partition 1)") {
+		t.Fatalf("partitions out of order: %v", err)
+	} else {
+		t.Log(err)
+	}
+}

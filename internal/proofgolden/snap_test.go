@@ -1,0 +1,122 @@
+package proofgolden
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/snap"
+	"github.com/cuzk-dev/cuzk/snap/circuit"
+)
+
+// updateFile is testdata/rustref/update/<size>/update.json.
+type updateFile struct {
+	RegisteredProof int64  `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+	CommROld        string `json:"comm_r_old"`
+	CommRNew        string `json:"comm_r_new"`
+	CommDNew        string `json:"comm_d_new"`
+	H               int    `json:"h"`
+	VProofsFile     string `json:"vproofs_file"`
+}
+
+// The 2 KiB EmptySectorUpdate circuit (1,705,039 rows), built from the
+// vanilla partition proof filecoin-proofs-api made, proved as bellperson
+// proves it.
+func TestUpdate2KiBMatchesBellperson(t *testing.T) {
+	testenv.E2E(t, "sets up and proves the 2 KiB EmptySectorUpdate circuit (1.7 M rows)")
+	g := loadProofFile(t, "update_2KiB_p0")
+	path := filepath.Join(golden.Dir(), g.Vanilla)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u updateFile
+	if err := json.Unmarshal(raw, &u); err != nil {
+		t.Fatal(err)
+	}
+	rp := filecoin.RegisteredUpdateProof(u.RegisteredProof)
+	if rp != filecoin.StackedDrg2KiBUpdateV1 || u.SectorSize != 2048 {
+		t.Fatalf("%s holds %v (%d bytes), want the 2 KiB update", g.Vanilla, rp, u.SectorSize)
+	}
+	raw, err = os.ReadFile(filepath.Join(filepath.Dir(path), u.VProofsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vps []string
+	if err := json.Unmarshal(raw, &vps); err != nil {
+		t.Fatal(err)
+	}
+	entries := make([][]byte, len(vps))
+	for i, s := range vps {
+		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vp, err := snap.DecodePartitionProofs(entries, rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := g.Partition
+	if k < 0 || k >= len(vp) {
+		t.Fatalf("partition %d of %d", k, len(vp))
+	}
+
+	// The circuit, as EmptySectorUpdateCompound::circuit builds it
+	// (generate_empty_sector_update_proof_with_vanilla: h = h_default).
+	cp, err := circuit.ParamsFor(u.SectorSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commROld, commRNew := frFromHex(t, u.CommROld), frFromHex(t, u.CommRNew)
+	pubIn, err := circuit.NewPublicInputs(cp, k, u.H, commROld, frFromHex(t, u.CommDNew), commRNew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := circuit.PrivateFromVanilla(vp[k])
+	if err != nil {
+		t.Fatal(err)
+	}
+	circ, err := circuit.New(cp, pubIn, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareInputs(t, "the circuit's public inputs", circ.Public.Vector(), g.PublicInputs)
+
+	// The verifier's inputs, from the three commitments alone.
+	pub := snap.Public{K: k, CommROld: commROld, CommRNew: commRNew}
+	if b, err := hex.DecodeString(u.CommDNew); err != nil || len(b) != 32 {
+		t.Fatalf("comm_d_new %q", u.CommDNew)
+	} else {
+		copy(pub.CommDNew[:], b)
+	}
+	inputs, err := snap.PublicInputs(rp, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The request as Curio sends it: raw 32-byte commitments, one bincode
+	// entry per partition (one at 2 KiB).
+	if len(entries) != 1 || k != 0 {
+		t.Fatalf("the 2 KiB update has %d partitions, golden for partition %d", len(entries), k)
+	}
+	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
+		CommROld: hexBytes(t, u.CommROld), CommRNew: hexBytes(t, u.CommRNew), CommDNew: pub.CommDNew[:]}
+	check(t, g, rp.CircuitID(), &snapkind.Kind{}, req, sizeOf(t, circ), inputs)
+}
+
+func hexBytes(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		t.Fatalf("bad 64-hex value %q", s)
+	}
+	return b
+}

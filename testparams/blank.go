@@ -1,0 +1,78 @@
+package testparams
+
+import (
+	"fmt"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	porepcircuit "github.com/cuzk-dev/cuzk/porep/circuit"
+	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/r1cs"
+	snapcircuit "github.com/cuzk-dev/cuzk/snap/circuit"
+)
+
+// Blank returns circuit c with every value zero, the circuit its
+// parameters are set up for: one PoRep partition (porep/circuit.Blank), a
+// WindowPoSt partition or the unrolled WinningPoSt (post/circuit.Blank of
+// the kind's dimensions) or one EmptySectorUpdate partition
+// (snap/circuit.Blank, k = 0, h = h_default). Groth16 parameters depend on
+// the rows alone, which do not depend on the values, so a blank circuit
+// gives the parameters every instance of the circuit proves with, as
+// bellperson's setup of upstream's blank circuit does.
+func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
+	switch c.Kind() {
+	case filecoin.CircuitKindPoRep:
+		p, err := c.SealProof()
+		if err != nil {
+			return nil, err
+		}
+		dims, in, err := porepcircuit.Blank(p)
+		if err != nil {
+			return nil, err
+		}
+		return porepcircuit.New(dims, in)
+	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+		p, err := c.PoStProof()
+		if err != nil {
+			return nil, err
+		}
+		dims, err := postcircuit.DimsOf(p)
+		if err != nil {
+			return nil, err
+		}
+		return postcircuit.Blank(dims)
+	case filecoin.CircuitKindUpdate:
+		size, err := c.SectorSize()
+		if err != nil {
+			return nil, err
+		}
+		params, err := snapcircuit.ParamsFor(uint64(size))
+		if err != nil {
+			return nil, err
+		}
+		return snapcircuit.Blank(params)
+	}
+	return nil, fmt.Errorf("testparams: %w: %q", filecoin.ErrUnknownCircuit, string(c))
+}
+
+// describe names the proofs a circuit serves, for the marker note.
+func describe(c filecoin.CircuitID) string {
+	switch c.Kind() {
+	case filecoin.CircuitKindPoRep:
+		if p, err := c.SealProof(); err == nil {
+			return "PoRep, as " + p.String() + " and every seal proof of the size"
+		}
+	case filecoin.CircuitKindWindowPoSt:
+		if p, err := c.PoStProof(); err == nil {
+			return "WindowPoSt, as " + p.String() + " and its V1"
+		}
+	case filecoin.CircuitKindWinningPoSt:
+		if p, err := c.PoStProof(); err == nil {
+			return "WinningPoSt, as " + p.String()
+		}
+	case filecoin.CircuitKindUpdate:
+		if p, err := c.UpdateProof(); err == nil {
+			return "SnapDeals, as update proof " + p.String()
+		}
+	}
+	return c.Kind().String()
+}
