@@ -110,8 +110,12 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	}
 	chunks := splitChunks(len(scalars), sel, workers)
 	total := countGeneral(chunks, scalars, sel, workers)
+	piece := msmPiece
+	if y != nil {
+		piece = YieldPoints
+	}
 	if sel == nil && float64(total) > generalShare*float64(len(scalars)) {
-		err := multiExp[A, J, PJ](&res, points, scalars, workers, y, YieldPoints)
+		err := multiExp[A, J, PJ](&res, points, scalars, workers, y, piece)
 		return res, err
 	}
 	cPoints := make([]A, total)
@@ -152,7 +156,7 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 		return res, err
 	}
 	if total > 0 {
-		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, y, YieldPoints); err != nil {
+		if err := multiExp[A, J, PJ](&res, cPoints, cScalars, workers, y, piece); err != nil {
 			return res, err
 		}
 	}
@@ -162,28 +166,45 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	return res, nil
 }
 
-// multiExp sets *res to gnark-crypto's MultiExp of points and scalars. With
-// a yield function it runs the MSM in pieces of piece points, calling
-// y before each: gnark-crypto's MultiExp cannot be interrupted, and a whole
-// 2^22-point MSM takes tens of seconds on a few cores. The pieces' sum is
-// the same group element.
+// msmPiece is the most points one gnark-crypto MultiExp call gets.
+// MultiExp decomposes all scalars into all windows' digits before it
+// starts: 2 bytes per window, 32 bytes per scalar at its window c = 16 —
+// as much as the scalars themselves, 4.3 GB for the 2^27 H query of a
+// 32 GiB partition. In pieces of 2^22 points the digits stay at 134 MB;
+// gnark-crypto still picks c = 16 for a piece that size, and each extra
+// piece costs one bucket reduction (2^16 additions per window; measured
+// at 2^21 points, pieces of 2^20 and of 2^16 cost the same CPU as one
+// call, within 5 %).
+const msmPiece = 1 << 22
+
+// multiExp sets *res to gnark-crypto's MultiExp of points and scalars, run
+// in equal pieces of at most piece points whose sums are added (msm passes
+// msmPiece, or YieldPoints with a yield function). y, when not nil, is
+// called before each piece: gnark-crypto's MultiExp cannot be interrupted,
+// and a whole 2^22-point MSM takes tens of seconds on a few cores. The
+// pieces' sum is the same group element.
 func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers int, y func() error, piece int) error {
 	cfg := ecc.MultiExpConfig{NbTasks: workers}
-	if y == nil {
+	if y == nil && len(scalars) <= piece {
 		_, err := PJ(res).MultiExp(points, scalars, cfg)
 		return err
 	}
+	// Equal pieces: a short last piece would get a smaller window.
+	nPieces := max(1, (len(scalars)+piece-1)/piece)
+	size := max(1, (len(scalars)+nPieces-1)/nPieces)
 	var sum J
-	for lo := 0; lo < len(scalars); lo += piece {
-		if err := y(); err != nil {
+	for lo := 0; lo < len(scalars); lo += size {
+		if y != nil {
+			if err := y(); err != nil {
+				return err
+			}
+		}
+		hi := min(lo+size, len(scalars))
+		var part J
+		if _, err := PJ(&part).MultiExp(points[lo:hi], scalars[lo:hi], cfg); err != nil {
 			return err
 		}
-		hi := min(lo+piece, len(scalars))
-		var piece J
-		if _, err := PJ(&piece).MultiExp(points[lo:hi], scalars[lo:hi], cfg); err != nil {
-			return err
-		}
-		PJ(&sum).AddAssign(&piece)
+		PJ(&sum).AddAssign(&part)
 	}
 	*res = sum
 	return nil

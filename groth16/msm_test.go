@@ -190,3 +190,29 @@ func BenchmarkMSM(b *testing.B) {
 		}
 	})
 }
+
+// TestMultiExpPieces: the MSM run in pieces (as msmPiece splits the large
+// ones) sums to the same point, for piece sizes that divide the input and
+// sizes that do not.
+func TestMultiExpPieces(t *testing.T) {
+	const n = 1000
+	scalars, p1, p2, _ := msmInputs(n, 0, 0, 13)
+	var want1 bls.G1Jac
+	var want2 bls.G2Jac
+	if _, err := want1.MultiExp(p1, scalars, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := want2.MultiExp(p2, scalars, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, piece := range []int{1, 7, 100, 333, 999, 1000, 5000} {
+		var got1 bls.G1Jac
+		var got2 bls.G2Jac
+		if err := multiExp[bls.G1Affine, bls.G1Jac](&got1, p1, scalars, 2, nil, piece); err != nil || !got1.Equal(&want1) {
+			t.Fatalf("G1 in pieces of %d: differs (%v)", piece, err)
+		}
+		if err := multiExp[bls.G2Affine, bls.G2Jac](&got2, p2, scalars, 2, nil, piece); err != nil || !got2.Equal(&want2) {
+			t.Fatalf("G2 in pieces of %d: differs (%v)", piece, err)
+		}
+	}
+}

@@ -195,11 +195,13 @@ const maxPrecomputedDomain = 1 << 22
 // bellperson's execute_fft: interpolate a, b, c over the domain, evaluate on
 // the coset g·ω^i (g = 7), combine pointwise, divide by Z(g·ω^i) = g^m − 1,
 // interpolate back from the coset. The a vector's storage is reused for the
-// result; a, b and c are released.
+// result; a, b and c are released. It runs quotient (six transforms);
+// computeHWith below is that computation through gnark-crypto's FFTs, kept
+// as the reference quotient is tested against.
 // y, when not nil, is called between the transforms (see
 // ProveOptions.Yield); its error stops the computation.
 func computeH(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
-	return computeHWith(pa, workers, len(pa.A) <= maxPrecomputedDomain, y)
+	return quotient(pa, workers, y)
 }
 
 // computeHWith chooses between two orderings that give the same H.

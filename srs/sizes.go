@@ -70,11 +70,11 @@ func (s Sizes) WitnessBytes() int64 {
 }
 
 // ScratchBytes estimates the prover's transient memory for one partition:
-// the FFT domain tables and the MSMs' compacted point and scalar copies and
-// digit decompositions. It errs high (four field elements per domain row
-// and per B-dense variable's G2 point copy).
+// the FFT twiddles, or the MSMs' digit decompositions and compacted point
+// and scalar copies, whichever is larger (groth16.ScratchBytes; it errs
+// high on the copies).
 func (s Sizes) ScratchBytes() int64 {
-	return 4*frMem*int64(s.Domain) + int64(s.B)*(g2Mem+frMem)/2
+	return groth16.ScratchBytes(s.Domain, s.Aux, s.B)
 }
 
 // WorkingSet is the memory reserved for one partition from synthesis until

@@ -25,6 +25,7 @@ import (
 
 type synthReport struct {
 	C1              string                 `json:"c1"`
+	Synthetic       string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
 	CS              synthbench.CSKind      `json:"cs"`
 	Iterations      []synthbench.Iteration `json:"iterations"`
 	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
@@ -46,6 +47,14 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	compare := fs.String("compare", "", "A/B: alternate runs of this binary and `OTHER_BINARY` on the same input and print the ratio")
 	rustBench := fs.String("rust-bench", "testdata/rustref/bench.json", "bellperson figures from tools/rustref bench, for the ratio (skipped if absent)")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of text")
+	var size sectorSizeFlag
+	fs.Var(&size, "sector-size", "sector `size` of the --synthetic circuit (2KiB … 64GiB)")
+	synthetic := fs.Bool("synthetic", false, "synthesise one partition of deterministic random C1-shaped inputs (unsatisfied; the rows are a real partition's) instead of a sealed sector's C1")
+	kindName := fs.String("kind", "porep", "--synthetic circuit: porep, window-post or winning-post")
+	challenges := fs.Int("challenges", 0, "--synthetic porep: only `N` of the partition's challenges (rows scale with them), for machines that cannot hold a full partition")
+	sectors := fs.Int("sectors", 0, "--synthetic window-post: only `N` of the partition's sectors")
+	seed := fs.Uint64("seed", 1, "--synthetic: random `seed`")
+	force := fs.Bool("force", false, "run even if the estimated memory exceeds what /proc/meminfo says is available")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -56,6 +65,17 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *compare != "" {
 		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
+	}
+	guard := memoryGuard(*force)
+	if *synthetic {
+		c, what, err := syntheticCircuit(size, *kindName, *challenges, *sectors, *seed)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+	}
+	if size.set {
+		return fail("--sector-size needs --synthetic (a C1 knows its size)")
 	}
 	var o *c1.Output
 	if *c1Path != "" {
@@ -76,8 +96,19 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	circuits := make([]r1cs.Circuit, len(parts))
+	for i := range parts {
+		circuits[i] = parts[i].Circuit
+	}
+	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+}
+
+// runSynthBench measures circuits as rep.CS and prints the report.
+func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport, partition, iters int, guard func(int64) error,
+	cpuProfile, memProfile, traceFile, rustBench string, asJSON bool, stdout io.Writer, fail func(string, ...any) int) int {
+	kind := rep.CS
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -87,8 +118,8 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -98,16 +129,15 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		defer trace.Stop()
 	}
-	rep := synthReport{C1: *c1Path, CS: kind, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
-	if !*asJSON {
+	rep.GoVersion, rep.GOMAXPROCS = runtime.Version(), runtime.GOMAXPROCS(0)
+	if rep.Synthetic != "" && !asJSON {
+		fmt.Fprintf(stdout, "synthetic %s\n", rep.Synthetic)
+	}
+	if !asJSON {
 		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "bytes/constr", "allocs/constr", "peak RSS")
 	}
-	circuits := make([]r1cs.Circuit, len(parts))
-	for i := range parts {
-		circuits[i] = parts[i].Circuit
-	}
-	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, Iterations: *iters, Partition: *partition, PeakRSS: bench.PeakRSS}, func(r synthbench.Iteration) {
-		if !*asJSON {
+	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
+		if !asJSON {
 			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
 				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
 		}
@@ -115,8 +145,8 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *memProfile != "" {
-		f, err := os.Create(*memProfile)
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -136,10 +166,10 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	slices.Sort(ns)
 	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
 	rep.PeakRSSBytes = bench.PeakRSS()
-	if b, err := readRustBench(findUp(*rustBench)); err == nil {
+	if b, err := readRustBench(findUp(rustBench)); err == nil && rep.Synthetic == "" {
 		rep.BellpersonNsRow = b
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)

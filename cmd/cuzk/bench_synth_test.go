@@ -100,3 +100,43 @@ func TestBenchSynthCompare(t *testing.T) {
 		t.Fatalf("no ratio:\n%s", out)
 	}
 }
+
+// --synthetic builds a partition of random C1-shaped inputs with the real
+// partition's rows: 2 KiB PoRep and WindowPoSt counts equal the sealed and
+// published ones; reduced 32 GiB partitions stay cheap to count (a 32 GiB
+// WindowPoSt sector is 53,333 rows and 54,024 aux variables: 2,349 of them
+// are the published 125,279,217 rows).
+func TestBenchSynthSynthetic(t *testing.T) {
+	for _, c := range []struct {
+		args              []string
+		rows, inputs, aux int
+		synthetic         string
+	}{
+		{[]string{"--sector-size", "2KiB"}, porep2KiBConstraints, porep2KiBInputs, porep2KiBAux, "porep 2KiB partition (StackedDrg2KiBV1_1), 2 of 2 challenges, seed 1"},
+		{[]string{"--sector-size", "2KiB", "--kind", "window-post"}, 21866, 23, 22128, "window-post 2KiB partition (StackedDrgWindow2KiBV1_2), 2 of 2 sectors × 10 challenges, seed 1"},
+		{[]string{"--sector-size", "32GiB", "--challenges", "1", "--seed", "3"}, 7238236, 22, 7232200, "porep 32GiB partition (StackedDrg32GiBV1_1), 1 of 18 challenges, seed 3"},
+		{[]string{"--sector-size", "32GiB", "--kind", "window-post", "--sectors", "2"}, 106666, 23, 108048, "window-post 32GiB partition (StackedDrgWindow32GiBV1_2), 2 of 2349 sectors × 10 challenges, seed 1"},
+	} {
+		rep := synthJSON(t, append([]string{"--synthetic", "--cs", "count", "-i", "1"}, c.args...)...)
+		it := rep.Iterations[0]
+		if it.Constraints != c.rows || it.Inputs != c.inputs || it.Aux != c.aux || rep.Synthetic != c.synthetic || rep.BellpersonNsRow != 0 {
+			t.Errorf("%v: %+v, %q", c.args, it, rep.Synthetic)
+		}
+	}
+	for _, bad := range [][]string{
+		{"bench", "synth", "--synthetic"},                                            // no size
+		{"bench", "synth", "--sector-size", "2KiB"},                                  // size without --synthetic
+		{"bench", "synth", "--synthetic", "--sector-size", "2KiB", "--kind", "x"},    // unknown kind
+		{"bench", "synth", "--synthetic", "--sector-size", "2KiB", "--sectors", "1"}, // porep has challenges
+	} {
+		if code, _, stderr := runCmd(t, bad...); code != exitError || stderr == "" {
+			t.Errorf("%v: exit %d %q", bad, code, stderr)
+		}
+	}
+	if err := memoryGuard(false)(1 << 62); err == nil || !strings.Contains(err.Error(), "--challenges") {
+		t.Errorf("guard let 4 EiB through: %v", err)
+	}
+	if err := memoryGuard(true)(1 << 62); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+}

@@ -62,6 +62,27 @@ type Options struct {
 	// PeakRSS, when set, reads the process's peak resident set after each
 	// run (cuzk passes bench.PeakRSS).
 	PeakRSS func() uint64
+	// Guard, when set, is called once the partition is counted, with the
+	// bytes the runs are about to allocate (see Need); its error stops
+	// Run before anything large is allocated.
+	Guard func(need int64) error
+}
+
+// Need is the heap a run of kind allocates for a circuit of size hint: the
+// recorded vectors (a, b, c rows and the assignment, 32 bytes per element)
+// and the density bitmaps, as ProvingAssignment.Bytes counts them. A
+// templated run first needs an exact one for its densities, of the same
+// size.
+func Need(kind CSKind, hint r1cs.Size) int64 {
+	const fr = 32
+	vars := int64(hint.Inputs + hint.Aux)
+	switch kind {
+	case CSProving, CSTemplated:
+		return fr*(3*int64(hint.Constraints)+vars) + 3*vars/8
+	case CSWitness:
+		return fr * vars
+	}
+	return 0
 }
 
 // Run synthesises the partition circuits (one per partition, e.g. a
@@ -96,6 +117,11 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 	}
 	hint := counted.Size()
 	hint.Constraints += hint.Inputs // the prover's input rows
+	if opt.Guard != nil {
+		if err := opt.Guard(Need(opt.CS, hint)); err != nil {
+			return nil, err
+		}
+	}
 	for it := 0; it < opt.Iterations; it++ {
 		for _, k := range idx {
 			if err := ctx.Err(); err != nil {

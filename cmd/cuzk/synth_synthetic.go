@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/circuit"
+	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// syntheticCircuit builds the circuit `cuzk bench synth --synthetic`
+// measures: one partition of the given kind and sector size with
+// deterministic random inputs (porep/circuit.Synthetic,
+// post/circuit.Synthetic), optionally reduced to fewer challenges or
+// sectors. It returns a description for the report.
+func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int, seed uint64) (r1cs.Circuit, string, error) {
+	if !size.set {
+		return nil, "", fmt.Errorf("--synthetic needs --sector-size")
+	}
+	switch kind {
+	case "porep":
+		if sectors != 0 {
+			return nil, "", fmt.Errorf("--sectors is for --kind window-post")
+		}
+		p, err := sealProofFor(size, -1)
+		if err != nil {
+			return nil, "", err
+		}
+		c, err := circuit.Synthetic(p, challenges, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return c, fmt.Sprintf("porep %v partition (%v), %d of %d challenges, seed %d",
+			size.v, p, len(c.In.Challenges), p.ChallengesPerPartition(), seed), nil
+	case "window-post", "winning-post":
+		if challenges != 0 {
+			return nil, "", fmt.Errorf("--challenges is for --kind porep")
+		}
+		typ := filecoin.WindowPoSt
+		if kind == "winning-post" {
+			typ = filecoin.WinningPoSt
+			if sectors != 0 {
+				return nil, "", fmt.Errorf("--sectors is for --kind window-post")
+			}
+		}
+		var p filecoin.RegisteredPoStProof
+		found := false
+		for _, q := range filecoin.PoStProofs() {
+			if q.SectorSize() == size.v && q.Type() == typ && (!found || q.APIVersion() > p.APIVersion()) {
+				p, found = q, true
+			}
+		}
+		if !found {
+			return nil, "", fmt.Errorf("no %s proof for %v sectors", kind, size.v)
+		}
+		full, err := postcircuit.DimsOf(p)
+		if err != nil {
+			return nil, "", err
+		}
+		c, err := postcircuit.Synthetic(p, sectors, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		return c, fmt.Sprintf("%s %v partition (%v), %d of %d sectors × %d challenges, seed %d",
+			kind, size.v, p, len(c.Sectors), full.Sectors, full.Challenges, seed), nil
+	}
+	return nil, "", fmt.Errorf("unknown --kind %q (porep, window-post or winning-post)", kind)
+}
+
+// memoryGuard refuses a run whose vectors would not fit in the memory
+// /proc/meminfo calls available, with a 1 GiB margin for the rest of the
+// process (unless force). Without /proc/meminfo it lets everything run.
+func memoryGuard(force bool) func(int64) error {
+	return func(need int64) error {
+		avail, ok := memAvailable()
+		if force || !ok {
+			return nil
+		}
+		if margin := int64(1 << 30); need+margin > avail {
+			return fmt.Errorf("the run needs about %.1f GiB and %.1f GiB are available (/proc/meminfo): use --challenges/--sectors for a smaller partition, or --force",
+				float64(need)/(1<<30), float64(avail)/(1<<30))
+		}
+		return nil
+	}
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo.
+func memAvailable() (int64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			if f := strings.Fields(rest); len(f) >= 1 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10, err == nil
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,153 @@
+package groth16
+
+import (
+	"math/big"
+	"math/bits"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/parallel"
+	"github.com/consensys/gnark-crypto/utils"
+
+	"github.com/cuzk-dev/cuzk/internal/ntt"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// quotient returns the m−1 coefficients of H exactly as computeHWith does
+// (bellperson's execute_fft), with six transforms instead of seven and
+// every scaling folded into a pass that runs anyway.
+//
+// bellperson computes H_k = den·(coset-iFFT(A·B − C))_k with den =
+// 1/(g^m − 1), where A, B, C are the coset evaluations of the polynomials
+// interpolating a, b, c. coset-iFFT is linear and coset-iFFT(coset-FFT(C))
+// = C (C has degree < m), so
+//
+//	H_k = den·(R_k − C_k),  R = coset-iFFT(A·B),  C = iFFT(c),
+//
+// for any a, b, c, satisfied or not: C needs one inverse transform instead
+// of an inverse and a coset forward.
+//
+// All transforms are ntt's forward ones (ω); an inverse is a forward one
+// read backwards, and the re-indexing goes into factors applied anyway.
+// With p a position and k = bitrev(p):
+//
+//  1. a: DIF gives m·A_(−k) at p. The coset forward needs A_j·g^j/m at
+//     bitrev(−j), so DIT first scales position p by g^(m−k)/m (1/m at
+//     p = 0) and leaves A(g·ω^(−i)) at i. The same for b.
+//  2. a ← a·b: (A·B)(g·ω^(−i)) at i.
+//  3. DIF of that gives Σᵢ (A·B)(g·ω^(−i))·ω^(ik) = m·g^k·R_k at p.
+//  4. c reversed (c[−i mod m] at i, into b's storage), DIF: m·C_k at p.
+//  5. H_k = (den/m)·(g^(−k)·(3) − (4)) at p, then one bit reversal.
+//
+// y, when not nil, is called between the steps; its error stops the
+// computation. The a vector's storage holds the result; a, b and c are
+// released from pa.
+func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
+	n := len(pa.A)
+	m, _ := DomainSize(n) // checked by checkShape
+	a, b, c := padTo(pa.A, m), padTo(pa.B, m), padTo(pa.C, m)
+	pa.A, pa.B, pa.C = nil, nil, nil
+	if m < 2 {
+		return a[:0], nil // one row: H has no coefficients
+	}
+	yield := func() error {
+		if y == nil {
+			return nil
+		}
+		return y()
+	}
+
+	d, err := ntt.New(m, workers)
+	if err != nil {
+		return nil, err
+	}
+	logM := bits.TrailingZeros(uint(m))
+	var g, gInv, mInv, gm, one fr.Element
+	g.SetUint64(7) // bellperson's (and gnark-crypto's) multiplicative generator
+	gInv.Inverse(&g)
+	mInv.SetUint64(uint64(m)).Inverse(&mInv)
+	gm.Exp(g, big.NewInt(int64(m)))
+	one.SetOne()
+
+	// Step 1: g^(m−k)/m = (g^m/m)·(g⁻¹)^k for k ≠ 0, 1/m for k = 0.
+	var c1 fr.Element
+	c1.Mul(&gm, &mInv)
+	toCoset := ntt.NewBitRevPowers(logM, gInv, c1, mInv)
+	for _, v := range [][]fr.Element{a, b} {
+		if err := yield(); err != nil {
+			return nil, err
+		}
+		d.DIF(v, workers)
+		if err := yield(); err != nil {
+			return nil, err
+		}
+		d.DIT(v, toCoset, workers)
+	}
+	if err := yield(); err != nil {
+		return nil, err
+	}
+	// Steps 2 and 4: the product, and c reversed into b's storage.
+	parallel.Execute(m, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Mul(&a[i], &b[i])
+		}
+	}, workers)
+	parallel.Execute(m, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			b[i] = c[(m-i)&(m-1)]
+		}
+	}, workers)
+	c = nil
+	for _, v := range [][]fr.Element{a, b} {
+		if err := yield(); err != nil {
+			return nil, err
+		}
+		d.DIF(v, workers)
+	}
+	// Step 5: λ·(g^(−k)·a[p] − b[p]) with λ = den/m.
+	var lambda fr.Element
+	lambda.Sub(&gm, &one).Inverse(&lambda).Mul(&lambda, &mInv)
+	fromCoset := ntt.NewBitRevPowers(logM, gInv, lambda, lambda)
+	parallel.Execute(m, func(lo, hi int) {
+		var t fr.Element
+		for p := lo; p < hi; p++ {
+			f := fromCoset.At(p)
+			a[p].Mul(&a[p], &f)
+			t.Mul(&b[p], &lambda)
+			a[p].Sub(&a[p], &t)
+		}
+	}, workers)
+	utils.BitReverse(a)
+	return a[:m-1], nil
+}
+
+// ScratchBytes is the most memory Prove allocates for one circuit beyond
+// its assignment and the parameters, for a domain of m rows, aux
+// variables and bDense B-dense variables: the larger of
+//   - the FFT phase: the twiddle table (ntt.TableBytes: 16 bytes per row
+//     up to 2^25 rows, 512 MiB beyond);
+//   - the MSM phase: gnark-crypto's digits for one piece of at most
+//     msmPiece points (32 bytes per point) and the compacted copy of the
+//     general (neither 0 nor 1) scalars and their points, counted as if
+//     half of the largest query were general (a point and a scalar each;
+//     PoRep has 1–5 %).
+func ScratchBytes(m, aux, bDense int) int64 {
+	const g1, g2 = 96, 192
+	fftPhase := ntt.TableBytes(m)
+	copies := max(int64(aux)*(g1+fr.Bytes), int64(bDense)*(g2+fr.Bytes)) / 2
+	msmPhase := 2*16*int64(min(m, msmPiece)) + copies
+	return max(fftPhase, msmPhase)
+}
+
+// padTo returns v extended with zeros to m elements, in place when its
+// capacity allows.
+func padTo(v []fr.Element, m int) []fr.Element {
+	if cap(v) >= m {
+		n := len(v)
+		v = v[:m]
+		clear(v[n:])
+		return v
+	}
+	w := make([]fr.Element, m)
+	copy(w, v)
+	return w
+}

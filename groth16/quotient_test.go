@@ -1,0 +1,163 @@
+package groth16
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// randomAssignment returns an assignment whose a, b, c rows are random
+// field elements (an unsatisfied witness: H is then not a true quotient,
+// and must still equal bellperson's), with some zeros, ones and q−1.
+func randomAssignment(rows, capacity int, seed uint64) *r1cs.ProvingAssignment {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	mk := func() []fr.Element {
+		v := make([]fr.Element, rows, max(rows, capacity))
+		for i := range v {
+			switch rng.IntN(8) {
+			case 0:
+			case 1:
+				v[i].SetOne()
+			case 2:
+				v[i].SetOne()
+				v[i].Neg(&v[i])
+			default:
+				v[i] = fr.Element{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64() >> 3}
+			}
+		}
+		return v
+	}
+	return &r1cs.ProvingAssignment{A: mk(), B: mk(), C: mk()}
+}
+
+func equalH(t *testing.T, name string, got, want []fr.Element) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d coefficients, want %d", name, len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].Equal(&want[i]) {
+			t.Fatalf("%s: coefficient %d differs", name, i)
+		}
+	}
+}
+
+// TestQuotientMatchesReference: the six-transform H equals the seven-
+// transform computation through gnark-crypto's FFTs (computeHWith, the
+// path the golden proofs were pinned with), for random unsatisfied rows of
+// many sizes, padded in place or not, and for a satisfied circuit.
+func TestQuotientMatchesReference(t *testing.T) {
+	for _, rows := range []int{1, 2, 3, 5, 64, 100, 1000, 4097, 1<<13 - 1, 1 << 14} {
+		m, _ := DomainSize(rows)
+		for _, workers := range []int{1, 2, 3} {
+			for _, capacity := range []int{rows, m} {
+				name := fmt.Sprintf("rows=%d/workers=%d/cap=%d", rows, workers, capacity)
+				want, _ := computeHWith(randomAssignment(rows, capacity, uint64(rows)), workers, true, nil)
+				got, err := quotient(randomAssignment(rows, capacity, uint64(rows)), workers, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				equalH(t, name, got, want)
+			}
+		}
+	}
+	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
+	want, _ := computeHWith(synthesizeForProving(t, c), 2, true, nil)
+	got, err := quotient(synthesizeForProving(t, c), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalH(t, "Mixed", got, want)
+}
+
+// TestQuotientYield: the yield function is called between the steps and
+// its error stops the computation.
+func TestQuotientYield(t *testing.T) {
+	calls := 0
+	if _, err := quotient(randomAssignment(100, 0, 1), 2, func() error { calls++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if calls < 6 {
+		t.Fatalf("%d yields, want one per transform", calls)
+	}
+	stop := fmt.Errorf("stop")
+	n := 0
+	if _, err := quotient(randomAssignment(100, 0, 1), 2, func() error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	}); err != stop {
+		t.Fatalf("err = %v, want the yield's", err)
+	}
+}
+
+// TestQuotientPoRepSize compares at the 2 KiB PoRep partition's size
+// (2,687,961 rows, domain 2^22): tens of CPU-seconds, end to end only.
+func TestQuotientPoRepSize(t *testing.T) {
+	testenv.E2E(t, "two H computations at 2^22")
+	const rows = 2687961
+	m, _ := DomainSize(rows)
+	want, _ := computeHWith(randomAssignment(rows, m, 9), 2, true, nil)
+	got, err := quotient(randomAssignment(rows, m, 9), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalH(t, "2^22", got, want)
+}
+
+// BenchmarkQuotientAB alternates the reference H (seven gnark-crypto
+// transforms, its tables built per call as the prover did) and quotient on
+// the same random rows of the 2 KiB PoRep partition's size, one pair per
+// iteration, and logs wall and CPU medians [min–max] and the per-pair
+// ratios new/old. Run with -benchtime Nx for N pairs:
+//
+//	go test -run '^$' -bench QuotientAB -benchtime 5x ./groth16
+func BenchmarkQuotientAB(b *testing.B) {
+	const rows = 2687961
+	m, _ := DomainSize(rows)
+	workers := runtime.GOMAXPROCS(0)
+	var oldWall, newWall, oldCPU, newCPU, rWall, rCPU []float64
+	measure := func(f func()) (wall, cpu float64) {
+		runtime.GC()
+		c0, w0 := cpuTime(), time.Now()
+		f()
+		return time.Since(w0).Seconds(), (cpuTime() - c0).Seconds()
+	}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		pa1 := randomAssignment(rows, m, uint64(i))
+		pa2 := randomAssignment(rows, m, uint64(i))
+		ow, oc := measure(func() { computeHWith(pa1, workers, true, nil) })
+		nw, nc := measure(func() { quotient(pa2, workers, nil) })
+		b.StartTimer()
+		oldWall, newWall, oldCPU, newCPU = append(oldWall, ow), append(newWall, nw), append(oldCPU, oc), append(newCPU, nc)
+		rWall, rCPU = append(rWall, nw/ow), append(rCPU, nc/oc)
+	}
+	b.Logf("%d pairs, GOMAXPROCS %d: old wall %s s, new wall %s s, ratio %s; old CPU %s s, new CPU %s s, ratio %s",
+		len(rWall), workers, medRange(oldWall), medRange(newWall), medRange(rWall), medRange(oldCPU), medRange(newCPU), medRange(rCPU))
+}
+
+// medRange formats the median [min–max] of v.
+func medRange(v []float64) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return fmt.Sprintf("%.3g [%.3g–%.3g]", s[(len(s)-1)/2], s[0], s[len(s)-1])
+}
+
+// cpuTime is the process's user+system time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

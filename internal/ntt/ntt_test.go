@@ -1,0 +1,198 @@
+package ntt
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+)
+
+func randomVector(n int, seed uint64) []fr.Element {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	v := make([]fr.Element, n)
+	for i := range v {
+		// Reduced by SetBigInt-free means: the top limb below q's keeps it < q.
+		v[i] = fr.Element{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64() >> 3}
+	}
+	// Edge values where a butterfly's reduction could slip.
+	if n >= 4 {
+		v[0].SetZero()
+		v[1].SetOne()
+		v[2].SetOne()
+		v[2].Neg(&v[2]) // q − 1
+	}
+	return v
+}
+
+func equal(t *testing.T, what string, got, want []fr.Element) {
+	t.Helper()
+	for i := range want {
+		if !got[i].Equal(&want[i]) {
+			t.Fatalf("%s: element %d differs", what, i)
+		}
+	}
+}
+
+// sizes covers the base case, the first recursive sizes and layers split
+// across workers.
+var sizes = []int{1, 2, 3, 4, 5, 10, 11, 12, 13, 15}
+
+// TestMatchesGnark: DIF and DIT equal gnark-crypto's fft.Domain
+// transforms (the reference the prover used before) on random and edge
+// inputs, for several sizes and worker counts.
+func TestMatchesGnark(t *testing.T) {
+	for _, lg := range sizes {
+		n := 1 << lg
+		ref := fft.NewDomain(uint64(n))
+		for _, workers := range []int{1, 2, 3, 8} {
+			d, err := New(n, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Bytes() != TableBytes(n) {
+				t.Fatalf("2^%d: Bytes %d, TableBytes %d", lg, d.Bytes(), TableBytes(n))
+			}
+			if g := d.Generator(); !g.Equal(&ref.Generator) {
+				t.Fatalf("2^%d: generator differs from gnark-crypto's", lg)
+			}
+			in := randomVector(n, uint64(lg*10+workers))
+			name := fmt.Sprintf("2^%d/workers=%d", lg, workers)
+
+			got, want := slices.Clone(in), slices.Clone(in)
+			d.DIF(got, workers)
+			ref.FFT(want, fft.DIF, fft.WithNbTasks(1))
+			equal(t, name+"/DIF", got, want)
+
+			got, want = slices.Clone(in), slices.Clone(in)
+			d.DIT(got, nil, workers)
+			ref.FFT(want, fft.DIT, fft.WithNbTasks(1))
+			equal(t, name+"/DIT", got, want)
+		}
+	}
+}
+
+// TestCompactTwiddles: with the twiddle table cut short (as above
+// MaxTable), both transforms still equal gnark-crypto's, whatever the cut.
+func TestCompactTwiddles(t *testing.T) {
+	for _, lg := range []int{13, 14, 15} {
+		n := 1 << lg
+		ref := fft.NewDomain(uint64(n))
+		in := randomVector(n, uint64(lg))
+		want := slices.Clone(in)
+		ref.FFT(want, fft.DIF, fft.WithNbTasks(1))
+		wantDIT := slices.Clone(in)
+		ref.FFT(wantDIT, fft.DIT, fft.WithNbTasks(1))
+		for _, table := range []int{n / 4, n / 8, n >> baseLog, 1} {
+			d, err := newDomain(n, 2, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if table == n/4 && d.Bytes() >= TableBytes(n) {
+				t.Fatalf("2^%d: compact table of %d bytes, the full one %d", lg, d.Bytes(), TableBytes(n))
+			}
+			if len(d.z) >= n/2 || d.y == nil {
+				t.Fatalf("2^%d, table %d: not compact (%d twiddles)", lg, table, len(d.z))
+			}
+			for _, workers := range []int{1, 3} {
+				name := fmt.Sprintf("2^%d/table=%d/workers=%d", lg, len(d.z), workers)
+				got := slices.Clone(in)
+				d.DIF(got, workers)
+				equal(t, name+"/DIF", got, want)
+				got = slices.Clone(in)
+				d.DIT(got, nil, workers)
+				equal(t, name+"/DIT", got, wantDIT)
+			}
+		}
+	}
+}
+
+// TestDITScaled: DIT with factors equals scaling first, then DIT; the
+// factors are c·x^bitrev(p) with the exception at 0.
+func TestDITScaled(t *testing.T) {
+	for _, lg := range sizes {
+		n := 1 << lg
+		d, err := New(n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x, c, at0 fr.Element
+		x.SetUint64(7)
+		c.SetRandom()
+		at0.SetRandom()
+		s := NewBitRevPowers(lg, x, c, at0)
+		in := randomVector(n, uint64(lg))
+		want := slices.Clone(in)
+		for p := range want {
+			var f fr.Element
+			f.Exp(x, big.NewInt(int64(reverse(p, lg)))).Mul(&f, &c)
+			if p == 0 {
+				f = at0
+			}
+			if got := s.At(p); !got.Equal(&f) {
+				t.Fatalf("2^%d: factor of position %d differs", lg, p)
+			}
+			want[p].Mul(&want[p], &f)
+		}
+		d.DIT(want, nil, 1)
+		for _, workers := range []int{1, 2, 5} {
+			got := slices.Clone(in)
+			d.DIT(got, s, workers)
+			equal(t, fmt.Sprintf("2^%d/workers=%d", lg, workers), got, want)
+		}
+	}
+}
+
+// TestRoundTrip: DIF then DIT with the reversal and 1/n folded in as the
+// package documentation says gives back the input.
+func TestRoundTrip(t *testing.T) {
+	const lg = 12
+	n := 1 << lg
+	d, _ := New(n, 2)
+	in := randomVector(n, 3)
+	v := slices.Clone(in)
+	d.DIF(v, 2) // v[bitrev(k)] = n·IDFT(in)[−k]
+	var inv fr.Element
+	inv.SetUint64(uint64(n)).Inverse(&inv)
+	one := fr.One()
+	d.DIT(v, NewBitRevPowers(lg, one, inv, inv), 2) // DFT_ω of IDFT read backwards: in[−i]
+	for i := range in {
+		if j := (n - i) % n; !v[j].Equal(&in[i]) {
+			t.Fatalf("round trip: element %d differs", i)
+		}
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 6, 1 << 33} {
+		if _, err := New(n, 1); err == nil {
+			t.Errorf("New(%d) accepted", n)
+		}
+	}
+}
+
+// TestLarge runs the prover's 2^22 domain against gnark-crypto (seconds of
+// work; skipped with -short).
+func TestLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2^22 transforms: skipped with -short")
+	}
+	const lg = 22
+	n := 1 << lg
+	ref := fft.NewDomain(uint64(n))
+	d, err := New(n, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := randomVector(n, 22)
+	got, want := slices.Clone(in), slices.Clone(in)
+	d.DIF(got, 2)
+	ref.FFT(want, fft.DIF, fft.WithNbTasks(2))
+	equal(t, "2^22/DIF", got, want)
+	d.DIT(got, nil, 2)
+	ref.FFT(want, fft.DIT, fft.WithNbTasks(2))
+	equal(t, "2^22/DIT", got, want)
+}

@@ -1,0 +1,47 @@
+package circuit
+
+import (
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// TestSyntheticCounts: a synthetic circuit has the rows, inputs and aux
+// variables of the blank one the parameters come from; fewer sectors give
+// proportionally fewer rows.
+func TestSyntheticCounts(t *testing.T) {
+	for _, p := range []filecoin.RegisteredPoStProof{filecoin.StackedDrgWindow2KiBV1_2, filecoin.StackedDrgWinning2KiBV1} {
+		shape, err := DimsOf(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blank, err := Blank(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := r1cs.Synthesize(blank, r1cs.Counter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Synthetic(p, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r1cs.Synthesize(s, r1cs.Counter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Size() != want.Size() {
+			t.Fatalf("%v: synthetic %+v, blank %+v", p, got.Size(), want.Size())
+		}
+	}
+	shape, _ := DimsOf(filecoin.StackedDrgWindow32GiBV1_2)
+	s, err := Synthetic(filecoin.StackedDrgWindow32GiBV1_2, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Sectors) != 3 || shape.Sectors != 2349 {
+		t.Fatalf("%d sectors (shape %d)", len(s.Sectors), shape.Sectors)
+	}
+}
