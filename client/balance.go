@@ -141,16 +141,14 @@ func DialResolver(target string, rb resolver.Builder, opts ...grpc.DialOption) (
 
 func dialFleet(target string, rb resolver.Builder, opts []grpc.DialOption) (*Client, error) {
 	f := newFleet()
-	all := append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
+	all := append(defaultDialOptions(),
 		grpc.WithResolvers(&fleetResolver{inner: rb, fleet: f}),
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithChainUnaryInterceptor(f.intercept),
 		// Stay connected between bursts: the load reports stay fresh, and
 		// no job waits for every daemon to be dialled again.
-		grpc.WithIdleTimeout(0),
-	}, opts...)
+		grpc.WithIdleTimeout(0))
+	all = append(all, opts...)
 	conn, err := grpc.NewClient(target, all...)
 	if err != nil {
 		return nil, fmt.Errorf("cuzk client: %w", err)

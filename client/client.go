@@ -103,15 +103,22 @@ func Dial(addr string, opts ...grpc.DialOption) (*Client, error) {
 	if addrs, ok := several(addr); ok {
 		return DialDaemons(addrs, opts...)
 	}
-	all := append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
-	}, opts...)
-	conn, err := grpc.NewClient(Target(addr), all...)
+	conn, err := grpc.NewClient(Target(addr), append(defaultDialOptions(), opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("cuzk client: %w", err)
 	}
 	return &Client{conn: conn, rpc: cuzkv1.NewProvingEngineClient(conn), addr: addr}, nil
+}
+
+// defaultDialOptions are what every dial starts from (callers' options
+// come after and win): plaintext unless credentials are given (DialWith),
+// and messages up to MaxMessageSize both ways (a WindowPoSt partition of
+// 2,349 sectors is about 58 MB).
+func defaultDialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
+	}
 }
 
 // Close closes the connection.
