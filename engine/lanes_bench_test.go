@@ -53,8 +53,8 @@ type latencyWorkload struct {
 // about 16 times the work) at NORMAL. Parameters are generated once into
 // testparams.DefaultDir ($CUZK_TEST_PARAMS): minutes for 2^20 on two cores.
 //
-// CUZK_LANE_LOAD=porep-2k makes the load the real 2 KiB PoRep (two
-// partitions of 2^22 rows, engine/porepkind) over a sector sealed in
+// CUZK_LANE_LOAD=porep-2k makes the load the real 2 KiB PoRep (one
+// partition of 2^22 rows, engine/porepkind) over a sector sealed in
 // process, with the INSECURE 2 KiB test parameters (testparams.Ensure:
 // about 1.1 GB, generated once).
 //

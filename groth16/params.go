@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"golang.org/x/sys/unix"
@@ -128,6 +130,11 @@ type LoadOptions struct {
 	SubgroupChecks bool
 	// Workers decoding in parallel; 0 means GOMAXPROCS.
 	Workers int
+
+	// guardFaults: the bytes are a file mapping (LoadParamsFile), so a
+	// read may fault if the file shrinks; each decoding goroutine turns
+	// that into ErrFileChanged.
+	guardFaults bool
 }
 
 // ErrParamsFormat is returned when data is not a well-formed .params image.
@@ -215,8 +222,13 @@ func decodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		firstErr *PointError
 	)
 	par.Chunks(len(jobs), 1, workers, func(lo, hi int) {
+		if opt.guardFaults {
+			// Each goroutine needs its own: SetPanicOnFault is per goroutine.
+			restore := debug.SetPanicOnFault(true)
+			defer debug.SetPanicOnFault(restore)
+		}
 		for _, j := range jobs[lo:hi] {
-			e := decodeChunk(b, j.s, j.lo, j.hi, opt.SubgroupChecks)
+			e := decodeChunkGuarded(b, j.s, j.lo, j.hi, opt)
 			if e == nil {
 				continue
 			}
@@ -232,6 +244,29 @@ func decodeParams(b []byte, opt LoadOptions) (*Params, error) {
 		return nil, firstErr
 	}
 	return p, nil
+}
+
+// decodeChunkGuarded is decodeChunk that, over a mapped file
+// (LoadOptions.guardFaults), reports a fault on a vanished page as the
+// point's error instead of crashing the worker.
+func decodeChunkGuarded(b []byte, s *span, lo, hi int, opt LoadOptions) (perr *PointError) {
+	if opt.guardFaults {
+		defer func() {
+			if ferr := faultError(recover(), b); ferr != nil {
+				var fe *FormatError
+				errors.As(ferr, &fe)
+				perr = &PointError{Vector: s.name, Index: lo + int(fe.Offset-s.start)/pointSize(s), Offset: fe.Offset, Err: ErrFileChanged}
+			}
+		}()
+	}
+	return decodeChunk(b, s, lo, hi, opt.SubgroupChecks)
+}
+
+func pointSize(s *span) int {
+	if s.g2 != nil {
+		return G2Uncompressed
+	}
+	return G1Uncompressed
 }
 
 // decodeChunk decodes points [lo, hi) of one vector. Subgroup membership is
@@ -299,29 +334,76 @@ func firstNotInSubgroup[A any](pts []A, batch func([]A) bool, one func(*A) bool)
 
 // LoadParamsFile memory-maps a .params file and decodes it; the mapping is
 // released before returning, so the file's bytes are held only once (as
-// decoded points).
+// decoded points). A file truncated while it is read (another process
+// rewriting the parameter cache) is an error naming the byte that vanished
+// (ErrFileChanged), not a SIGBUS that kills the process.
 func LoadParamsFile(path string, opt LoadOptions) (*Params, error) {
+	data, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unmap()
+	return decodeMapped(path, data, opt)
+}
+
+// mapFile maps path read-only; unmap releases it.
+func mapFile(path string) (data []byte, unmap func(), err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("groth16: %w", err)
+		return nil, nil, fmt.Errorf("groth16: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("groth16: %w", err)
+		return nil, nil, fmt.Errorf("groth16: %w", err)
 	}
 	if st.Size() == 0 {
-		return nil, fmt.Errorf("groth16: %s: %w: empty file", path, ErrParamsFormat)
+		return nil, nil, fmt.Errorf("groth16: %s: %w: empty file", path, ErrParamsFormat)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	data, err = unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("groth16: mmap %s: %w", path, err)
+		return nil, nil, fmt.Errorf("groth16: mmap %s: %w", path, err)
 	}
-	defer unix.Munmap(data)
 	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
-	p, err := DecodeParams(data, opt)
+	return data, func() { _ = unix.Munmap(data) }, nil
+}
+
+// decodeMapped decodes the mapping data of path, turning a fault on a
+// page the file no longer backs into ErrFileChanged.
+func decodeMapped(path string, data []byte, opt LoadOptions) (p *Params, err error) {
+	defer func() {
+		if ferr := faultError(recover(), data); ferr != nil {
+			p, err = nil, fmt.Errorf("groth16: %s: %w", path, ferr)
+		}
+	}()
+	restore := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(restore)
+	opt.guardFaults = true
+	p, err = DecodeParams(data, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// ErrFileChanged is a memory-mapped file that stopped backing the bytes
+// being read (it was truncated or replaced while loading).
+var ErrFileChanged = errors.New("the file changed while it was read (truncated or rewritten)")
+
+// faultError converts a recovered memory fault inside data into an error
+// with its offset; nil stays nil and any other panic is re-raised.
+func faultError(r any, data []byte) error {
+	if r == nil {
+		return nil
+	}
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		panic(r)
+	}
+	addr := fault.Addr()
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if addr < base || addr >= base+uintptr(len(data)) {
+		panic(r) // a fault outside the mapping is a bug, not the file
+	}
+	return &FormatError{What: fmt.Sprintf("reading a %d-byte mapping", len(data)), Offset: int64(addr - base), Err: ErrFileChanged}
 }

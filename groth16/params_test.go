@@ -99,3 +99,48 @@ func TestParamsSubgroupCheck(t *testing.T) {
 		t.Fatalf("checked load: %v", err)
 	}
 }
+
+// TestParamsFileTruncatedWhileLoading: a parameter file that shrinks after
+// it was mapped (another process rewriting the cache) makes the read fault;
+// the load returns ErrFileChanged with the byte offset instead of the
+// SIGBUS killing the process, whether the fault hits the goroutine reading
+// the headers or a decoding worker.
+func TestParamsFileTruncatedWhileLoading(t *testing.T) {
+	p, raw := smallParams(t)
+	page := os.Getpagesize()
+	if len(raw) < 8*page {
+		t.Fatalf("test parameters are %d bytes, want at least 8 pages", len(raw))
+	}
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"headers", page},                         // the section lengths are past the end
+		{"points", (len(raw)/page - 2) * page},    // b_g2's points are, its length is not
+		{"last page", (len(raw)/page-1)*page - 1}, // only the tail
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.params")
+			if err := WriteParamsFile(path, p); err != nil {
+				t.Fatal(err)
+			}
+			data, unmap, err := mapFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unmap()
+			if err := os.Truncate(path, int64(tc.size)); err != nil {
+				t.Fatal(err)
+			}
+			_, err = decodeMapped(path, data, LoadOptions{Workers: 3})
+			if !errors.Is(err, ErrFileChanged) {
+				t.Fatalf("got %v, want ErrFileChanged", err)
+			}
+			t.Log(err)
+			// The loader keeps working for the next file.
+			if _, err := LoadParamsFile(path, LoadOptions{}); err == nil || errors.Is(err, ErrFileChanged) {
+				t.Fatalf("loading the truncated file afresh: %v, want a format error", err)
+			}
+		})
+	}
+}
