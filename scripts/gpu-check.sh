@@ -12,15 +12,17 @@
 # machine needs its driver's libcuda.so.1 and nothing from the CUDA toolkit):
 #   cuzk       cuzk built with -tags cuda (gpu-info)
 #   gpu.test   the prover/gpu test binary built with -tags cuda
-# The 2 KiB PoRep test parameters (about 1 GiB) do not fit a carry; `run`
-# generates them on the GPU machine (deterministic: the default seed).
+# The 2 KiB test parameters (about 1.8 GB for the four circuits) do not fit
+# a carry; `run` generates them on the GPU machine (deterministic: the
+# default seed).
 #
 # `run` checks, within about 8 minutes on an H200:
 #   - the devices (cuzk gpu-info),
 #   - layout and Montgomery agreement of Go and the C++ types,
-#   - a small mixed circuit (batch of 3) and a freshly sealed 2 KiB PoRep
-#     proved on the GPU, byte-identical to the CPU backend at fixed r, s,
-#     and verified,
+#   - a small mixed circuit (batch of 3), a freshly sealed 2 KiB PoRep and
+#     the other kinds over it (a WindowPoSt partition, a WinningPoSt, a
+#     SnapDeals update) proved on the GPU, byte-identical to the CPU
+#     backend at fixed r, s, and verified,
 #   - MSM and NTT times at 2^24..2^27 (CUZK_GPU_BENCH_LOGS to change).
 # It writes gpu-check-report.txt and gpu-check.jsonl (one JSON object per
 # measurement) to $OUT. On a lent device machine: prepare here, then run
@@ -69,7 +71,14 @@ run)
 	params=${CUZK_TEST_PARAMS:-$out/params}
 	mkdir -p "$params"
 	tp=$(date +%s)
-	"$carry/cuzk" params gen --sector-size 2KiB --dir "$params" >"$out/params-gen.log" 2>&1 &
+	# The 2 KiB PoRep parameters first (the bigger check), then those of the
+	# other kinds (WindowPoSt 11 MB, WinningPoSt 47 MB, SnapDeals 656 MB).
+	(
+		"$carry/cuzk" params gen --sector-size 2KiB --dir "$params" >"$out/params-gen.log" 2>&1 || exit 1
+		for k in window-post winning-post snap; do
+			"$carry/cuzk" params gen --kind "$k" --sector-size 2KiB --dir "$params" >>"$out/params-gen-kinds.log" 2>&1 || exit 2
+		done
+	) &
 	gen=$!
 	gotest() { # gotest NAME REGEXP [MAX_SECONDS]
 		local s
@@ -87,18 +96,22 @@ run)
 	}
 	rc=0
 	gotest "layout, small circuit vs CPU, MSM/NTT" 'TestLayout|TestMontgomeryAgreement|TestPointDecoding|TestDeviceProveMatchesCPU|TestDeviceMSMNTT' 240
-	echo "## 2 KiB PoRep test parameters" | tee -a "$rep"
+	echo "## 2 KiB test parameters (PoRep, then the other kinds)" | tee -a "$rep"
 	set +e
 	wait "$gen"
 	g=$?
 	set -e
 	tail -3 "$out/params-gen.log" | tee -a "$rep"
 	echo "params gen exit $g after $(( $(date +%s) - tp ))s" | tee -a "$rep"
-	if [ "$g" -eq 0 ]; then
+	if [ "$g" -ne 1 ]; then
 		gotest "2 KiB PoRep vs CPU" 'TestDevicePoRep2KiB'
 	else
 		rc=1
 	fi
+	# WindowPoSt, WinningPoSt, SnapDeals (their parameters are made by the
+	# test itself if the generator above stopped early).
+	[ "$g" -eq 0 ] || tail -3 "$out/params-gen-kinds.log" 2>/dev/null | tee -a "$rep"
+	gotest "2 KiB WindowPoSt, WinningPoSt, SnapDeals vs CPU" 'TestDeviceKinds2KiB'
 	{
 		echo "## results (JSON lines)"
 		cat "$jsonl"

@@ -17,8 +17,12 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -306,6 +310,126 @@ func TestDeviceMSMNTT(t *testing.T) {
 			"test": "msm-ntt", "log2": lg,
 			"msm_ms": mt.Host, "msm_resident_points_ms": mt.Resident,
 			"ntt_ms": fwd.Host, "ntt_device_ms": fwd.Device, "intt_ms": inv.Host, "intt_device_ms": inv.Device,
+		})
+	}
+}
+
+// TestDeviceKinds2KiB: the other three kinds Curio sends — a 2 KiB
+// WindowPoSt partition, a WinningPoSt and a SnapDeals update — planned by
+// the engine's kinds from vanilla proofs of a CC sector sealed here (as the
+// daemon plans Curio's requests), proved on the GPU, byte-identical to the
+// CPU backend at fixed r, s, and verified against the public inputs the
+// kinds derive. Their INSECURE test parameters come from CUZK_TEST_PARAMS
+// (gpu-check.sh generates them while the kernel checks run) or are made here.
+func TestDeviceKinds2KiB(t *testing.T) {
+	needDevice(t)
+	ctx := context.Background()
+	const miner = 1000
+	sector, err := vanillagen.Seal(ctx, filecoin.StackedDrg2KiBV1_1, miner, 7, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd := vanillagen.Randomness(1)
+	window, err := vanillagen.WindowPoSt(filecoin.StackedDrgWindow2KiBV1_2, rnd, []*vanillagen.Sector{sector}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	winning, err := vanillagen.WinningPoSt(filecoin.StackedDrgWinning2KiBV1, rnd, sector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd, err := vanillagen.SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, sector, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapReq := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(upd.Proof), SectorNumber: 7, MinerID: miner,
+		VanillaProofs: upd.VanillaProofs}
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = upd.Request()
+	cases := []struct {
+		name string
+		kind engine.Kind
+		req  *engine.Request
+	}{
+		{"window-post", postkind.Window(), &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(filecoin.StackedDrgWindow2KiBV1_2),
+			MinerID: miner, Randomness: rnd[:], VanillaProofs: window}},
+		{"winning-post", postkind.Winning(), &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(filecoin.StackedDrgWinning2KiBV1),
+			MinerID: miner, Randomness: rnd[:], VanillaProofs: winning}},
+		{"snap", &snapkind.Kind{}, snapReq},
+	}
+	dir := testparams.DefaultDir(os.LookupEnv)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := c.kind.Plan(ctx, c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			files, _, err := testparams.EnsureCircuit(ctx, filecoin.CircuitID(plan.CircuitID), dir, testparams.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tParams := time.Since(t0)
+			pvk, err := groth16.Prepare(p.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := &Paths{}
+			if err := ps.Register(p, files.Params); err != nil {
+				t.Fatal(err)
+			}
+			b, err := New(Options{Paths: ps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			hint := r1cs.Size{Constraints: len(p.H) + 1, Inputs: len(p.VK.IC), Aux: len(p.L)}
+			var tSynth time.Duration
+			synth := func() []*r1cs.ProvingAssignment {
+				t0 := time.Now()
+				var out []*r1cs.ProvingAssignment
+				for _, part := range plan.Partitions {
+					pa := r1cs.NewProvingAssignment(hint)
+					cs, err := r1cs.Synthesize(part.Circuit, pa)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cs.AppendInputRows()
+					out = append(out, pa)
+				}
+				tSynth = time.Since(t0)
+				return out
+			}
+			proofs, cold := proveBoth(t, b, p, synth)
+			again := synth()
+			t0 = time.Now()
+			pend, err := b.Start(ctx, p, again, fixedRandomness(len(again)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			warmProofs, err := pend.Finish(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm := time.Since(t0)
+			for k := range proofs {
+				if warmProofs[k].Bytes() != proofs[k].Bytes() {
+					t.Fatalf("partition %d: second GPU proof differs from the first", k)
+				}
+				ok, err := groth16.Verify(pvk, &proofs[k], plan.Partitions[k].PublicInputs)
+				if err != nil || !ok {
+					t.Fatalf("partition %d: ok=%v err=%v", k, ok, err)
+				}
+			}
+			report(t, map[string]any{
+				"test": c.name + "-2kib", "circuit": plan.CircuitID, "partitions": len(plan.Partitions), "domain": len(p.H) + 1,
+				"gpu_cold_ms": cold.Milliseconds(), "gpu_warm_ms": warm.Milliseconds(),
+				"params_ms": tParams.Milliseconds(), "synthesis_ms": tSynth.Milliseconds(),
+				"identical_to_cpu": true, "verified": true,
+			})
 		})
 	}
 }
