@@ -335,8 +335,8 @@ func firstNotInSubgroup[A any](pts []A, batch func([]A) bool, one func(*A) bool)
 // LoadParamsFile memory-maps a .params file and decodes it; the mapping is
 // released before returning, so the file's bytes are held only once (as
 // decoded points). A file truncated while it is read (another process
-// rewriting the parameter cache) is an error naming the byte that vanished
-// (ErrFileChanged), not a SIGBUS that kills the process.
+// rewriting the parameter cache in place) is an error naming the byte that
+// vanished (ErrFileChanged), not a SIGBUS that kills the process.
 func LoadParamsFile(path string, opt LoadOptions) (*Params, error) {
 	data, unmap, err := mapFile(path)
 	if err != nil {
@@ -386,9 +386,11 @@ func decodeMapped(path string, data []byte, opt LoadOptions) (p *Params, err err
 	return p, nil
 }
 
-// ErrFileChanged is a memory-mapped file that stopped backing the bytes
-// being read (it was truncated or replaced while loading).
-var ErrFileChanged = errors.New("the file changed while it was read (truncated or rewritten)")
+// ErrFileChanged is returned when a memory-mapped parameter file stops
+// backing the bytes being read: it was truncated (or rewritten in place)
+// while loading. A file replaced by rename does not do this; the mapping
+// keeps the old one.
+var ErrFileChanged = errors.New("the file shrank while it was read (truncated or rewritten in place)")
 
 // faultError converts a recovered memory fault inside data into an error
 // with its offset; nil stays nil and any other panic is re-raised.
