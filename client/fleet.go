@@ -97,8 +97,10 @@ func (f *fleet) setReady(ready map[string]bool) {
 	}
 }
 
-// connecting reports whether the daemon at addr is connecting (so a call
-// pinned to it waits rather than fails).
+// connecting reports whether a call pinned to the daemon at addr should
+// wait for the next picker rather than fail: the daemon is connecting, has
+// not finished its first attempt, or is ready in a picker not yet
+// published.
 func (f *fleet) connecting(addr string) bool {
 	f.mu.Lock()
 	d := f.daemons[addr]
@@ -108,7 +110,13 @@ func (f *fleet) connecting(addr string) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.conn == connectivity.Connecting
+	// Not yet settled: a sub-connection starts Idle and only then turns
+	// Connecting, so a call made right after dialling (bench evict over
+	// every daemon) must wait for the first attempt, not fail at once.
+	// Ready: the state is recorded before the base balancer publishes the
+	// picker that includes it, so a picker without it is about to be
+	// replaced.
+	return d.conn == connectivity.Connecting || d.conn == connectivity.Ready || !d.settled
 }
 
 // firstConnect reports whether a daemon not in exclude has not yet

@@ -22,8 +22,8 @@
 //
 // A proof that fails (synthesis error, self-check) is not an RPC error:
 // Prove and AwaitProof return it as status FAILED with the message. The one
-// exception is a job aborted by daemon shutdown, which Prove reports as
-// Unavailable so a client retries elsewhere.
+// exception is a job aborted by daemon shutdown, which Prove and
+// AwaitProof report as Unavailable so a client retries elsewhere.
 //
 // Durations on the wire are whole milliseconds, rounded up, so a stage that
 // took any time at all reports at least 1 ms; a stage that did not happen

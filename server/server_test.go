@@ -646,3 +646,32 @@ func TestListenUnixSocket(t *testing.T) {
 		t.Fatal("relative path accepted")
 	}
 }
+
+// TestAwaitAbortedByShutdown: a job the daemon aborts because it is
+// shutting down did not fail on its merits; AwaitProof (like Prove) says
+// Unavailable, so a client submits it to another daemon instead of
+// recording a failed proof.
+func TestAwaitAbortedByShutdown(t *testing.T) {
+	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1}, 0)
+	ctx := context.Background()
+	if _, err := d.c.Submit(ctx, client.TestRequest("slow", 10, opts(testkind.Options{Partitions: 2, SynthesisDelayMS: 1500}))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "job in synthesis", func() bool { return d.eng.Status().Pipeline.Synthesizing == 1 })
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.c.Await(ctx, "slow", 0)
+		done <- err
+	}()
+	sctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_ = d.eng.Shutdown(sctx) // the deadline passes: the job is aborted
+	select {
+	case err := <-done:
+		if code(err) != codes.Unavailable {
+			t.Fatalf("await of an aborted job: %v, want Unavailable", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("await did not return after the shutdown")
+	}
+}

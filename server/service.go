@@ -96,6 +96,11 @@ func (v *service) AwaitProof(ctx context.Context, req *cuzkv1.AwaitProofRequest)
 	if err != nil {
 		return nil, statusError(err)
 	}
+	if r.State == engine.StateFailed && errors.Is(r.Err, engine.ErrShuttingDown) {
+		// As in Prove: the job did not fail on its merits, the daemon went
+		// away under it; Unavailable tells a client to submit it elsewhere.
+		return nil, statusError(r.Err)
+	}
 	r.JobID = strings.TrimPrefix(r.JobID, ns)
 	return encodeResult(r), nil
 }
