@@ -143,27 +143,64 @@ func TestDevicePoRep2KiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	tSeal := time.Since(t0)
-	dir := testparams.DefaultDir(os.LookupEnv)
-	t0 = time.Now()
-	files, _, err := testparams.Ensure(ctx, proof, dir, testparams.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tParams := time.Since(t0)
-	pvk, err := groth16.Prepare(p.VK)
-	if err != nil {
-		t.Fatal(err)
-	}
 	parts, err := c2.Plan(ctx, o, c2.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var circuits []deviceCircuit
+	for _, part := range parts {
+		circuits = append(circuits, deviceCircuit{part.Circuit, part.PublicInputs})
+	}
+	run := proveOnDevice(t, func() (testparams.Files, error) {
+		files, _, err := testparams.Ensure(ctx, proof, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
+		return files, err
+	}, circuits)
+	report(t, map[string]any{
+		"test": "porep-2kib", "partitions": len(parts), "domain": run.domain,
+		"gpu_cold_ms": run.cold.Milliseconds(), "gpu_warm_ms": run.warm.Milliseconds(),
+		"seal_ms": tSeal.Milliseconds(), "params_ms": run.params.Milliseconds(),
+		"synthesis_ms": run.synth.Milliseconds(), "verify_ms": run.verify.Milliseconds(),
+		"identical_to_cpu": true, "verified": true,
+	})
+}
+
+// deviceCircuit is one partition to prove and the public inputs its proof
+// must verify against.
+type deviceCircuit struct {
+	circuit r1cs.Circuit
+	inputs  []fr.Element
+}
+
+// deviceRun is what proveOnDevice measured.
+type deviceRun struct {
+	domain                            int
+	params, synth, cold, warm, verify time.Duration
+}
+
+// proveOnDevice loads the parameters files() names, proves circuits on the
+// GPU (a cold call that loads supraseal's SRS, then a warm one that must
+// give the same bytes), requires the CPU backend's bytes at the same (r, s)
+// and verifies every proof against its inputs.
+func proveOnDevice(t *testing.T, files func() (testparams.Files, error), circuits []deviceCircuit) deviceRun {
+	t.Helper()
+	ctx := context.Background()
+	var run deviceRun
+	t0 := time.Now()
+	f, err := files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.params = time.Since(t0)
+	pvk, err := groth16.Prepare(p.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ps := &Paths{}
-	if err := ps.Register(p, files.Params); err != nil {
+	if err := ps.Register(p, f.Params); err != nil {
 		t.Fatal(err)
 	}
 	b, err := New(Options{Paths: ps})
@@ -171,27 +208,25 @@ func TestDevicePoRep2KiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	m := len(p.H) + 1
-	hint := r1cs.Size{Constraints: m, Inputs: len(p.VK.IC), Aux: len(p.L)}
-	var tSynth time.Duration
+	run.domain = len(p.H) + 1
+	hint := r1cs.Size{Constraints: run.domain, Inputs: len(p.VK.IC), Aux: len(p.L)}
 	synth := func() []*r1cs.ProvingAssignment {
 		t0 := time.Now()
 		var out []*r1cs.ProvingAssignment
-		for _, part := range parts {
+		for _, c := range circuits {
 			pa := r1cs.NewProvingAssignment(hint)
-			cs, err := r1cs.Synthesize(part.Circuit, pa)
+			cs, err := r1cs.Synthesize(c.circuit, pa)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cs.AppendInputRows()
 			out = append(out, pa)
 		}
-		tSynth = time.Since(t0)
+		run.synth = time.Since(t0)
 		return out
 	}
-	// The first call loads the SRS; time a second, warm one (GPU only: it
-	// must give the same bytes again).
 	proofs, cold := proveBoth(t, b, p, synth)
+	run.cold = cold
 	again := synth()
 	t0 = time.Now()
 	pend, err := b.Start(ctx, p, again, fixedRandomness(len(again)))
@@ -202,27 +237,21 @@ func TestDevicePoRep2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	warm := time.Since(t0)
+	run.warm = time.Since(t0)
 	for k := range proofs {
 		if warmProofs[k].Bytes() != proofs[k].Bytes() {
 			t.Fatalf("partition %d: second GPU proof differs from the first", k)
 		}
 	}
 	t0 = time.Now()
-	for k, part := range parts {
-		ok, err := groth16.Verify(pvk, &proofs[k], part.PublicInputs)
+	for k, c := range circuits {
+		ok, err := groth16.Verify(pvk, &proofs[k], c.inputs)
 		if err != nil || !ok {
 			t.Fatalf("partition %d: ok=%v err=%v", k, ok, err)
 		}
 	}
-	tVerify := time.Since(t0)
-	report(t, map[string]any{
-		"test": "porep-2kib", "partitions": len(parts), "domain": m,
-		"gpu_cold_ms": cold.Milliseconds(), "gpu_warm_ms": warm.Milliseconds(),
-		"seal_ms": tSeal.Milliseconds(), "params_ms": tParams.Milliseconds(),
-		"synthesis_ms": tSynth.Milliseconds(), "verify_ms": tVerify.Milliseconds(),
-		"identical_to_cpu": true, "verified": true,
-	})
+	run.verify = time.Since(t0)
+	return run
 }
 
 // benchLogs are the sizes (log2) of TestDeviceMSMNTT: CUZK_GPU_BENCH_LOGS,
@@ -363,71 +392,19 @@ func TestDeviceKinds2KiB(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t0 := time.Now()
-			files, _, err := testparams.EnsureCircuit(ctx, filecoin.CircuitID(plan.CircuitID), dir, testparams.Options{})
-			if err != nil {
-				t.Fatal(err)
+			var circuits []deviceCircuit
+			for _, part := range plan.Partitions {
+				circuits = append(circuits, deviceCircuit{part.Circuit, part.PublicInputs})
 			}
-			p, err := groth16.LoadParamsFile(files.Params, groth16.LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tParams := time.Since(t0)
-			pvk, err := groth16.Prepare(p.VK)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps := &Paths{}
-			if err := ps.Register(p, files.Params); err != nil {
-				t.Fatal(err)
-			}
-			b, err := New(Options{Paths: ps})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			hint := r1cs.Size{Constraints: len(p.H) + 1, Inputs: len(p.VK.IC), Aux: len(p.L)}
-			var tSynth time.Duration
-			synth := func() []*r1cs.ProvingAssignment {
-				t0 := time.Now()
-				var out []*r1cs.ProvingAssignment
-				for _, part := range plan.Partitions {
-					pa := r1cs.NewProvingAssignment(hint)
-					cs, err := r1cs.Synthesize(part.Circuit, pa)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cs.AppendInputRows()
-					out = append(out, pa)
-				}
-				tSynth = time.Since(t0)
-				return out
-			}
-			proofs, cold := proveBoth(t, b, p, synth)
-			again := synth()
-			t0 = time.Now()
-			pend, err := b.Start(ctx, p, again, fixedRandomness(len(again)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			warmProofs, err := pend.Finish(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			warm := time.Since(t0)
-			for k := range proofs {
-				if warmProofs[k].Bytes() != proofs[k].Bytes() {
-					t.Fatalf("partition %d: second GPU proof differs from the first", k)
-				}
-				ok, err := groth16.Verify(pvk, &proofs[k], plan.Partitions[k].PublicInputs)
-				if err != nil || !ok {
-					t.Fatalf("partition %d: ok=%v err=%v", k, ok, err)
-				}
-			}
+			run := proveOnDevice(t, func() (testparams.Files, error) {
+				files, _, err := testparams.EnsureCircuit(ctx, filecoin.CircuitID(plan.CircuitID), dir, testparams.Options{})
+				return files, err
+			}, circuits)
 			report(t, map[string]any{
-				"test": c.name + "-2kib", "circuit": plan.CircuitID, "partitions": len(plan.Partitions), "domain": len(p.H) + 1,
-				"gpu_cold_ms": cold.Milliseconds(), "gpu_warm_ms": warm.Milliseconds(),
-				"params_ms": tParams.Milliseconds(), "synthesis_ms": tSynth.Milliseconds(),
+				"test": c.name + "-2kib", "circuit": plan.CircuitID, "partitions": len(plan.Partitions), "domain": run.domain,
+				"gpu_cold_ms": run.cold.Milliseconds(), "gpu_warm_ms": run.warm.Milliseconds(),
+				"params_ms": run.params.Milliseconds(), "synthesis_ms": run.synth.Milliseconds(),
+				"verify_ms":        run.verify.Milliseconds(),
 				"identical_to_cpu": true, "verified": true,
 			})
 		})
