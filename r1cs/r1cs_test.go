@@ -415,3 +415,52 @@ func TestSynthesizeYielding(t *testing.T) {
 		t.Fatal("yielding synthesis differs")
 	}
 }
+
+// TestOmitC: an assignment that omits c records the same a, b, witness and
+// densities as one that keeps it, in both modes, and no c; Check accepts it
+// and rejects one that grew a c anyway.
+func TestOmitC(t *testing.T) {
+	c := xorCircuit{x: true, y: false}
+	full := NewProvingAssignment(Size{})
+	cs, _ := Synthesize(c, full)
+	cs.AppendInputRows()
+	for _, template := range []*Densities{nil, full.Density} {
+		pa := NewAssignment(Size{Constraints: 16}, template, AssignmentOptions{OmitC: true})
+		cs, err := Synthesize(c, pa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.AppendInputRows()
+		if pa.HasC() || len(pa.C) != 0 || cap(pa.C) != 0 {
+			t.Fatalf("templated=%v: c recorded (%d rows, capacity %d)", template != nil, len(pa.C), cap(pa.C))
+		}
+		if err := pa.Check(); err != nil {
+			t.Fatalf("templated=%v: %v", template != nil, err)
+		}
+		for name, pair := range map[string][2][]fr.Element{"a": {full.A, pa.A}, "b": {full.B, pa.B}, "aux": {full.Aux, pa.Aux}, "in": {full.Input, pa.Input}} {
+			if len(pair[0]) != len(pair[1]) {
+				t.Fatalf("templated=%v: %s lengths %d vs %d", template != nil, name, len(pair[0]), len(pair[1]))
+			}
+			for j := range pair[0] {
+				if !pair[0][j].Equal(&pair[1][j]) {
+					t.Errorf("templated=%v: %s[%d] differs", template != nil, name, j)
+				}
+			}
+		}
+		if template == nil && (!pa.Density.AAux.Equal(&full.Density.AAux) || !pa.Density.BAux.Equal(&full.Density.BAux) || !pa.Density.BInput.Equal(&full.Density.BInput)) {
+			t.Error("densities differ")
+		}
+		// c = a∘b row by row for this satisfied witness: what a prover recomputes.
+		for j := range full.C {
+			var ab fr.Element
+			ab.Mul(&full.A[j], &full.B[j])
+			if !ab.Equal(&full.C[j]) {
+				t.Fatalf("row %d: a·b ≠ c in a satisfied witness", j)
+			}
+		}
+		pa.C = append(pa.C, fr.Element{})
+		if pa.Check() == nil {
+			t.Error("a c row in an assignment that omits c was not caught")
+		}
+	}
+}
