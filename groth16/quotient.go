@@ -38,13 +38,30 @@ import (
 //  4. c reversed (c[−i mod m] at i, into b's storage), DIF: m·C_k at p.
 //  5. H_k = (den/m)·(g^(−k)·(3) − (4)) at p, then one bit reversal.
 //
+// An assignment that omits c (r1cs.AssignmentOptions.OmitC) gets c = a∘b,
+// computed before a and b are transformed, straight into its reversed
+// order (step 4's input), so the three vectors are live together only as
+// long as they are with a stored c.
+//
 // y, when not nil, is called between the steps; its error stops the
 // computation. The a vector's storage holds the result; a, b and c are
 // released from pa.
 func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
 	n := len(pa.A)
 	m, _ := DomainSize(n) // checked by checkShape
-	a, b, c := padTo(pa.A, m), padTo(pa.B, m), padTo(pa.C, m)
+	a, b := padTo(pa.A, m), padTo(pa.B, m)
+	var c, cr []fr.Element // c, or c already reversed
+	if pa.HasC() {
+		c = padTo(pa.C, m)
+	} else {
+		cr = make([]fr.Element, m)
+		parallel.Execute(m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				j := (m - i) & (m - 1)
+				cr[i].Mul(&a[j], &b[j])
+			}
+		}, workers)
+	}
 	pa.A, pa.B, pa.C = nil, nil, nil
 	if m < 2 {
 		return a[:0], nil // one row: H has no coefficients
@@ -91,13 +108,16 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 			a[i].Mul(&a[i], &b[i])
 		}
 	}, workers)
-	parallel.Execute(m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			b[i] = c[(m-i)&(m-1)]
-		}
-	}, workers)
-	c = nil
-	for _, v := range [][]fr.Element{a, b} {
+	if cr == nil {
+		parallel.Execute(m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				b[i] = c[(m-i)&(m-1)]
+			}
+		}, workers)
+		cr, c = b, nil
+	}
+	b = nil
+	for _, v := range [][]fr.Element{a, cr} {
 		if err := yield(); err != nil {
 			return nil, err
 		}
@@ -112,7 +132,7 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 		for p := lo; p < hi; p++ {
 			f := fromCoset.At(p)
 			a[p].Mul(&a[p], &f)
-			t.Mul(&b[p], &lambda)
+			t.Mul(&cr[p], &lambda)
 			a[p].Sub(&a[p], &t)
 		}
 	}, workers)
