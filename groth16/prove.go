@@ -188,7 +188,10 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		err := run(&pend.Times.MSMG1,
 			func() (e error) { pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return },
 			func() (e error) { pp.aIn, e = msmQueryG1(aq.slice(0, nIn), pa.Input, nil, workers, y); return },
-			func() (e error) { pp.aAux, e = msmQueryG1(aq.slice(nIn, aq.n), pa.Aux, &pa.Density.AAux, workers, y); return },
+			func() (e error) {
+				pp.aAux, e = msmQueryG1(aq.slice(nIn, aq.n), pa.Aux, &pa.Density.AAux, workers, y)
+				return
+			},
 			func() (e error) {
 				pp.b1In, e = msmQueryG1(b1q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
 				return
