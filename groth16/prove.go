@@ -51,6 +51,17 @@ type ProveOptions struct {
 	// while paused) ends Start or Finish with that error. The proof does
 	// not depend on it.
 	Yield func(ctx context.Context) error
+	// Stage, when set, is told when each step of each circuit starts
+	// (part is the circuit's index in the batch): "msm l", "msm a",
+	// "msm b_g1", "msm b_g2", "h" (the FFTs), "msm h", and in Finish
+	// "assemble". A benchmark measures time and memory per step with it.
+	Stage func(part int, stage string)
+}
+
+func (o ProveOptions) stage(part int, name string) {
+	if o.Stage != nil {
+		o.Stage(part, name)
+	}
 }
 
 // YieldPoints is the largest piece of a multi-exponentiation run between
@@ -81,7 +92,7 @@ type StageTimes struct {
 	FFT    time.Duration // H computation
 	MSMG1  time.Duration // h, l, a, b_g1
 	MSMG2  time.Duration // b_g2
-	Finish time.Duration // b_g2 plus assembly
+	Finish time.Duration // assembly
 }
 
 // Pending is a batch whose heavy G1 work is done; Finish completes it.
@@ -203,6 +214,7 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		if err == nil {
 			err = run(&pend.Times.MSMG2,
 				func() (e error) {
+					opt.stage(i, "msm b_g2")
 					pp.b2In, e = msmQueryG2(b2q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
 					return
 				},
@@ -214,17 +226,21 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		if err != nil {
 			return nil, err
 		}
+		spent := int64(len(pa.Aux)) * fr.Bytes
 		pa.Aux = nil // the witness is spent: H may have its memory
-		if p.Mapped() {
+		if spent >= 1<<28 {
+			// Now, not at the collector's next cycle: H allocates its
+			// third domain vector next.
 			debug.FreeOSMemory()
 		}
+		opt.stage(i, "h")
 		t0 := time.Now()
 		h, err := computeH(pa, workers, y)
 		if err != nil {
 			return nil, err
 		}
 		pend.Times.FFT += time.Since(t0)
-		if err := run(&pend.Times.MSMG1, func() (e error) { pp.h, e = msmQueryG1(hq, h, nil, workers, y); return }); err != nil {
+		if err := run(&pend.Times.MSMG1, func() (e error) { opt.stage(i, "msm h"); pp.h, e = msmQueryG1(hq, h, nil, workers, y); return }); err != nil {
 			return nil, err
 		}
 		pend.parts = append(pend.parts, pp)
@@ -336,6 +352,7 @@ func (pend *Pending) Finish(ctx context.Context) ([]Proof, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		pend.opt.stage(i, "assemble")
 		proofs[i] = assemble(pend.params.VK, pp, &pp.b2In, &pp.b2Aux)
 	}
 	pend.Times.Finish += time.Since(t0)

@@ -226,11 +226,10 @@ func (pa *ProvingAssignment) Check() error {
 		return fmt.Errorf("r1cs: assignment has %d inputs and %d aux variables but its densities cover %d and %d",
 			len(pa.Input), len(pa.Aux), d.BInput.Len(), d.AAux.Len())
 	}
-	wantC := len(pa.A)
-	if pa.omitC {
-		wantC = 0
-	}
-	if len(pa.B) != len(pa.A) || len(pa.C) != wantC {
+	// An assignment that omits c may have been given c = a∘b by a
+	// backend that needs it (prover/gpu); either length is consistent.
+	okC := len(pa.C) == len(pa.A) || (pa.omitC && len(pa.C) == 0)
+	if len(pa.B) != len(pa.A) || !okC {
 		return fmt.Errorf("r1cs: a, b, c have %d, %d, %d rows", len(pa.A), len(pa.B), len(pa.C))
 	}
 	return nil

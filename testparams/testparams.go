@@ -26,7 +26,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sys/unix"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 )
@@ -441,6 +440,9 @@ func installStreamed(ctx context.Context, f Files, tmp string, vk *groth16.Verif
 	})
 }
 
+// gib formats a byte count for the refusals.
+func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
+
 // checkRoom refuses a setup whose files do not fit in dir's file system or
 // whose working memory exceeds what memAvailable reports (when set).
 func checkRoom(dir string, c filecoin.CircuitID, p groth16.SetupPlan, memAvailable func() (uint64, error)) error {
@@ -455,13 +457,13 @@ func checkRoom(dir string, c filecoin.CircuitID, p groth16.SetupPlan, memAvailab
 		need := p.FileSize + 64<<10 // the .vk and the marker
 		if need > free {
 			return fmt.Errorf("%w: the %s parameters (%d rows, %d inputs, %d aux variables, domain 2^%d) need %s %s (%d bytes) in %s, which has %s free",
-				ErrNoSpace, c, p.Rows, p.Inputs, p.Aux, bits.TrailingZeros(uint(p.Domain)), what, budget.FormatBytes(need), need, dir, budget.FormatBytes(free))
+				ErrNoSpace, c, p.Rows, p.Inputs, p.Aux, bits.TrailingZeros(uint(p.Domain)), what, gib(need), need, dir, gib(free))
 		}
 	}
 	if memAvailable != nil {
 		if have, err := memAvailable(); err == nil && uint64(p.Memory) > have {
 			return fmt.Errorf("%w: the %s setup (%d aux variables) needs about %s of memory, this machine has %s available",
-				ErrNoMemory, c, p.Aux, budget.FormatBytes(p.Memory), budget.FormatBytes(int64(have)))
+				ErrNoMemory, c, p.Aux, gib(p.Memory), gib(int64(have)))
 		}
 	}
 	return nil

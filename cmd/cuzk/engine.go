@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/budget"
@@ -40,6 +41,10 @@ type engineOptions struct {
 	gpu bool
 	// onGPURetry counts GPU proofs redone on the CPU (a metric).
 	onGPURetry func(reason string)
+	// stages, when set, is told of every partition step (engine.Options.Stages).
+	stages func(job string, partition int, stage string)
+	// residency overrides [srs] residency (the one-shot commands' --residency).
+	residency string
 }
 
 // newEngine builds the engine a configuration describes: one memory
@@ -70,16 +75,32 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 		kinds[engine.ProofKindTest] = testkind.New()
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
+	residency := cfg.SRS.Residency
+	if opt.residency != "" {
+		residency = opt.residency
+	}
+	res, err := srs.ParseResidency(residency)
+	if err != nil {
+		pv.close()
+		return nil, 0, nil, err
+	}
+	if pv.mapParams {
+		res = srs.ResidencyMapped
+	}
+	// The collector works harder as the heap nears the budget, instead of
+	// letting garbage of freed multi-GB vectors grow the heap past it.
+	debug.SetMemoryLimit(int64(total))
 	params := srs.NewManager(srs.Options{
-		Locator:      srs.Chain(locators...),
-		Budget:       bud,
-		MinIdle:      cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams:  opt.trustParams,
-		CheckParams:  opt.checkParams,
-		Log:          opt.log,
-		ParamsCopies: pv.paramsCopies,
-		OnLoad:       pv.onLoad,
-		OnEvict:      pv.onEvict,
+		Locator:     srs.Chain(locators...),
+		Budget:      bud,
+		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams: opt.trustParams,
+		CheckParams: opt.checkParams,
+		Log:         opt.log,
+		Residency:   res,
+		KeepC:       pv.keepC,
+		OnLoad:      pv.onLoad,
+		OnEvict:     pv.onEvict,
 	})
 	eng, err := engine.New(engine.Options{
 		Config:        engineConfig(cfg),
@@ -92,6 +113,7 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 		Budget:        bud,
 		Log:           opt.log,
 		Observer:      opt.observer,
+		Stages:        opt.stages,
 		Randomness:    opt.randomness,
 	})
 	if err != nil {
