@@ -197,13 +197,18 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 			return nil
 		}
 		err := run(&pend.Times.MSMG1,
-			func() (e error) { pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return },
-			func() (e error) { pp.aIn, e = msmQueryG1(aq.slice(0, nIn), pa.Input, nil, workers, y); return },
+			func() (e error) { opt.stage(i, "msm l"); pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return },
+			func() (e error) {
+				opt.stage(i, "msm a")
+				pp.aIn, e = msmQueryG1(aq.slice(0, nIn), pa.Input, nil, workers, y)
+				return
+			},
 			func() (e error) {
 				pp.aAux, e = msmQueryG1(aq.slice(nIn, aq.n), pa.Aux, &pa.Density.AAux, workers, y)
 				return
 			},
 			func() (e error) {
+				opt.stage(i, "msm b_g1")
 				pp.b1In, e = msmQueryG1(b1q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
 				return
 			},
@@ -246,6 +251,20 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		pend.parts = append(pend.parts, pp)
 	}
 	return pend, nil
+}
+
+// ComputeH is the prover's H stage alone: the m−1 coefficients of
+// H = (A·B − C)/Z for pa (its input rows appended), c recomputed as a∘b
+// when pa omits it. It consumes pa's a, b and c, as Start does. For
+// benchmarks of the stage's time and memory (cuzk bench synth --through-h).
+func ComputeH(pa *r1cs.ProvingAssignment, workers int) ([]fr.Element, error) {
+	if _, err := DomainSize(len(pa.A)); err != nil {
+		return nil, err
+	}
+	if len(pa.B) != len(pa.A) || (pa.HasC() && len(pa.C) != len(pa.A)) {
+		return nil, fmt.Errorf("%w: a, b, c have %d, %d, %d rows", ErrShape, len(pa.A), len(pa.B), len(pa.C))
+	}
+	return computeH(pa, max(workers, 1), nil)
 }
 
 // maxPrecomputedDomain is the largest domain whose FFT tables are cached.
