@@ -216,6 +216,10 @@ type Options struct {
 	// setup that needs more is refused before it starts
 	// (config.ReadMemAvailable for the real machine).
 	MemAvailable func() (uint64, error)
+	// Planned, when set, is told of the setup's plan once it has passed
+	// the checks (twice: after counting, and exactly after the first
+	// pass); cuzk params gen bounds the Go heap with it.
+	Planned func(groth16.SetupPlan)
 	// Force regenerates test parameters that already exist.
 	Force bool
 	// Seed derives the toxic waste ("" means DefaultSeed).
@@ -383,7 +387,15 @@ func GenerateCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt 
 		os.Remove(tmp.Name())
 		return f, err
 	}
-	check := func(p groth16.SetupPlan) error { return checkRoom(dir, c, p, opt.MemAvailable) }
+	check := func(p groth16.SetupPlan) error {
+		if err := checkRoom(dir, c, p, opt.MemAvailable); err != nil {
+			return err
+		}
+		if opt.Planned != nil {
+			opt.Planned(p)
+		}
+		return nil
+	}
 	vk, err := groth16.SetupTo(ctx, blank, tw, groth16.FileTarget{File: tmp}, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress, Check: check})
 	if err != nil {
 		return fail(fmt.Errorf("testparams: setup for %s: %w", c, err))

@@ -87,9 +87,12 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	if pv.mapParams {
 		res = srs.ResidencyMapped
 	}
-	// The collector works harder as the heap nears the budget, instead of
-	// letting garbage of freed multi-GB vectors grow the heap past it.
-	debug.SetMemoryLimit(int64(total))
+	// The Go collector lets garbage grow the heap to twice what is live
+	// before it runs: 25 GB for a 32 GiB partition's 13 GB. A soft limit
+	// just above what the budget has reserved makes it collect (and return
+	// pages) sooner, so the process holds about what the budget says.
+	bud.SetOnChange(func(used int64) { debug.SetMemoryLimit(heapLimit(used)) })
+	debug.SetMemoryLimit(heapLimit(0))
 	params := srs.NewManager(srs.Options{
 		Locator:     srs.Chain(locators...),
 		Budget:      bud,
@@ -122,6 +125,13 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	}
 	return eng, int64(total), pv.close, nil
 }
+
+// heapLimit is the Go heap's soft limit while used bytes of the budget are
+// reserved: 1 GiB and a sixteenth above, for what the budget does not
+// count (requests being decoded, status, the runtime). The limit is soft:
+// a heap that must grow past it does, with the collector taking at most
+// half the CPU meanwhile.
+func heapLimit(used int64) int64 { return used + 1<<30 + used/16 }
 
 // checkBudgetFits refuses a fixed memory budget above the machine's
 // memory: the engine would admit work the machine cannot hold and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -43,7 +44,11 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	start := time.Now()
 	progress := newProgress(stderr, "params gen "+cid.String())
-	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress, MemAvailable: config.ReadMemAvailable})
+	// The setup's garbage would otherwise grow the heap to twice its live
+	// vectors before the collector runs.
+	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(heapLimit(p.Memory)) }
+	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress,
+		MemAvailable: config.ReadMemAvailable, Planned: planned})
 	if err != nil {
 		return fail("%v", err)
 	}
