@@ -10,9 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/prover/gpu"
+	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // TestChooseProversWithoutDevice: on a machine or build without a usable
@@ -92,5 +96,70 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 	code := run(context.Background(), []string{"daemon", "--config", path}, &bytes.Buffer{}, &stderr)
 	if code == exitOK || !strings.Contains(stderr.String(), "cpu_fallback") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestGPUProversHoldParamsOnce: with GPU lanes the parameters are mapped
+// whatever [srs] residency says (supraseal holds the only decoded copy),
+// the budget charges their verifying key alone, partitions keep c, and the
+// registration hook still sees every load with its file; on the CPU the
+// configuration decides.
+func TestGPUProversHoldParamsOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := testkind.WriteParams(dir, 10); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.SRS.Residency = "resident"
+	var registered []string
+	gpuPV := provers{mapParams: true, keepC: true,
+		onLoad: func(_ string, p *groth16.Params, f srs.Files) error {
+			if !p.Mapped() {
+				t.Error("the GPU's parameters were decoded, not mapped")
+			}
+			registered = append(registered, filepath.Base(f.Params))
+			return nil
+		}}
+	for _, tc := range []struct {
+		name   string
+		pv     provers
+		mapped bool
+	}{{"gpu", gpuPV, true}, {"cpu", provers{}, false}} {
+		so, err := srsOptions(&cfg, engineOptions{}, tc.pv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := budget.New(1 << 30)
+		so.Locator, so.Budget = testkind.Locator(dir), b
+		m := srs.NewManager(so)
+		id := testkind.CircuitID(10)
+		s, err := m.Sizes(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mapped != tc.mapped || s.KeepC != tc.pv.keepC || s.AssignmentOptions().OmitC == tc.pv.keepC {
+			t.Fatalf("%s: sizes %+v", tc.name, s)
+		}
+		if _, _, err := m.Preload(context.Background(), id, 0); err != nil {
+			t.Fatal(err)
+		}
+		want := s.DecodedBytes()
+		if tc.mapped {
+			want = s.ParamsBytes()
+			if want*10 > s.DecodedBytes() {
+				t.Fatalf("%s: mapped parameters charged %d of %d decoded bytes", tc.name, want, s.DecodedBytes())
+			}
+		}
+		if b.Used() != want {
+			t.Errorf("%s: budget holds %d, want %d", tc.name, b.Used(), want)
+		}
+		m.Close()
+	}
+	if len(registered) != 1 || registered[0] != testkind.FileBase(10)+".params" {
+		t.Errorf("registered %v", registered)
+	}
+	cfg.SRS.Residency = "hot"
+	if _, err := srsOptions(&cfg, engineOptions{}, provers{}); err == nil {
+		t.Error("a bad residency was accepted")
 	}
 }
