@@ -127,15 +127,18 @@ type QueueStatus struct {
 
 // JobStatus is one job that is not final.
 type JobStatus struct {
-	ID         string
-	Kind       string
-	Circuit    string
-	Priority   string
-	State      State
-	Batch      uint64
-	Age        time.Duration
-	Holders    int
-	Partitions []PartitionStatus
+	ID       string
+	Kind     string
+	Circuit  string
+	Priority string
+	State    State
+	Batch    uint64
+	Age      time.Duration
+	Holders  int
+	// OrphanedFor is how long ago the job's last caller left, while it
+	// waits out its orphan grace for one to come back (0: not orphaned).
+	OrphanedFor time.Duration
+	Partitions  []PartitionStatus
 	// Stages are the stages the job's partitions have been through so
 	// far, by start time.
 	Stages []StageRecord
@@ -156,6 +159,14 @@ type CounterStatus struct {
 	Cancelled uint64
 	Attached  uint64
 	Retained  int
+	// RetainedBytes is the memory the retained results hold, at most
+	// Config.CompletedMaxBytes.
+	RetainedBytes int64
+	// Orphaned counts jobs whose callers all left and that were kept for
+	// a caller to come back (Config.OrphanGrace); Reclaimed, the times
+	// one came back while the job was orphaned.
+	Orphaned  uint64
+	Reclaimed uint64
 }
 
 // KindDone counts one kind's final jobs.
@@ -201,7 +212,8 @@ func (e *Engine) Status() Status {
 		Params: params,
 		Counters: CounterStatus{
 			Completed: e.counts.Completed, Failed: e.counts.Failed, Cancelled: e.counts.Cancelled,
-			Attached: e.counts.Attached, Retained: len(e.retained),
+			Attached: e.counts.Attached, Retained: len(e.retained), RetainedBytes: e.retainedBytes,
+			Orphaned: e.counts.Orphaned, Reclaimed: e.counts.Reclaimed,
 		},
 		Batching: BatchingStatus{MaxBatchSize: e.cfg.MaxBatchSize, MaxBatchWait: e.cfg.MaxBatchWait},
 		Limits:   LimitsStatus{MaxPending: e.cfg.MaxPending, PlanConcurrency: e.cfg.PlanConcurrency},
@@ -279,6 +291,9 @@ func (e *Engine) Status() Status {
 		}
 		js := JobStatus{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(),
 			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders, Stages: live[j.id]}
+		if j.orphanTimer != nil {
+			js.OrphanedFor = now.Sub(j.orphanedAt)
+		}
 		if j.batch != nil {
 			js.Batch = j.batch.seq
 		}

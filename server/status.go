@@ -43,7 +43,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, j := range st.Jobs {
 		dj := statusdoc.Job{ID: j.ID, Kind: j.Kind, Circuit: j.Circuit, Priority: j.Priority, State: j.State.String(),
-			Batch: j.Batch, Age: j.Age, Waiters: j.Holders, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
+			Batch: j.Batch, Age: j.Age, Waiters: j.Holders, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
 			Stages: stages(j.Stages)}
 		for _, p := range j.Partitions {
 			dj.Partitions = append(dj.Partitions, statusdoc.Partition(p))
