@@ -182,10 +182,20 @@
 // Cancel removes a queued job at once. A running job is final at once too
 // (waiters see CANCELLED); its partitions are dropped from the queues,
 // queued memory is returned, and a partition inside a stage stops at the
-// next check (Start and Finish check between MSMs; synthesis of one
-// partition runs to its end). Shutdown stops accepting, stops plans in
-// progress, flushes batches, lets accepted jobs finish until its context
-// ends, then fails the rest with ErrShuttingDown.
+// stage's next yield point, which is also a cancellation point: synthesis
+// every r1cs.YieldRows rows (r1cs.SynthesizeYielding unwinds the circuit),
+// the CPU prover's Start and Finish inside and between the transforms,
+// every few thousand scalars of the MSM scans and between MSM pieces of
+// groth16.YieldPoints points (each step a fraction of a second on two
+// cores, also at 2^27), so the lane is free and the memory back in the
+// budget well within a second (TestCancelStopsRunningWork,
+// TestCancelStopsRealKinds). A part of a batch item stops alone; the
+// item's other jobs go on. A device call cannot be interrupted: it is
+// abandoned (LaneStatus.Abandoned) and runs to its end, keeping the memory
+// the device reads; its result is then dropped without Finish or
+// self-check, and the lane and the memory are free at once. Shutdown stops
+// accepting, stops plans in progress, flushes batches, lets accepted jobs
+// finish until its context ends, then fails the rest with ErrShuttingDown.
 //
 // # Orphaned jobs
 //

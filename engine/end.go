@@ -129,6 +129,7 @@ func (e *Engine) signalIdleLocked() {
 // dropPartLocked removes one job's part from an item wherever the item is.
 func (e *Engine) dropPartLocked(it *item, p *itemPart) {
 	p.dropped = true
+	p.stop.Store(true)
 	p.circuit = nil
 	it.live--
 	switch it.where {
@@ -249,7 +250,7 @@ func (e *Engine) filterRetainedLocked(keep func(*job) bool) {
 // the jobs already queued finish until ctx ends; jobs still unfinished then
 // fail with ErrShuttingDown. It returns when the workers have stopped, or
 // with ctx's error if a worker is still inside a stage that cannot be
-// interrupted (synthesis of one partition).
+// interrupted (a device call, or a Plan that ignores its context).
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	if !e.closing {

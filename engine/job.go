@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -222,7 +223,10 @@ type itemPart struct {
 	circuit r1cs.Circuit
 	pa      *r1cs.ProvingAssignment
 	dropped bool
-	held    int64 // bytes of the item's reservation that belong to this part
+	// stop is dropped for the synthesising goroutine, which reads it
+	// without the engine's lock at its yield points.
+	stop atomic.Bool
+	held int64 // bytes of the item's reservation that belong to this part
 }
 
 // less orders items for synthesis and proving: priority, then batch

@@ -49,6 +49,10 @@ type LaneStatus struct {
 	Kind      string
 	Finishing int    // items with the lane's finisher
 	Proved    uint64 // items proved since start
+	// Abandoned: the lane's Start is still running for an item whose jobs
+	// all ended (cancelled); a device call cannot be interrupted, so the
+	// lane is busy until it returns, and its result is dropped then.
+	Abandoned bool
 	// DeviceMemory is the lane's device memory (0: a CPU lane).
 	DeviceMemory int64
 }
@@ -227,6 +231,7 @@ func (e *Engine) Status() Status {
 		ls := LaneStatus{Name: l.name, Backend: l.backend.Name(), Reserved: l.reserved, Finishing: l.finishing, Proved: l.proved,
 			DeviceMemory: l.deviceMem}
 		if it := l.starting; it != nil {
+			ls.Abandoned = it.live == 0
 			for _, p := range it.parts {
 				if !p.dropped {
 					ls.Job, ls.Kind = p.job.id, p.job.kind.String()

@@ -133,6 +133,13 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 			s.init()
 			k, out := c.pointLo, c.offset
 			for i := c.lo; i < c.hi; i++ {
+				// A chunk is an eighth of the scalars on two cores: seconds
+				// at 2^27, so it yields as it goes.
+				if y != nil && (i-c.lo)%scanYield == scanYield-1 {
+					if err := y(); err != nil {
+						return err
+					}
+				}
 				if sel != nil && !sel.Get(i) {
 					continue
 				}
@@ -165,6 +172,10 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	}
 	return res, nil
 }
+
+// scanYield is how many scalars the scan of one chunk visits between two
+// yields: milliseconds, even where every one is a batched addition.
+const scanYield = 1 << 14
 
 // msmPiece is the most points one gnark-crypto MultiExp call gets.
 // MultiExp decomposes all scalars into all windows' digits before it

@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -160,4 +161,36 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPointwiseBlocks: pointwise visits every index once, in blocks of
+// pointwiseBlock with the yield function between them, and stops at the
+// yield's error.
+func TestPointwiseBlocks(t *testing.T) {
+	m := 3*pointwiseBlock + 5
+	seen := make([]uint8, m)
+	yields := 0
+	if err := pointwise(m, 3, func() error { yields++; return nil }, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			seen[i]++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range seen {
+		if v != 1 {
+			t.Fatalf("index %d visited %d times", i, v)
+		}
+	}
+	if yields != 3 {
+		t.Fatalf("%d yields, want 3", yields)
+	}
+	stop := errors.New("stop")
+	visited := 0
+	if err := pointwise(m, 1, func() error { return stop }, func(lo, hi int) { visited += hi - lo }); !errors.Is(err, stop) || visited != pointwiseBlock {
+		t.Fatalf("stopped with %v after %d elements", err, visited)
+	}
+	if err := pointwise(m, 2, nil, func(lo, hi int) {}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -33,7 +33,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, l := range st.Lanes {
 		d.Lanes = append(d.Lanes, statusdoc.Lane{Name: l.Name, Backend: l.Backend, Reserved: l.Reserved, Job: l.Job,
-			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory})
+			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory, Abandoned: l.Abandoned})
 	}
 	for _, g := range st.Devices {
 		d.GPUs = append(d.GPUs, statusdoc.GPU{Ordinal: g.Index, Name: g.Name, TotalBytes: g.TotalMemory, FreeBytes: g.FreeMemory, Job: g.Job})

@@ -66,6 +66,10 @@ type Lane struct {
 	Finishing    int    `json:"finishing"`
 	Proved       uint64 `json:"proved"`
 	DeviceMemory int64  `json:"device_memory_bytes,omitempty"`
+	// Abandoned: the lane is still in a device call for jobs that were
+	// cancelled meanwhile (it cannot be interrupted); its result is
+	// dropped and its memory released when it returns.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // Urgent describes the reserved lane: HIGH and CRITICAL jobs of at most
