@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -248,7 +249,8 @@ func (e *Engine) filterRetainedLocked(keep func(*job) bool) {
 // Shutdown stops accepting jobs, stops the plans in progress (their
 // submissions fail with ErrShuttingDown), flushes partial batches and lets
 // the jobs already queued finish until ctx ends; jobs still unfinished then
-// fail with ErrShuttingDown. It returns when the workers have stopped, or
+// fail with ErrShuttingDown and, when ctx carries one (WithTimeoutCause),
+// its cause, so that their callers learn why. It returns when the workers have stopped, or
 // with ctx's error if a worker is still inside a stage that cannot be
 // interrupted (a device call, or a Plan that ignores its context).
 func (e *Engine) Shutdown(ctx context.Context) error {
@@ -278,9 +280,15 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		break
 	}
 	aborted := 0
+	why := fmt.Errorf("%w: job aborted at the shutdown deadline", ErrShuttingDown)
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) && !errors.Is(c, context.Canceled) {
+		// The caller said why it stops (the daemon: the signal and its
+		// --shutdown-timeout); the client sees it in the answer.
+		why = fmt.Errorf("%w: job aborted at the shutdown deadline (%v)", ErrShuttingDown, c)
+	}
 	for _, j := range e.jobs {
 		if !j.state.Final() && j.state != StatePlanning {
-			e.endLocked(j, StateFailed, fmt.Errorf("%w: job aborted before it finished", ErrShuttingDown), nil)
+			e.endLocked(j, StateFailed, why, nil)
 			aborted++
 		}
 	}
