@@ -346,6 +346,10 @@ func (e *Engine) submitterLeftLocked(j *job, detached bool) {
 // dropPlanningLocked removes a job whose planning ended without queueing
 // it; err is what callers waiting for the plan are told.
 func (e *Engine) dropPlanningLocked(j *job, err error) {
+	if j.orphanTimer != nil {
+		j.orphanTimer.Stop()
+		j.orphanTimer = nil
+	}
 	j.planErr = err
 	close(j.planned)
 	if e.jobs[j.id] == j {
