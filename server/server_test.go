@@ -354,11 +354,12 @@ func TestClientDisconnectCancelsJob(t *testing.T) {
 // Prove call's deadline passes mid-proof, and the client closes its
 // connection; the job runs on (orphan_grace), /status shows it orphaned,
 // and the retried task's Prove with the same request id, on a new
-// connection, attaches to it and gets the proof. An AwaitProof with the
-// request id attaches the same way, also after the job ended.
+// connection, attaches to it and gets the proof. An AwaitProof or a
+// SubmitProof with the request id attaches the same way, and a Prove
+// retry also after the job ended.
 func TestRetryAfterClientTimeout(t *testing.T) {
 	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1, OrphanGrace: time.Minute}, 0)
-	for _, retry := range []string{"prove", "await"} {
+	for _, retry := range []string{"prove", "await", "submit"} {
 		t.Run(retry, func(t *testing.T) {
 			id := "porep-1000-" + retry
 			req := client.TestRequest(id, 10, opts(testkind.Options{Partitions: 6, SynthesisDelayMS: 100}))
@@ -388,9 +389,16 @@ func TestRetryAfterClientTimeout(t *testing.T) {
 			}
 			defer second.Close()
 			var res *cuzkv1.AwaitProofResponse
-			if retry == "prove" {
+			switch retry {
+			case "prove":
 				res, err = second.Prove(context.Background(), req)
-			} else {
+			case "await":
+				res, err = second.Await(context.Background(), id, 0)
+			case "submit":
+				var sub *cuzkv1.SubmitProofResponse
+				if sub, err = second.Submit(context.Background(), req); err != nil || sub.GetJobId() != id {
+					t.Fatalf("submit retry: %v %v", sub, err)
+				}
 				res, err = second.Await(context.Background(), id, 0)
 			}
 			if err != nil || res.GetStatus() != cuzkv1.AwaitProofResponse_COMPLETED || res.GetJobId() != id {
@@ -403,8 +411,8 @@ func TestRetryAfterClientTimeout(t *testing.T) {
 			}
 		})
 	}
-	if c := getStatusDoc(t, d).Counters; c.Completed != 2 || c.Orphaned != 2 || c.Reclaimed != 2 || c.Attached != 1 {
-		t.Fatalf("counters %+v: want each job proved once, orphaned and reclaimed once (the Prove retry attached)", c)
+	if c := getStatusDoc(t, d).Counters; c.Completed != 3 || c.Orphaned != 3 || c.Reclaimed != 3 || c.Attached != 2 {
+		t.Fatalf("counters %+v: want each job proved once, orphaned and reclaimed once (the Prove and SubmitProof retries attached)", c)
 	}
 
 	// A job that ends while nobody waits keeps its result for the retry.
@@ -418,13 +426,13 @@ func TestRetryAfterClientTimeout(t *testing.T) {
 	})
 	cancel()
 	<-errc
-	waitFor(t, "job completed", func() bool { return getStatusDoc(t, d).Counters.Completed == 3 })
+	waitFor(t, "job completed", func() bool { return getStatusDoc(t, d).Counters.Completed == 4 })
 	res, err := d.c.Prove(context.Background(), req)
 	if err != nil || res.GetStatus() != cuzkv1.AwaitProofResponse_COMPLETED {
 		t.Fatalf("retry after the job ended: %v %v", res, err)
 	}
 	verify(t, 10, res.GetProof(), 1)
-	if c := getStatusDoc(t, d).Counters; c.Completed != 3 {
+	if c := getStatusDoc(t, d).Counters; c.Completed != 4 {
 		t.Fatalf("the retry proved again: %+v", c)
 	}
 	d.waitIdle(t)
