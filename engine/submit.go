@@ -101,21 +101,25 @@ func (e *Engine) orphanLocked(j *job) bool {
 		return false
 	}
 	j.orphanedAt = time.Now()
-	j.orphanTimer = time.AfterFunc(grace, func() {
+	var t *time.Timer
+	t = time.AfterFunc(grace, func() {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		e.orphanExpiredLocked(j)
+		e.orphanExpiredLocked(j, t)
 	})
+	j.orphanTimer = t
 	e.counts.Orphaned++
 	e.log.Info("job orphaned: every caller left; it keeps running until one comes back with its request id",
 		"job", j.id, "state", j.state.String(), "orphan_grace", grace)
 	return true
 }
 
-// orphanExpiredLocked ends the grace of j: unless a caller came back (or
-// it ended) meanwhile, it is cancelled, or its plan stopped.
-func (e *Engine) orphanExpiredLocked(j *job) {
-	if j.orphanTimer == nil || j.state.Final() {
+// orphanExpiredLocked ends the grace of j that timer t measured: unless a
+// caller came back (or it ended) meanwhile, it is cancelled, or its plan
+// stopped. A timer that fired while a caller came back (its Stop too late)
+// is no longer j's and does nothing, even if j was orphaned again since.
+func (e *Engine) orphanExpiredLocked(j *job, t *time.Timer) {
+	if j.orphanTimer != t || j.state.Final() {
 		return
 	}
 	j.orphanTimer = nil
