@@ -61,6 +61,8 @@ type rigOptions struct {
 	kinds  map[engine.ProofKind]engine.Kind
 	lanes  []engine.Lane
 	urgent prover.Backend
+	// locator finds the parameters; nil: the test kind's in paramDir.
+	locator srs.Locator
 }
 
 // newRig starts an engine with the test kind over paramDir. total 0 means a
@@ -84,7 +86,10 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b := budget.New(o.total)
-	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: o.minIdle, Log: log})
+	if o.locator == nil {
+		o.locator = testkind.Locator(paramDir)
+	}
+	m := srs.NewManager(srs.Options{Locator: o.locator, Budget: b, MinIdle: o.minIdle, Log: log})
 	kinds := map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind}
 	for k, v := range o.kinds {
 		kinds[k] = v

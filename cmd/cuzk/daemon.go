@@ -142,14 +142,18 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 		go func() { errc <- srv.ServeHTTP(hlis) }()
 	}
 	code := exitOK
+	why := "a listener failed"
 	select {
 	case <-ctx.Done():
-		log.Info("signal received; shutting down", "timeout", *shutdownTimeout)
+		why = context.Cause(ctx).Error()
+		log.Info("signal received; shutting down", "signal", why, "timeout", *shutdownTimeout)
 	case err := <-errc:
 		log.Error("listener failed; shutting down", "err", err)
 		code = 1
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+	// The reason calls and jobs still open at the deadline are given.
+	sctx, cancel := context.WithTimeoutCause(context.Background(), *shutdownTimeout,
+		fmt.Errorf("%s; --shutdown-timeout %v passed", why, *shutdownTimeout))
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		log.Error("shutdown", "err", err)
