@@ -27,6 +27,7 @@ type synthReport struct {
 	C1              string                 `json:"c1"`
 	Synthetic       string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
 	CS              synthbench.CSKind      `json:"cs"`
+	OmitC           bool                   `json:"omit_c,omitempty"`
 	Iterations      []synthbench.Iteration `json:"iterations"`
 	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
 	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
@@ -41,6 +42,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	partition := fs.Int("partition", -1, "synthesise only partition K (default all)")
 	iters := fs.Int("i", 3, "iterations")
 	csName := fs.String("cs", "proving", "constraint system: proving, templated, witness or count")
+	omitC := fs.Bool("omit-c", false, "proving and templated: leave c out of the assignment (r1cs.AssignmentOptions.OmitC), as the CPU prover takes it")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `file` after the runs")
 	traceFile := fs.String("trace", "", "write an execution trace to `file`")
@@ -63,6 +65,9 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
+	if *omitC && kind != synthbench.CSProving && kind != synthbench.CSTemplated {
+		return fail("--omit-c is for --cs proving or templated")
+	}
 	if *compare != "" {
 		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
 	}
@@ -72,7 +77,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fail("%v", err)
 		}
-		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 	}
 	if size.set {
 		return fail("--sector-size needs --synthetic (a C1 knows its size)")
@@ -100,7 +105,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for i := range parts {
 		circuits[i] = parts[i].Circuit
 	}
-	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 }
 
 // runSynthBench measures circuits as rep.CS and prints the report.
@@ -134,12 +139,15 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		fmt.Fprintf(stdout, "synthetic %s\n", rep.Synthetic)
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "bytes/constr", "allocs/constr", "peak RSS")
+		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %8s %8s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr",
+			"user/c", "sys/c", "faults/kc", "bytes/constr", "allocs/constr", "peak RSS")
 	}
-	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
+	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, OmitC: rep.OmitC, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
 		if !asJSON {
-			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
-				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
+			rows := float64(max(r.Constraints, 1))
+			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %8.1f %8.1f %10.2f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
+				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, float64(r.UserNs)/rows, float64(r.SysNs)/rows, 1000*float64(r.MinorFaults)/rows,
+				r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
 		}
 	})
 	if err != nil {
@@ -175,7 +183,11 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		enc.Encode(rep)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, kind, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
+	what := string(kind)
+	if rep.OmitC {
+		what += ", omit-c"
+	}
+	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, what, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
 	if rep.BellpersonNsRow > 0 {
 		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core, ProvingAssignment): %.1f ns/constraint → cuzk (%s)/bellperson = %.2f\n",
 			rep.BellpersonNsRow, kind, rep.MedianNsPerRow/rep.BellpersonNsRow)
