@@ -24,16 +24,20 @@ import (
 )
 
 type synthReport struct {
-	C1              string                 `json:"c1"`
-	Synthetic       string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
-	CS              synthbench.CSKind      `json:"cs"`
-	OmitC           bool                   `json:"omit_c,omitempty"`
-	Iterations      []synthbench.Iteration `json:"iterations"`
-	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
-	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
-	GoVersion       string                 `json:"go_version"`
-	GOMAXPROCS      int                    `json:"gomaxprocs"`
-	BellpersonNsRow float64                `json:"bellperson_ns_per_constraint,omitempty"`
+	C1             string                 `json:"c1"`
+	Synthetic      string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
+	CS             synthbench.CSKind      `json:"cs"`
+	OmitC          bool                   `json:"omit_c,omitempty"`
+	Iterations     []synthbench.Iteration `json:"iterations"`
+	MedianNsPerRow float64                `json:"median_ns_per_constraint"`
+	// MedianCPUNsPerRow is the median of the process's user+system CPU
+	// time per row: on a shared machine the measure that neighbours
+	// disturb least.
+	MedianCPUNsPerRow float64 `json:"median_cpu_ns_per_constraint"`
+	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
+	GoVersion         string  `json:"go_version"`
+	GOMAXPROCS        int     `json:"gomaxprocs"`
+	BellpersonNsRow   float64 `json:"bellperson_ns_per_constraint,omitempty"`
 }
 
 func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -168,11 +172,15 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 	}
 	rep.Iterations = its
 	ns := make([]float64, len(its))
+	cpu := make([]float64, len(its))
 	for i, r := range its {
 		ns[i] = r.NsPerRow
+		cpu[i] = float64(r.UserNs+r.SysNs) / float64(max(r.Constraints, 1))
 	}
 	slices.Sort(ns)
+	slices.Sort(cpu)
 	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
+	rep.MedianCPUNsPerRow = cpu[(len(cpu)-1)/2]
 	rep.PeakRSSBytes = bench.PeakRSS()
 	if b, err := readRustBench(findUp(rustBench)); err == nil && rep.Synthetic == "" {
 		rep.BellpersonNsRow = b
@@ -187,7 +195,7 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 	if rep.OmitC {
 		what += ", omit-c"
 	}
-	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, what, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
+	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), CPU %.1f ns/constraint, peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, what, rep.MedianCPUNsPerRow, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
 	if rep.BellpersonNsRow > 0 {
 		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core, ProvingAssignment): %.1f ns/constraint → cuzk (%s)/bellperson = %.2f\n",
 			rep.BellpersonNsRow, kind, rep.MedianNsPerRow/rep.BellpersonNsRow)
@@ -262,20 +270,23 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		}
 	})
 	rounds = max(rounds, 1)
-	run := func(bin string) (float64, error) {
+	type result struct{ wall, cpu float64 }
+	run := func(bin string) (result, error) {
 		cmd := exec.CommandContext(ctx, bin, rest...)
 		cmd.Stderr = stderr
 		out, err := cmd.Output()
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", bin, err)
+			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}
 		var rep synthReport
 		if err := json.Unmarshal(out, &rep); err != nil {
-			return 0, fmt.Errorf("%s: %w", bin, err)
+			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}
-		return rep.MedianNsPerRow, nil
+		return result{rep.MedianNsPerRow, rep.MedianCPUNsPerRow}, nil
 	}
-	var a, b, ratios []float64
+	// CPU figures compare only when both builds report them (older ones
+	// do not).
+	var a, b, ratios, cpuA, cpuB, cpuRatios []float64
 	for r := 0; r < rounds; r++ {
 		// Alternate which build goes first, so warm-up and the machine's
 		// drift fall on both alike.
@@ -296,13 +307,20 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		if r%2 == 1 {
 			x, y = y, x
 		}
-		a, b, ratios = append(a, x), append(b, y), append(ratios, x/y)
-		fmt.Fprintf(stdout, "round %d: this %.1f ns/constraint, other %.1f, ratio %.3f\n", r, x, y, x/y)
+		a, b, ratios = append(a, x.wall), append(b, y.wall), append(ratios, x.wall/y.wall)
+		line := fmt.Sprintf("round %d: this %.1f ns/constraint, other %.1f, ratio %.3f", r, x.wall, y.wall, x.wall/y.wall)
+		if x.cpu > 0 && y.cpu > 0 {
+			cpuA, cpuB, cpuRatios = append(cpuA, x.cpu), append(cpuB, y.cpu), append(cpuRatios, x.cpu/y.cpu)
+			line += fmt.Sprintf("; CPU this %.1f, other %.1f, ratio %.3f", x.cpu, y.cpu, x.cpu/y.cpu)
+		}
+		fmt.Fprintln(stdout, line)
 	}
-	slices.Sort(a)
-	slices.Sort(b)
-	slices.Sort(ratios)
+	med := func(v []float64) float64 { slices.Sort(v); return v[(len(v)-1)/2] }
 	fmt.Fprintf(stdout, "median: this %.1f, other %.1f ns/constraint; ratio this/other %.3f (min %.3f, max %.3f over %d rounds)\n",
-		a[(len(a)-1)/2], b[(len(b)-1)/2], ratios[(len(ratios)-1)/2], ratios[0], ratios[len(ratios)-1], rounds)
+		med(a), med(b), med(ratios), ratios[0], ratios[len(ratios)-1], rounds)
+	if len(cpuRatios) > 0 {
+		fmt.Fprintf(stdout, "median CPU: this %.1f, other %.1f ns/constraint; ratio this/other %.3f (min %.3f, max %.3f over %d rounds)\n",
+			med(cpuA), med(cpuB), med(cpuRatios), cpuRatios[0], cpuRatios[len(cpuRatios)-1], len(cpuRatios))
+	}
 	return exitOK
 }
