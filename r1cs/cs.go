@@ -27,6 +27,11 @@ const (
 	// which the CS computes while the circuit adds terms (the sink must
 	// be a templated *ProvingAssignment).
 	NeedRowValues
+	// IgnoreC: the sink never reads C (an assignment that omits c). The
+	// circuit's closures still fill C, but into an LC that drops every
+	// term, so C is neither built, merged nor evaluated; the sink gets an
+	// empty C.
+	IgnoreC
 )
 
 // Sink consumes what a circuit emits. Rows are passed only when the
@@ -91,6 +96,9 @@ func New(sink Sink) *CS {
 		for i := range cs.scratch {
 			cs.scratch[i].ev = pa
 		}
+	}
+	if n&IgnoreC != 0 {
+		cs.scratch[2].ev = &discard
 	}
 	one := fr.One()
 	cs.AllocInput(one)

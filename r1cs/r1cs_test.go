@@ -464,3 +464,54 @@ func TestOmitC(t *testing.T) {
 		}
 	}
 }
+
+// cSpy records the C every row reaches it with.
+type cSpy struct {
+	needs Needs
+	terms int
+	one   int
+	rows  int
+}
+
+func (s *cSpy) Needs() Needs           { return s.needs }
+func (s *cSpy) AllocInput(*fr.Element) {}
+func (s *cSpy) Alloc(*fr.Element)      {}
+func (s *cSpy) Enforce(_ *CS, _, _, c *LC) {
+	s.rows++
+	s.terms += len(c.Terms())
+	if !c.OneCoeff().IsZero() {
+		s.one++
+	}
+}
+
+// TestIgnoreC: a sink that ignores C gets an empty C whatever the circuit
+// adds to it (every LC method, whole LCs included), and the circuit's A
+// and B are untouched by it; without IgnoreC it gets the terms.
+func TestIgnoreC(t *testing.T) {
+	c := circuitFunc(func(cs *CS) error {
+		x := cs.Alloc(elem(5))
+		y := cs.Alloc(elem(7))
+		var num LC
+		three := elem(3)
+		num.AddScaled(&three, x).Add(y)
+		cs.Enforce(func(a, b, c *LC) {
+			a.Add(x)
+			b.Add(y)
+			c.Add(x).Sub(y).AddScaled(&three, x).SubScaled(&three, y).AddLC(&num).SubLC(&num).AddScaledLC(&three, &num)
+		})
+		cs.Enforce(func(a, b, c *LC) { a.Add(y); b.AddOne(); c.Set(&num) })
+		return nil
+	})
+	for _, tc := range []struct {
+		needs     Needs
+		wantTerms int
+	}{{NeedValues | NeedRows, 2 + 2}, {NeedValues | NeedRows | IgnoreC, 0}} {
+		s := &cSpy{needs: tc.needs}
+		if _, err := Synthesize(c, s); err != nil {
+			t.Fatal(err)
+		}
+		if s.rows != 2 || s.terms != tc.wantTerms || (tc.needs&IgnoreC != 0 && s.one != 0) {
+			t.Errorf("needs %b: %d rows, %d C terms (want %d), %d C with a constant", tc.needs, s.rows, s.terms, tc.wantTerms, s.one)
+		}
+	}
+}
