@@ -167,6 +167,32 @@ func (pa *ProvingAssignment) Enforce(_ *CS, a, b, c *LC) {
 	}
 }
 
+// enforceKnown records a row whose evaluations are known (CS.EnforceKnown)
+// and marks the densities of its canonical A and B, as Enforce would.
+func (pa *ProvingAssignment) enforceKnown(la, lb *LC, a, b, c *fr.Element) {
+	pa.A = append(pa.A, *a)
+	pa.B = append(pa.B, *b)
+	if !pa.omitC {
+		pa.C = append(pa.C, *c)
+	}
+	d := pa.Density
+	for i := range la.terms {
+		if v := la.terms[i].Var; v.IsAux() {
+			d.AAux.Set(v.Index())
+		}
+	}
+	if !lb.one.IsZero() {
+		d.BInput.Set(0)
+	}
+	for i := range lb.terms {
+		if v := lb.terms[i].Var; v.IsAux() {
+			d.BAux.Set(v.Index())
+		} else {
+			d.BInput.Set(v.Index())
+		}
+	}
+}
+
 // grow extends v by one element (left for the caller to set).
 func grow(v []fr.Element) []fr.Element {
 	if len(v) < cap(v) {
