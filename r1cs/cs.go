@@ -190,9 +190,12 @@ func (cs *CS) buildRow(build func(a, b, c *LC), c *LC) (_, _, _ *LC) {
 // combinations take (a gadget that computes its witness natively, as
 // Poseidon does, holds them). A templated assignment records them without
 // calling build, which saves a multiplication per term of every long
-// combination; every other sink gets the row from build, as Enforce gives
-// it. Wrong values would make the templated assignment differ from the
-// exact one, which the circuits' mode tests compare.
+// combination; an exact one takes them too, and builds and merges only A
+// and B, for the densities; every other sink (recorder, test system, key
+// generation) gets the row from build, as Enforce gives it, so the
+// circuits' golden digests and satisfaction tests still evaluate every
+// combination, and their mode tests compare the assignments with the
+// values taken against those evaluated.
 func (cs *CS) EnforceKnown(a, b, c *fr.Element, build func(a, b, c *LC)) {
 	switch {
 	case cs.evalRows != nil:

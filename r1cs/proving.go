@@ -29,7 +29,9 @@ type Densities struct {
 //
 // It runs in one of two modes:
 //   - exact (NewProvingAssignment): every row's LCs are built, merged and
-//     evaluated, and the densities are computed;
+//     evaluated, and the densities are computed (rows enforced with their
+//     values, CS.EnforceKnown, are built and merged for the densities
+//     only);
 //   - templated (NewTemplatedAssignment): the densities come from an earlier
 //     exact synthesis of the same circuit, and rows are evaluated while the
 //     circuit adds terms, without building or merging LCs — several times
@@ -53,8 +55,9 @@ type ProvingAssignment struct {
 // AssignmentOptions choose what a ProvingAssignment records.
 type AssignmentOptions struct {
 	// OmitC leaves C empty: the circuit's C terms are dropped as they are
-	// added (IgnoreC), so c is neither built, merged, evaluated nor stored. For a satisfied witness c = a∘b row by row, so a
-	// prover can recompute them when it needs them (groth16 does, in its
+	// added (IgnoreC), so c is neither built, merged, evaluated nor
+	// stored. For a satisfied witness c = a∘b row by row, so a prover can
+	// recompute them when it needs them (groth16 does, in its
 	// H stage) and a 2^27-row partition holds 4.3 GB less from synthesis
 	// to its transforms. For a witness that does not satisfy its circuit
 	// the recomputed c differs and the proof fails verification, exactly

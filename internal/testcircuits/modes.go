@@ -8,12 +8,18 @@ import (
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
+// evaluating hides an exact assignment from the CS's type check, so that
+// every row reaches it through Enforce and is evaluated term by term,
+// rows with known values (r1cs.CS.EnforceKnown) included.
+type evaluating struct{ *r1cs.ProvingAssignment }
+
 // Modes synthesises c, with the prover's input rows appended, into each
 // proving assignment the engine can ask for (exact and templated, with c
-// and without) and checks that they record the same proving assignment:
-// a, b, the witness and the densities equal everywhere, c equal where it
-// is kept. It returns the exact assignment (with c), for further checks,
-// and its digest (r1cs.ProvingAssignment.Digest).
+// and without) and checks that they record the same proving assignment as
+// an exact one that evaluates every row's combinations: a, b, the witness
+// and the densities equal everywhere, c equal where it is kept. It returns
+// the exact assignment (with c), for further checks, and its digest
+// (r1cs.ProvingAssignment.Digest).
 func Modes(c r1cs.Circuit) (*r1cs.ProvingAssignment, [32]byte, error) {
 	counted, err := r1cs.Synthesize(c, r1cs.Counter{})
 	if err != nil {
@@ -30,12 +36,17 @@ func Modes(c r1cs.Circuit) (*r1cs.ProvingAssignment, [32]byte, error) {
 		cs.AppendInputRows()
 		return pa, pa.Check()
 	}
-	exact, err := synth(nil, false)
+	exact := evaluating{r1cs.NewAssignment(hint, nil, r1cs.AssignmentOptions{})}
+	cs, err := r1cs.Synthesize(c, exact)
 	if err != nil {
-		return nil, [32]byte{}, fmt.Errorf("exact: %w", err)
+		return nil, [32]byte{}, fmt.Errorf("exact, evaluated: %w", err)
+	}
+	cs.AppendInputRows()
+	if err := exact.Check(); err != nil {
+		return nil, [32]byte{}, fmt.Errorf("exact, evaluated: %w", err)
 	}
 	want := exact.Digest()
-	withoutC := *exact
+	withoutC := *exact.ProvingAssignment
 	withoutC.C = nil
 	wantNoC := withoutC.Digest()
 	for _, m := range []struct {
@@ -44,6 +55,7 @@ func Modes(c r1cs.Circuit) (*r1cs.ProvingAssignment, [32]byte, error) {
 		omitC    bool
 		want     [32]byte
 	}{
+		{"exact", nil, false, want},
 		{"templated", exact.Density, false, want},
 		{"exact, omit c", nil, true, wantNoC},
 		{"templated, omit c", exact.Density, true, wantNoC},
@@ -53,10 +65,10 @@ func Modes(c r1cs.Circuit) (*r1cs.ProvingAssignment, [32]byte, error) {
 			return nil, [32]byte{}, fmt.Errorf("%s: %w", m.name, err)
 		}
 		if got := pa.Digest(); got != m.want {
-			return nil, [32]byte{}, fmt.Errorf("%s: assignment differs from the exact one: %s", m.name, firstDifference(exact, pa))
+			return nil, [32]byte{}, fmt.Errorf("%s: assignment differs from the evaluated one: %s", m.name, firstDifference(exact.ProvingAssignment, pa))
 		}
 	}
-	return exact, want, nil
+	return exact.ProvingAssignment, want, nil
 }
 
 // firstDifference names the first vector and index where pa differs from
