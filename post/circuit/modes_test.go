@@ -19,19 +19,7 @@ func TestAssignmentModes2KiB(t *testing.T) {
 		"winning": "7a9fa1adc9023b6738a59b5441eb48d1fe2dc3babc37185c3571e09cf12cd986",
 	} {
 		t.Run(kind, func(t *testing.T) {
-			rp, rnd, proofs, ok := loadPostVanilla(t, kind)
-			if !ok {
-				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing", kind)
-			}
-			shape, err := DimsOf(rp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
-			if err != nil {
-				t.Fatal(err)
-			}
-			exact, digest, err := testcircuits.Modes(f)
+			exact, digest, err := testcircuits.Modes(circuitFromVanilla(t, kind))
 			if err != nil {
 				t.Fatal(err)
 			}
