@@ -32,10 +32,10 @@
 # failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB] [--params PDIR]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 DIR=$(mkdir -p "$1" && cd "$1" && pwd); shift
-CLI=0; GEN=1; RUST=1; SIZE=32GiB
+CLI=0; GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"
 while [ $# -gt 0 ]; do
   case "$1" in
     --cli) CLI=1 ;;
@@ -43,12 +43,12 @@ while [ $# -gt 0 ]; do
     --no-rust) RUST=0 ;;
     --sector-size) [ $# -ge 2 ] || usage; SIZE=$2; shift ;;
     --sector-size=*) SIZE=${1#*=} ;;
+    --params) [ $# -ge 2 ] || usage; PARAMS=$(cd "$2" && pwd); shift ;;
     *) usage ;;
   esac
   shift
 done
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-PARAMS="$DIR/params"
 BIN="$DIR/cuzk"
 case "$SIZE" in
   32GiB)
@@ -129,14 +129,24 @@ say "daemon prove: $(( $(date +%s) - t0 )) s wall"
 python3 - "$DIR/bench-single.out" <<'PY' | tee -a "$SUMMARY" || true
 import json, sys
 t = open(sys.argv[1]).read()
-r = json.loads(t[t.index("{"):])["result"]
+# stderr's progress lines ("waiting for the proof; ...") come before the report.
+r = json.JSONDecoder().raw_decode(t[t.index("\n{") + 1 if not t.startswith("{") else 0:])[0]["result"]
 ms = lambda k: "%.1f s" % (r.get(k, 0) / 1e9)
 print("daemon stages: status %s, queue %s, srs load %s, synthesis %s, prove %s, total %s" % (
     r.get("status"), ms("queue_wait_ns"), ms("srs_load_ns"), ms("synthesis_ns"), ms("prove_ns"), ms("total_ns")))
 PY
 "$BIN" bench status --addr "unix://$SOCK" --status-addr "unix://$SSOCK" --json > "$DIR/daemon-status.json" 2>&1 || say "note: bench status failed: see $DIR/daemon-status.json"
 "$BIN" bench timeline --status-addr "unix://$SSOCK" --svg "$DIR/daemon-timeline.svg" > "$DIR/daemon-timeline.txt" 2>&1 || say "note: bench timeline failed: see $DIR/daemon-timeline.txt"
-grep -iE 'memory|budget|reserv' "$DIR/daemon-timeline.txt" | head -5 | tee -a "$SUMMARY" || true
+python3 - "$DIR/daemon-status.json" <<'PY' | tee -a "$SUMMARY" || true
+import json, sys
+e = json.load(open(sys.argv[1]))["engine"]
+m = e["memory"]
+g = lambda n: "%.2f GiB" % (n / 2**30)
+print("daemon budget %s, engine peak reservation %s (urgent lane %s held back), process anon %s now" % (
+    g(m["total_bytes"]), g(m["peak_bytes"]), g(m.get("reserved_bytes", 0)), g(m.get("process_anon_bytes", 0))))
+for p in e.get("params", []):
+    print("daemon params %s: tier %s, mapped %s (%s file-backed), %s counted" % (p["circuit_id"], p["tier"], p.get("mapped", False), g(p.get("mapped_bytes", 0)), g(p.get("bytes", 0))))
+PY
 kill -INT $DPID; wait $DPID 2>/dev/null || true
 wait $SAMPLER 2>/dev/null || true
 trap - EXIT
@@ -147,6 +157,7 @@ if [ "$CLI" = 1 ]; then
   check prove-post 0 /usr/bin/time -v -o "$DIR/prove-post.time" "$BIN" prove-post --vanilla "$VANILLA" --public "$PUBLIC" \
     --params "$PARAMS" --stage-report "$DIR/prove-post-stages.json" --out "$DIR/proof-cli.bin"
   grep -A20 '^step' "$DIR/prove-post.out" | tee -a "$SUMMARY" || true
+  say "prove-post: wall $(grep 'Elapsed (wall' "$DIR/prove-post.time" | awk '{print $NF}'), peak RSS $(awk '/Maximum resident/ {printf "%.2f GiB", $NF/1048576}' "$DIR/prove-post.time")"
 fi
 
 echo "== 4. cuzk verify-post"
@@ -154,6 +165,9 @@ if [ -s "$DIR/proof.bin" ]; then
   BADR=$(python3 -c 'import sys; r=bytes.fromhex(sys.argv[1]); print((bytes([r[0]^1])+r[1:]).hex())' "$RND")
   BADS=$(python3 -c 'import sys; i,c=sys.argv[1].split(":"); b=bytes.fromhex(c); print(i+":"+(bytes([b[0]^1])+b[1:]).hex())' "$SECTORS")
   check verify-post 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$PUBLIC"
+  if [ "$CLI" = 1 ]; then
+    check verify-post-cli 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof-cli.bin" --public "$PUBLIC"
+  fi
   check verify-post-bad-randomness 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$BADR" --sectors "$SECTORS"
   check verify-post-bad-comm-r 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$RND" --sectors "$BADS"
   if [ "$RUST" = 1 ]; then
