@@ -3,6 +3,7 @@
 # machine, end to end (issue 20).
 #
 #   scripts/fullsize-window-post.sh DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 2KiB]
+#                                   [--params PDIR] [--residency mapped]
 #
 # --sector-size 2KiB runs every step below in about a minute, to check the
 # script and the daemon path before the hour-long run: 2 KiB WindowPoSt
@@ -32,10 +33,10 @@
 # failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB] [--params PDIR]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB] [--params PDIR] [--residency auto|mapped|resident]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 DIR=$(mkdir -p "$1" && cd "$1" && pwd); shift
-CLI=0; GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"
+CLI=0; GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"; RESIDENCY=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --cli) CLI=1 ;;
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
     --sector-size) [ $# -ge 2 ] || usage; SIZE=$2; shift ;;
     --sector-size=*) SIZE=${1#*=} ;;
     --params) [ $# -ge 2 ] || usage; PARAMS=$(cd "$2" && pwd); shift ;;
+    --residency) [ $# -ge 2 ] || usage; RESIDENCY=$2; shift ;;
     *) usage ;;
   esac
   shift
@@ -106,7 +108,11 @@ SOCK="$DIR/cuzk.sock"
 rm -f "$SOCK"
 SSOCK="$DIR/cuzk-status.sock"
 rm -f "$SSOCK"
-"$BIN" daemon --param-cache "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
+# Default configuration but for [srs] residency (auto maps a 32 GiB
+# partition's parameters on this machine; --residency mapped makes a 2 KiB
+# run take the same path).
+printf '[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
+"$BIN" daemon --config "$DIR/daemon.toml" --param-cache "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
