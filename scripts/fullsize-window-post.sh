@@ -20,7 +20,13 @@
 #      of testdata/curio-32gib-window-post/ (one 32 GiB sector, padded to
 #      2,349 as upstream pads) through `cuzk bench single --type wpost`; the
 #      daemon's memory is sampled from outside every 2 s (daemon-mem.tsv:
-#      RssAnon, RssFile, VmHWM) and its /status saved at the end.
+#      RssAnon, RssFile, VmHWM); at the end its /status is saved
+#      (daemon-status.json: budget, peak reservation, parameter tier and
+#      mapping, stage records) with the timeline drawn from it
+#      (daemon-timeline.txt, .svg), and the summary gets the daemon's
+#      per-stage timings. --params PDIR takes the parameters from PDIR
+#      instead of DIR/params; --residency sets the daemon's [srs] residency
+#      (default auto, which maps a 32 GiB set on a 24 GiB machine).
 #   3. with --cli, the same through `cuzk prove-post` in one process, with
 #      --stage-report (prove-post-stages.json: wall, CPU, peak anonymous and
 #      file-backed memory per step).
