@@ -2,7 +2,14 @@
 # Full size: a real 32 GiB WindowPoSt partition proven and verified on this
 # machine, end to end (issue 20).
 #
-#   scripts/fullsize-window-post.sh DIR [--cli] [--skip-gen] [--no-rust]
+#   scripts/fullsize-window-post.sh DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 2KiB]
+#                                   [--params PDIR] [--residency mapped]
+#
+# --sector-size 2KiB runs every step below in about a minute, to check the
+# script and the daemon path before the hour-long run: 2 KiB WindowPoSt
+# parameters (registered proof 5, StackedDrgWindow2KiBV1), and a vanilla
+# proof with its public.json made here by `cuzk seal` and `cuzk post
+# vanilla` (into DIR/input). The default is 32GiB, as issue 20 asks.
 #
 # Into DIR (outside the repository; about 62 GB of free disk are needed):
 #   1. cuzk params gen --kind window-post --sector-size 32GiB: INSECURE test
@@ -13,7 +20,13 @@
 #      of testdata/curio-32gib-window-post/ (one 32 GiB sector, padded to
 #      2,349 as upstream pads) through `cuzk bench single --type wpost`; the
 #      daemon's memory is sampled from outside every 2 s (daemon-mem.tsv:
-#      RssAnon, RssFile, VmHWM) and its /status saved at the end.
+#      RssAnon, RssFile, VmHWM); at the end its /status is saved
+#      (daemon-status.json: budget, peak reservation, parameter tier and
+#      mapping, stage records) with the timeline drawn from it
+#      (daemon-timeline.txt, .svg), and the summary gets the daemon's
+#      per-stage timings. --params PDIR takes the parameters from PDIR
+#      instead of DIR/params; --residency sets the daemon's [srs] residency
+#      (default auto, which maps a 32 GiB set on a 24 GiB machine).
 #   3. with --cli, the same through `cuzk prove-post` in one process, with
 #      --stage-report (prove-post-stages.json: wall, CPU, peak anonymous and
 #      file-backed memory per step).
@@ -26,23 +39,36 @@
 # failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB] [--params PDIR] [--residency auto|mapped|resident]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 DIR=$(mkdir -p "$1" && cd "$1" && pwd); shift
-CLI=0; GEN=1; RUST=1
-for a in "$@"; do
-  case "$a" in
+CLI=0; GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"; RESIDENCY=auto
+while [ $# -gt 0 ]; do
+  case "$1" in
     --cli) CLI=1 ;;
     --skip-gen) GEN=0 ;;
     --no-rust) RUST=0 ;;
+    --sector-size) [ $# -ge 2 ] || usage; SIZE=$2; shift ;;
+    --sector-size=*) SIZE=${1#*=} ;;
+    --params) [ $# -ge 2 ] || usage; PARAMS=$(cd "$2" && pwd); shift ;;
+    --residency) [ $# -ge 2 ] || usage; RESIDENCY=$2; shift ;;
     *) usage ;;
   esac
+  shift
 done
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-GOLD="$REPO/testdata/fullsize/window-post-32GiB"
-VANILLA="$REPO/testdata/curio-32gib-window-post/post.vproof"
-PARAMS="$DIR/params"
 BIN="$DIR/cuzk"
+case "$SIZE" in
+  32GiB)
+    PUBLIC="$REPO/testdata/fullsize/window-post-32GiB/public.json"
+    VANILLA="$REPO/testdata/curio-32gib-window-post/post.vproof"
+    PGLOB="v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded6*.params" ;;
+  2KiB)
+    PUBLIC="$DIR/input/window.public.json"
+    VANILLA="$DIR/input/window.json"
+    PGLOB="v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f*.params" ;;
+  *) echo "--sector-size: $SIZE: want 32GiB or 2KiB" >&2; exit 2 ;;
+esac
 SUMMARY="$DIR/summary.txt"
 : > "$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
@@ -62,23 +88,37 @@ say "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}'
 say "free disk in $DIR: $(df -h --output=avail "$DIR" | tail -1 | xargs)"
 
 if [ "$GEN" = 1 ]; then
-  echo "== 1. params gen (about 1 hour on 2 cores; progress every 5 s)"
-  /usr/bin/time -v -o "$DIR/params-gen.time" "$BIN" params gen --kind window-post --sector-size 32GiB --dir "$PARAMS" 2>&1 | tee "$DIR/params-gen.log" | grep --line-buffered -E '0%|5%|done|generated|error|refus' || true
+  echo "== 1. params gen ($SIZE; at 32GiB about 1 hour on 2 cores; progress every 5 s)"
+  /usr/bin/time -v -o "$DIR/params-gen.time" "$BIN" params gen --kind window-post --sector-size "$SIZE" --dir "$PARAMS" 2>&1 | tee "$DIR/params-gen.log" | grep --line-buffered -E '0%|5%|done|generated|error|refus' || true
   [ "${PIPESTATUS[0]}" = 0 ] || { say "FAIL params gen: see $DIR/params-gen.log"; exit 1; }
   say "params gen: wall $(grep 'Elapsed (wall' "$DIR/params-gen.time" | awk '{print $NF}'), peak RSS $(awk '/Maximum resident/ {printf "%.2f GiB", $NF/1048576}' "$DIR/params-gen.time")"
 fi
-PF=$(ls "$PARAMS"/v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded6*.params)
+PF=$(ls "$PARAMS"/$PGLOB)
 VK=${PF%.params}.vk
 say "parameters: $(basename "$PF"), $(stat -c %s "$PF") bytes"
 
-RND=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["randomness"])' "$GOLD/public.json")
-SECTORS=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(",".join("%d:%s" % (s["sector_id"], s["comm_r"]) for s in p["sectors"]))' "$GOLD/public.json")
-PROOF_ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["registered_proof"])' "$GOLD/public.json")
+if [ "$SIZE" = 2KiB ]; then
+  echo "== the 2 KiB input: cuzk seal, cuzk post vanilla (V1, partition 0, randomness 0)"
+  rm -rf "$DIR/input"; mkdir -p "$DIR/input"
+  "$BIN" seal --sector-size 2KiB --sector 1 --out "$DIR/input/s1" > "$DIR/input/seal.log" 2>&1
+  "$BIN" post vanilla --kind window --registered-proof 5 --sector-dir "$DIR/input/s1" \
+    --randomness 0000000000000000000000000000000000000000000000000000000000000000 --out "$VANILLA" > "$DIR/input/vanilla.log" 2>&1
+fi
+
+RND=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["randomness"])' "$PUBLIC")
+SECTORS=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(",".join("%d:%s" % (s["sector_id"], s["comm_r"]) for s in p["sectors"]))' "$PUBLIC")
+PROOF_ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["registered_proof"])' "$PUBLIC")
 
 echo "== 2. the daemon proves the partition"
 SOCK="$DIR/cuzk.sock"
 rm -f "$SOCK"
-"$BIN" daemon --param-cache "$PARAMS" --listen "unix://$SOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
+SSOCK="$DIR/cuzk-status.sock"
+rm -f "$SSOCK"
+# Default configuration but for [srs] residency (auto maps a 32 GiB
+# partition's parameters on this machine; --residency mapped makes a 2 KiB
+# run take the same path).
+printf '[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
+"$BIN" daemon --config "$DIR/daemon.toml" --param-cache "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
@@ -95,6 +135,30 @@ t0=$(date +%s)
 check bench-single 0 "$BIN" bench single --addr "unix://$SOCK" --type wpost --vanilla "$VANILLA" --registered-proof "$PROOF_ID" \
   --randomness "$RND" --miner-id 1000 --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
 say "daemon prove: $(( $(date +%s) - t0 )) s wall"
+# The daemon's own account: per-stage timings of the job (bench single's
+# report), its /status (budget, reservation, stage records) and the timeline
+# drawn from them.
+python3 - "$DIR/bench-single.out" <<'PY' | tee -a "$SUMMARY" || true
+import json, sys
+t = open(sys.argv[1]).read()
+# stderr's progress lines ("waiting for the proof; ...") come before the report.
+r = json.JSONDecoder().raw_decode(t[t.index("\n{") + 1 if not t.startswith("{") else 0:])[0]["result"]
+ms = lambda k: "%.1f s" % (r.get(k, 0) / 1e9)
+print("daemon stages: status %s, queue %s, srs load %s, synthesis %s, prove %s, total %s" % (
+    r.get("status"), ms("queue_wait_ns"), ms("srs_load_ns"), ms("synthesis_ns"), ms("prove_ns"), ms("total_ns")))
+PY
+"$BIN" bench status --addr "unix://$SOCK" --status-addr "unix://$SSOCK" --json > "$DIR/daemon-status.json" 2>&1 || say "note: bench status failed: see $DIR/daemon-status.json"
+"$BIN" bench timeline --status-addr "unix://$SSOCK" --svg "$DIR/daemon-timeline.svg" > "$DIR/daemon-timeline.txt" 2>&1 || say "note: bench timeline failed: see $DIR/daemon-timeline.txt"
+python3 - "$DIR/daemon-status.json" <<'PY' | tee -a "$SUMMARY" || true
+import json, sys
+e = json.load(open(sys.argv[1]))["engine"]
+m = e["memory"]
+g = lambda n: "%.2f GiB" % (n / 2**30)
+print("daemon budget %s, engine peak reservation %s (urgent lane %s held back), process anon %s now" % (
+    g(m["total_bytes"]), g(m["peak_bytes"]), g(m.get("reserved_bytes", 0)), g(m.get("process_anon_bytes", 0))))
+for p in e.get("params", []):
+    print("daemon params %s: tier %s, mapped %s (%s file-backed), %s counted" % (p["circuit_id"], p["tier"], p.get("mapped", False), g(p.get("mapped_bytes", 0)), g(p.get("bytes", 0))))
+PY
 kill -INT $DPID; wait $DPID 2>/dev/null || true
 wait $SAMPLER 2>/dev/null || true
 trap - EXIT
@@ -102,23 +166,29 @@ awk -F'\t' 'NR>1 { if ($2>a) a=$2; if ($3>f) f=$3; if ($4>h) h=$4 } END { printf
 
 if [ "$CLI" = 1 ]; then
   echo "== 3. prove-post in one process, with a stage report"
-  check prove-post 0 /usr/bin/time -v -o "$DIR/prove-post.time" "$BIN" prove-post --vanilla "$VANILLA" --public "$GOLD/public.json" \
+  check prove-post 0 /usr/bin/time -v -o "$DIR/prove-post.time" "$BIN" prove-post --vanilla "$VANILLA" --public "$PUBLIC" \
     --params "$PARAMS" --stage-report "$DIR/prove-post-stages.json" --out "$DIR/proof-cli.bin"
   grep -A20 '^step' "$DIR/prove-post.out" | tee -a "$SUMMARY" || true
+  say "prove-post: wall $(grep 'Elapsed (wall' "$DIR/prove-post.time" | awk '{print $NF}'), peak RSS $(awk '/Maximum resident/ {printf "%.2f GiB", $NF/1048576}' "$DIR/prove-post.time")"
 fi
 
 echo "== 4. cuzk verify-post"
 if [ -s "$DIR/proof.bin" ]; then
   BADR=$(python3 -c 'import sys; r=bytes.fromhex(sys.argv[1]); print((bytes([r[0]^1])+r[1:]).hex())' "$RND")
   BADS=$(python3 -c 'import sys; i,c=sys.argv[1].split(":"); b=bytes.fromhex(c); print(i+":"+(bytes([b[0]^1])+b[1:]).hex())' "$SECTORS")
-  check verify-post 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$GOLD/public.json"
+  check verify-post 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$PUBLIC"
+  if [ "$CLI" = 1 ]; then
+    check verify-post-cli 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof-cli.bin" --public "$PUBLIC"
+  fi
   check verify-post-bad-randomness 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$BADR" --sectors "$SECTORS"
   check verify-post-bad-comm-r 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$RND" --sectors "$BADS"
   if [ "$RUST" = 1 ]; then
     echo "== 5. the Rust reference (tools/rustref verify-post)"
-    (cd "$REPO/tools/rustref" && cargo build --release -j 2 2>&1 | tail -2)
     RR="$REPO/tools/rustref/target/release/rustref"
-    check rustref-verify-post 0 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$GOLD/public.json"
+    # A built (or copied-in) binary is used as it is; cargo builds it only
+    # when it is missing (about 20 minutes on 2 cores).
+    [ -x "$RR" ] || (cd "$REPO/tools/rustref" && cargo build --release --locked -j 2 2>&1 | tail -2)
+    check rustref-verify-post 0 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$PUBLIC"
     check rustref-verify-post-bad-randomness 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$BADR" --sectors "$SECTORS" --miner 1000
     check rustref-verify-post-bad-comm-r 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$RND" --sectors "$BADS" --miner 1000
   fi

@@ -53,7 +53,8 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, p := range st.Params {
 		d.Params = append(d.Params, statusdoc.Param{CircuitID: p.CircuitID, Tier: string(p.Tier), Bytes: p.Bytes, Refs: p.Refs,
-			IdleFor: p.IdleFor, Official: p.Official, Test: p.Test, Loads: p.Loads, LastLoad: p.LastLoad, File: p.Params})
+			IdleFor: p.IdleFor, Official: p.Official, Test: p.Test, Loads: p.Loads, LastLoad: p.LastLoad, File: p.Params,
+			Mapped: p.Mapped, MappedBytes: p.MappedBytes})
 	}
 	for k, c := range st.ByKind {
 		d.ByKind[k] = statusdoc.KindCounters(c)

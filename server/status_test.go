@@ -44,7 +44,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		Queues: []engine.QueueStatus{{Kind: "test", Pending: 1}},
 		Jobs: []engine.JobStatus{{ID: "j", Kind: "test", Circuit: "test-k10", Priority: "normal", State: engine.StateRunning, Batch: 3,
 			Holders: 1, OrphanedFor: time.Second, Partitions: []engine.PartitionStatus{{Index: 0, State: "synthesizing"}}, Stages: []engine.StageRecord{stage}}},
-		Params:   []srs.EntryStatus{{CircuitID: "test-k10", Tier: srs.TierHot, Bytes: 5}},
+		Params:   []srs.EntryStatus{{CircuitID: "test-k10", Tier: srs.TierHot, Bytes: 5, Mapped: true, MappedBytes: 60780374232}},
 		Kinds:    []string{"test"},
 		ByKind:   map[string]engine.KindDone{"test": {Completed: 1}},
 		Counters: engine.CounterStatus{Completed: 1},
@@ -76,6 +76,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"jobs[].partitions[].synthesis_ns", "jobs[].partitions[].prove_ns",
 		"params", "params[].circuit_id", "params[].tier", "params[].bytes", "params[].ref_count", "params[].idle_ns",
 		"params[].official_name", "params[].insecure_test_params", "params[].loads", "params[].last_load_ns", "params[].params_file",
+		"params[].mapped", "params[].mapped_bytes",
 		"counters", "counters.completed", "counters.failed", "counters.cancelled", "counters.attached_duplicates", "counters.retained_results",
 		"kinds",
 		"batching", "batching.max_batch_size", "batching.max_batch_wait_ns", "batching.collecting_jobs",
@@ -120,7 +121,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 	if len(missing) > 0 || len(extra) > 0 {
 		t.Fatalf("missing %v, not in the list %v", missing, extra)
 	}
-	for _, s := range []string{`"state":"running"`, `"state":"failed"`, `"tier":"hot"`, `"start":"2026-01-02T03:04:05.000000006Z"`, `"duration_ns":1000000000`} {
+	for _, s := range []string{`"state":"running"`, `"state":"failed"`, `"tier":"hot"`, `"start":"2026-01-02T03:04:05.000000006Z"`, `"duration_ns":1000000000`, `"mapped":true,"mapped_bytes":60780374232`} {
 		if !strings.Contains(string(raw), s) {
 			t.Errorf("document lacks %s: %s", s, raw)
 		}

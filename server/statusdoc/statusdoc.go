@@ -218,6 +218,12 @@ type Param struct {
 	Loads     int           `json:"loads"`
 	LastLoad  time.Duration `json:"last_load_ns"`
 	File      string        `json:"params_file"`
+	// Mapped says the set is (or will be) mapped rather than decoded;
+	// MappedBytes is the mapping's size while hot: file-backed page cache,
+	// not counted in Bytes or the budget. Without them a mapped 32 GiB set
+	// reads as a hot one of a few MB.
+	Mapped      bool  `json:"mapped"`
+	MappedBytes int64 `json:"mapped_bytes"`
 }
 
 // Counters count jobs since the daemon started.
