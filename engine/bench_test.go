@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -111,7 +112,7 @@ func runStream(b *testing.B, k, proverThreads, repeat, jobs, parts int, cfg engi
 	bud := budget.New(8 << 30)
 	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: bud})
 	e, err := engine.New(engine.Options{
-		Config: cfg, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Config: cfg, Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
 		Backend: &cpu.Backend{Workers: proverThreads}, Params: m, Budget: bud,
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -55,10 +56,10 @@ type rig struct {
 type rigOptions struct {
 	total   int64 // 0: a generous budget
 	minIdle time.Duration
-	kind    engine.Kind    // registered for ProofKindTest; nil: testkind
+	kind    engine.Planner // registered for proofkind.Test; nil: testkind
 	backend prover.Backend // nil: the CPU backend
 	// more kinds, lanes and the reserved lane's backend (engine.Options).
-	kinds  map[engine.ProofKind]engine.Kind
+	kinds  map[proofkind.Kind]engine.Planner
 	lanes  []engine.Lane
 	urgent prover.Backend
 }
@@ -85,7 +86,7 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b := budget.New(o.total)
 	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: o.minIdle, Log: log})
-	kinds := map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind}
+	kinds := map[proofkind.Kind]engine.Planner{proofkind.Test: o.kind}
 	for k, v := range o.kinds {
 		kinds[k] = v
 	}
@@ -148,7 +149,7 @@ func testReq(id string, k int, opt testkind.Options) *engine.Request {
 	if err != nil {
 		panic(err)
 	}
-	return &engine.Request{RequestID: id, Kind: engine.ProofKindTest, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
+	return &engine.Request{RequestID: id, Kind: proofkind.Test, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
 }
 
 // verifyProof checks proof bytes against the test circuit's .vk file.

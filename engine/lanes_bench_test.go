@@ -23,6 +23,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -37,7 +38,7 @@ import (
 // vanilla` output.
 type latencyWorkload struct {
 	Name    string
-	Kinds   map[engine.ProofKind]engine.Kind
+	Kinds   map[proofkind.Kind]engine.Planner
 	Locator srs.Locator
 	// Circuits are preloaded before measuring (parameter loads are not
 	// what is measured).
@@ -84,12 +85,12 @@ func testLatencyWorkload(b *testing.B) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name:     fmt.Sprintf("test-k%d/test-k%d", crit, load),
-		Kinds:    map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Kinds:    map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
 		Locator:  testkind.Locator(dir),
 		Circuits: []string{testkind.CircuitID(crit), testkind.CircuitID(load)},
 		Critical: func(i int) *engine.Request {
 			q := testReq(fmt.Sprintf("critical-%d", i), crit, testkind.Options{})
-			q.Priority = engine.PriorityCritical
+			q.Priority = proofkind.PriorityCritical
 			return q
 		},
 		Load: func(i int) *engine.Request { return testReq(fmt.Sprintf("load-%d", i), load, testkind.Options{}) },
@@ -116,10 +117,10 @@ func winning(b *testing.B, w *latencyWorkload) {
 		b.Fatal(err)
 	}
 	w.Name = strings.Replace(w.Name, "test-k0", "winning-2k", 1)
-	w.Kinds[engine.ProofKindWinningPoSt] = postkind.Winning()
+	w.Kinds[proofkind.WinningPoSt] = postkind.Winning()
 	w.Circuits[0] = string(p.CircuitID())
 	w.Critical = func(i int) *engine.Request {
-		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: engine.ProofKindWinningPoSt,
+		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: proofkind.WinningPoSt,
 			RegisteredProof: uint64(p), MinerID: seal.DefaultMinerID, Randomness: rnd[:], VanillaProofs: vanilla}
 	}
 }
@@ -155,19 +156,19 @@ func porepLoad(b *testing.B, crit int) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name: fmt.Sprintf("test-k%d/porep-2k (%d partitions)", crit, len(o.VanillaProofs)),
-		Kinds: map[engine.ProofKind]engine.Kind{
-			engine.ProofKindTest:  testkind.New(),
-			engine.ProofKindPoRep: &porepkind.Kind{},
+		Kinds: map[proofkind.Kind]engine.Planner{
+			proofkind.Test:  testkind.New(),
+			proofkind.PoRep: &porepkind.Planner{},
 		},
 		Locator:  srs.Chain(srs.FilecoinLocator(dir), testkind.Locator(dir)),
 		Circuits: []string{testkind.CircuitID(crit), string(cid)},
 		Critical: func(i int) *engine.Request {
 			q := testReq(fmt.Sprintf("critical-%d", i), crit, testkind.Options{})
-			q.Priority = engine.PriorityCritical
+			q.Priority = proofkind.PriorityCritical
 			return q
 		},
 		Load: func(i int) *engine.Request {
-			return &engine.Request{RequestID: fmt.Sprintf("porep-%d", i), Kind: engine.ProofKindPoRep, RegisteredProof: uint64(p),
+			return &engine.Request{RequestID: fmt.Sprintf("porep-%d", i), Kind: proofkind.PoRep, RegisteredProof: uint64(p),
 				SectorNumber: in.Sector, MinerID: seal.DefaultMinerID, VanillaProof: c1json}
 		},
 	}

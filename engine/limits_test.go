@@ -18,7 +18,7 @@ import (
 // panicKind plans like the test kind, but its Plan panics for requests
 // whose vanilla proof is "plan", and its circuits panic in synthesis for
 // "synthesis".
-type panicKind struct{ inner *testkind.Kind }
+type panicKind struct{ inner *testkind.Planner }
 
 func (k panicKind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	switch string(req.VanillaProof) {

@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -33,7 +34,7 @@ const (
 // gateKind plans like the test kind, but each Plan waits until release is
 // closed, so a test can act while a job is planning.
 type gateKind struct {
-	inner   *testkind.Kind
+	inner   *testkind.Planner
 	release chan struct{}
 	once    sync.Once
 	mode    ctxMode
@@ -215,7 +216,7 @@ func TestHigherPriorityExceedsSynthesisConcurrency(t *testing.T) {
 	mustSubmit(t, r.eng, testReq("normal", 10, testkind.Options{Partitions: 12, SynthesisDelayMS: 200}))
 	waitFor(t, "normal synthesising on both workers", 5*time.Second, func() bool { return r.eng.Status().Pipeline.Synthesizing == 2 })
 	q := testReq("critical", 10, testkind.Options{})
-	q.Priority = engine.PriorityCritical
+	q.Priority = proofkind.PriorityCritical
 	mustSubmit(t, r.eng, q)
 	queued := -1
 	waitFor(t, "critical job started", 10*time.Second, func() bool {

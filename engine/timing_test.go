@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -110,7 +111,7 @@ func newObservedEngine(t *testing.T, obs engine.Observer) *engine.Engine {
 	b := budget.New(1 << 30)
 	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b})
 	e, err := engine.New(engine.Options{
-		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
 		Backend: &cpu.Backend{}, Params: m, Budget: b, Observer: obs,
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -45,7 +46,7 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: bud, TrustParams: true})
 	e, err := engine.New(engine.Options{
 		Config:  engine.Config{ReservedLane: true},
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindWinningPoSt: postkind.Winning()},
+		Kinds:   map[proofkind.Kind]engine.Planner{proofkind.WinningPoSt: postkind.Winning()},
 		Backend: &cpu.Backend{}, UrgentBackend: &cpu.Backend{},
 		Params: params, Budget: bud,
 	})
@@ -63,7 +64,7 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	n := 0
 	prove := func() engine.Timings {
 		n++
-		q := &engine.Request{RequestID: fmt.Sprintf("winning-%d", n), Kind: engine.ProofKindWinningPoSt,
+		q := &engine.Request{RequestID: fmt.Sprintf("winning-%d", n), Kind: proofkind.WinningPoSt,
 			RegisteredProof: uint64(p), MinerID: seal.DefaultMinerID, Randomness: rnd[:], VanillaProofs: vanilla}
 		res, err := e.Prove(ctx, q)
 		if err != nil || res.State != engine.StateCompleted {

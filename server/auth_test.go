@@ -32,6 +32,7 @@ import (
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -68,7 +69,7 @@ func startSecured(t *testing.T, network string, sec server.Security) *secured {
 	b := budget.New(4 << 30)
 	params := srs.NewManager(srs.Options{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Budget: b, Log: log})
 	eng, err := engine.New(engine.Options{
-		Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, Backend: &cpu.Backend{},
+		Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, Backend: &cpu.Backend{},
 		Params: params, Budget: b, Log: log,
 	})
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -51,11 +52,11 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 	b := budget.New(8 << 30)
 	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: b, Log: log, TrustParams: true})
 	eng, err := engine.New(engine.Options{
-		Kinds: map[engine.ProofKind]engine.Kind{
-			engine.ProofKindPoRep:       &porepkind.Kind{},
-			engine.ProofKindWindowPoSt:  postkind.Window(),
-			engine.ProofKindWinningPoSt: postkind.Winning(),
-			engine.ProofKindSnapDeals:   &snapkind.Kind{},
+		Kinds: map[proofkind.Kind]engine.Planner{
+			proofkind.PoRep:       &porepkind.Planner{},
+			proofkind.WindowPoSt:  postkind.Window(),
+			proofkind.WinningPoSt: postkind.Winning(),
+			proofkind.SnapDeals:   &snapkind.Planner{},
 		},
 		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
 	})
@@ -117,7 +118,7 @@ func TestWindowPoStPartitionMessageSize(t *testing.T) {
 		Priority: cuzkv1.Priority_HIGH, SectorSize: uint64(p.SectorSize()), RegisteredProof: uint64(p), MinerId: 1000,
 		Randomness: make([]byte, 32), VanillaProofs: entries}
 	size := proto.Size(&cuzkv1.ProveRequest{Submit: req})
-	if size < 58_000_000 || size > server.MaxMessageSize {
+	if size < 58_000_000 || size > cuzkv1.MaxMessageSize {
 		t.Fatalf("request is %d bytes", size)
 	}
 	t.Logf("request: %d sectors, %d bytes on the wire", n, size)

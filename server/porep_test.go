@@ -20,6 +20,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -64,7 +65,7 @@ func TestPoRep2KiBOverGRPC(t *testing.T) {
 	// self-check stays on.
 	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: b, Log: log, TrustParams: true})
 	eng, err := engine.New(engine.Options{
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: &porepkind.Kind{}},
+		Kinds:   map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
 		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
 	})
 	if err != nil {

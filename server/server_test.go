@@ -27,6 +27,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
@@ -78,7 +79,7 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 	params := srs.NewManager(srs.Options{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Budget: b, Log: log})
 	metrics := server.NewMetrics()
 	eng, err := engine.New(engine.Options{
-		Config: cfg, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Config: cfg, Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
 		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log, Observer: metrics,
 	})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -66,7 +67,7 @@ func TestFaultStormPoRep2KiB(t *testing.T) {
 		}
 	}
 
-	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: &porepkind.Kind{}},
+	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
 		srs.FilecoinLocator(filepath.Dir(files.Params)), 12<<30, engine.Config{}, true)
 	ctl, err := client.Dial(d.addr)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	porepcircuit "github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	snapcircuit "github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -20,7 +21,7 @@ import (
 // bellperson's setup of upstream's blank circuit does.
 func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 	switch c.Kind() {
-	case filecoin.CircuitKindPoRep:
+	case proofkind.PoRep:
 		p, err := c.SealProof()
 		if err != nil {
 			return nil, err
@@ -30,7 +31,7 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 			return nil, err
 		}
 		return porepcircuit.New(dims, in)
-	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		p, err := c.PoStProof()
 		if err != nil {
 			return nil, err
@@ -40,7 +41,7 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 			return nil, err
 		}
 		return postcircuit.Blank(dims)
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		size, err := c.SectorSize()
 		if err != nil {
 			return nil, err
@@ -57,19 +58,19 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 // describe names the proofs a circuit serves, for the marker note.
 func describe(c filecoin.CircuitID) string {
 	switch c.Kind() {
-	case filecoin.CircuitKindPoRep:
+	case proofkind.PoRep:
 		if p, err := c.SealProof(); err == nil {
 			return "PoRep, as " + p.String() + " and every seal proof of the size"
 		}
-	case filecoin.CircuitKindWindowPoSt:
+	case proofkind.WindowPoSt:
 		if p, err := c.PoStProof(); err == nil {
 			return "WindowPoSt, as " + p.String() + " and its V1"
 		}
-	case filecoin.CircuitKindWinningPoSt:
+	case proofkind.WinningPoSt:
 		if p, err := c.PoStProof(); err == nil {
 			return "WinningPoSt, as " + p.String()
 		}
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		if p, err := c.UpdateProof(); err == nil {
 			return "SnapDeals, as update proof " + p.String()
 		}

@@ -50,7 +50,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var size sectorSizeFlag
 	fs.Var(&size, "sector-size", "sector `size` of the --synthetic circuit (2KiB … 64GiB)")
 	synthetic := fs.Bool("synthetic", false, "synthesise one partition of deterministic random C1-shaped inputs (unsatisfied; the rows are a real partition's) instead of a sealed sector's C1")
-	kindName := fs.String("kind", "porep", "--synthetic circuit: porep, window-post or winning-post")
+	kindName := fs.String("kind", "porep-c2", "--synthetic circuit: porep-c2, window-post or winning-post")
 	challenges := fs.Int("challenges", 0, "--synthetic porep: only `N` of the partition's challenges (rows scale with them), for machines that cannot hold a full partition")
 	sectors := fs.Int("sectors", 0, "--synthetic window-post: only `N` of the partition's sectors")
 	seed := fs.Uint64("seed", 1, "--synthetic: random `seed`")

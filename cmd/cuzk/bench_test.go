@@ -291,7 +291,7 @@ func TestBenchStress(t *testing.T) {
 	if rep.LastArrival < 1125*time.Millisecond || rep.LastArrival >= 1250*time.Millisecond || rep.Elapsed < rep.LastArrival || took > 20*time.Second {
 		t.Fatalf("last arrival at %v, run %v, command %v", rep.LastArrival, rep.Elapsed, took)
 	}
-	if a.Latency.N != 10 || a.Latency.Max <= 0 || len(rep.Kinds) != 1 || rep.Kinds[0].Type != bench.TypeTest {
+	if a.Latency.N != 10 || a.Latency.Max <= 0 || len(rep.Kinds) != 1 || rep.Kinds[0].Kind != "test" {
 		t.Fatalf("latency %+v kinds %+v", a.Latency, rep.Kinds)
 	}
 	if !rep.Counters.Consistent || rep.Counters.CompletedDelta != 10 {

@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -89,7 +90,7 @@ type kindFixture struct {
 // for miner, makes the vanilla proofs of a kind's request and its
 // verifier's public inputs: a full WindowPoSt partition 0 (V1_2), a
 // WinningPoSt of one sector, or a SnapDeals update of one sector.
-func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, miner uint64, workers int) (*kindFixture, error) {
+func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSize, miner uint64, workers int) (*kindFixture, error) {
 	cid, err := filecoin.CircuitIDFor(kind, size)
 	if err != nil {
 		return nil, err
@@ -100,13 +101,13 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 	}
 	f := &kindFixture{circuit: cid}
 	switch kind {
-	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		p, err := cid.PoStProof()
 		if err != nil {
 			return nil, err
 		}
 		n := 1
-		if kind == filecoin.CircuitKindWindowPoSt {
+		if kind == proofkind.WindowPoSt {
 			n = p.SectorCount()
 		}
 		sectors, err := vanillagen.SealMany(ctx, sp, miner, seal.DefaultSector, n, workers)
@@ -115,9 +116,9 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 		}
 		rnd := vanillagen.Randomness(demoRandomnessSeed)
 		var vanilla [][]byte
-		ek := engine.ProofKindWindowPoSt
-		if kind == filecoin.CircuitKindWinningPoSt {
-			ek = engine.ProofKindWinningPoSt
+		ek := proofkind.WindowPoSt
+		if kind == proofkind.WinningPoSt {
+			ek = proofkind.WinningPoSt
 			vanilla, err = vanillagen.WinningPoSt(p, rnd, sectors[0])
 		} else {
 			vanilla, err = vanillagen.WindowPoSt(p, rnd, sectors, 0)
@@ -137,7 +138,7 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 		f.req = &engine.Request{Kind: ek, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
 			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
 		f.what = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		p, err := cid.UpdateProof()
 		if err != nil {
 			return nil, err
@@ -155,7 +156,7 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 		if f.inputs, err = updatePublicInputs(p, s.CommR, u.CommRNew, u.CommDNew); err != nil {
 			return nil, err
 		}
-		f.req = &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
+		f.req = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
 			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs}
 		f.req.CommROld, f.req.CommRNew, f.req.CommDNew = u.Request()
 		f.what = fmt.Sprintf("%v: CC sector %d updated with deterministic data, %d partition(s), comm_r_new %x", p, s.ID, p.Partitions(), f.req.CommRNew)
@@ -169,7 +170,7 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 // sectors sealed natively, their vanilla proofs made as Curio's sealing
 // pipeline would, proved through the in-process engine, and the proof
 // verified against public inputs computed here from public values.
-func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, paramsDir string, workers int, stdout, stderr io.Writer) int {
+func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSize, paramsDir string, workers int, stdout, stderr io.Writer) int {
 	fail := failer(stderr, "cuzk demo")
 	cid, err := filecoin.CircuitIDFor(kind, size)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -60,14 +61,14 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	}
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	kinds := map[engine.ProofKind]engine.Kind{
-		engine.ProofKindPoRep:       &porepkind.Kind{},
-		engine.ProofKindWindowPoSt:  postkind.Window(),
-		engine.ProofKindWinningPoSt: postkind.Winning(),
-		engine.ProofKindSnapDeals:   &snapkind.Kind{},
+	kinds := map[proofkind.Kind]engine.Planner{
+		proofkind.PoRep:       &porepkind.Planner{},
+		proofkind.WindowPoSt:  postkind.Window(),
+		proofkind.WinningPoSt: postkind.Winning(),
+		proofkind.SnapDeals:   &snapkind.Planner{},
 	}
 	if opt.enableTest {
-		kinds[engine.ProofKindTest] = testkind.New()
+		kinds[proofkind.Test] = testkind.New()
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
 	params := srs.NewManager(srs.Options{

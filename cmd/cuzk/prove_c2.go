@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -75,7 +76,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
 	opt.progress, opt.progressLabel = stderr, "prove-c2"
-	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
+	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
 	if code, ok := jobFailed(fail, res, err); ok {
 		return code

@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -170,9 +171,9 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	kind := engine.ProofKindWindowPoSt
+	kind := proofkind.WindowPoSt
 	if p.Type() == filecoin.WinningPoSt {
-		kind = engine.ProofKindWinningPoSt
+		kind = proofkind.WinningPoSt
 	}
 	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: *miner,
 		Randomness: rnd, PartitionIndex: uint32(*partition), VanillaProofs: proofs}
@@ -226,7 +227,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("%v", err)
 	}
-	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
+	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
 		CommROld: append([]byte(nil), commROld.v[:]...), CommRNew: append([]byte(nil), commRNew.v[:]...), CommDNew: append([]byte(nil), commDNew.v[:]...)}
 	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -17,12 +18,16 @@ import (
 // deterministic random inputs (porep/circuit.Synthetic,
 // post/circuit.Synthetic), optionally reduced to fewer challenges or
 // sectors. It returns a description for the report.
-func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int, seed uint64) (r1cs.Circuit, string, error) {
+func syntheticCircuit(size sectorSizeFlag, kindName string, challenges, sectors int, seed uint64) (r1cs.Circuit, string, error) {
 	if !size.set {
 		return nil, "", fmt.Errorf("--synthetic needs --sector-size")
 	}
+	kind, err := proofkind.Parse(kindName)
+	if err != nil {
+		return nil, "", fmt.Errorf("--kind: %w", err)
+	}
 	switch kind {
-	case "porep":
+	case proofkind.PoRep:
 		if sectors != 0 {
 			return nil, "", fmt.Errorf("--sectors is for --kind window-post")
 		}
@@ -34,14 +39,14 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 		if err != nil {
 			return nil, "", err
 		}
-		return c, fmt.Sprintf("porep %v partition (%v), %d of %d challenges, seed %d",
-			size.v, p, len(c.In.Challenges), p.ChallengesPerPartition(), seed), nil
-	case "window-post", "winning-post":
+		return c, fmt.Sprintf("%s %v partition (%v), %d of %d challenges, seed %d",
+			kind, size.v, p, len(c.In.Challenges), p.ChallengesPerPartition(), seed), nil
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		if challenges != 0 {
-			return nil, "", fmt.Errorf("--challenges is for --kind porep")
+			return nil, "", fmt.Errorf("--challenges is for --kind porep-c2")
 		}
 		typ := filecoin.WindowPoSt
-		if kind == "winning-post" {
+		if kind == proofkind.WinningPoSt {
 			typ = filecoin.WinningPoSt
 			if sectors != 0 {
 				return nil, "", fmt.Errorf("--sectors is for --kind window-post")
@@ -68,7 +73,7 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 		return c, fmt.Sprintf("%s %v partition (%v), %d of %d sectors × %d challenges, seed %d",
 			kind, size.v, p, len(c.Sectors), full.Sectors, full.Challenges, seed), nil
 	}
-	return nil, "", fmt.Errorf("unknown --kind %q (porep, window-post or winning-post)", kind)
+	return nil, "", fmt.Errorf("--kind %s: synthesis benchmarks take porep-c2, window-post or winning-post", kind)
 }
 
 // memoryGuard refuses a run whose vectors would not fit in the memory

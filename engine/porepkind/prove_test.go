@@ -24,6 +24,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -59,12 +60,12 @@ func testParamsDir(t *testing.T) string {
 }
 
 // newEngine is an engine over the test parameters serving kind.
-func newEngine(t *testing.T, kind *Kind, rnd prover.RandomnessSource) *engine.Engine {
+func newEngine(t *testing.T, kind *Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
 	bud := budget.New(8 << 30)
 	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(testParamsDir(t)), Budget: bud})
 	e, err := engine.New(engine.Options{
-		Kinds:      map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: kind},
+		Kinds:      map[proofkind.Kind]engine.Planner{proofkind.PoRep: kind},
 		Backend:    &cpu.Backend{},
 		Params:     params,
 		Budget:     bud,
@@ -85,7 +86,7 @@ func newEngine(t *testing.T, kind *Kind, rnd prover.RandomnessSource) *engine.En
 }
 
 func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Request {
-	return &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof),
+	return &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof),
 		SectorNumber: sector, MinerID: miner, VanillaProof: wrapped(t, o, sector)}
 }
 
@@ -99,7 +100,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	e := newEngine(t, &Kind{}, nil)
+	e := newEngine(t, &Planner{}, nil)
 	res, err := e.Prove(ctx, porepRequest(t, o, in.Sector, seal.DefaultMinerID))
 	if err != nil || res.State != engine.StateCompleted {
 		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
@@ -134,7 +135,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 	} else {
 		t.Logf("vanilla check: %v", err)
 	}
-	unchecked := newEngine(t, &Kind{SkipVanillaCheck: true}, nil)
+	unchecked := newEngine(t, &Planner{SkipVanillaCheck: true}, nil)
 	res, err = unchecked.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0))
 	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) || res.Proof != nil {
 		t.Fatalf("tampered C1 without the vanilla check: %v %v %v", err, res.State, res.Err)
@@ -214,7 +215,7 @@ func TestProofMatchesBellperson(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := newEngine(t, &Kind{}, prover.Fixed(rnd))
+	e := newEngine(t, &Planner{}, prover.Fixed(rnd))
 	res, err := e.Prove(context.Background(), porepRequest(t, o, 0, 0))
 	if err != nil || res.State != engine.StateCompleted {
 		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
@@ -239,10 +240,10 @@ func TestForeignChallengesRejected(t *testing.T) {
 	}
 	o.Seed = seal.DefaultSeed // claims another seed than its challenges came from
 	ctx := context.Background()
-	if _, err := newEngine(t, &Kind{}, nil).Prove(ctx, porepRequest(t, o, 0, 0)); !errors.Is(err, porep.ErrVanillaInvalid) {
+	if _, err := newEngine(t, &Planner{}, nil).Prove(ctx, porepRequest(t, o, 0, 0)); !errors.Is(err, porep.ErrVanillaInvalid) {
 		t.Fatalf("vanilla check of challenges of another seed: %v", err)
 	}
-	res, err := newEngine(t, &Kind{SkipVanillaCheck: true}, nil).Prove(ctx, porepRequest(t, o, 0, 0))
+	res, err := newEngine(t, &Planner{SkipVanillaCheck: true}, nil).Prove(ctx, porepRequest(t, o, 0, 0))
 	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) {
 		t.Fatalf("proof for foreign challenges: %v %v %v", err, res.State, res.Err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -42,7 +43,7 @@ func windowRequest(t testing.TB, p filecoin.RegisteredPoStProof, rnd [32]byte, s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
+	return &engine.Request{Kind: proofkind.WindowPoSt, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
 		MinerID: miner, Randomness: rnd[:], PartitionIndex: uint32(k), VanillaProofs: v}
 }
 
@@ -53,7 +54,7 @@ func winningRequest(t testing.TB, rnd [32]byte, s *vanillagen.Sector) *engine.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(p), SectorSize: 2048,
+	return &engine.Request{Kind: proofkind.WinningPoSt, RegisteredProof: uint64(p), SectorSize: 2048,
 		MinerID: miner, Randomness: rnd[:], VanillaProofs: v}
 }
 
@@ -204,7 +205,7 @@ func TestPlanRejects(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		kind *Kind
+		kind *Planner
 		req  *engine.Request
 		want string // in the message
 		is   error  // matched with errors.Is when set

@@ -11,7 +11,7 @@ import (
 // kind plans from a real update of a sealed 2 KiB CC sector (1,705,039
 // rows), as the engine does (exact, templated, witness-only).
 func BenchmarkSynthUpdate2KiB(b *testing.B) {
-	plan, err := (&Kind{}).Plan(context.Background(), request(update(b)))
+	plan, err := (&Planner{}).Plan(context.Background(), request(update(b)))
 	if err != nil {
 		b.Fatal(err)
 	}

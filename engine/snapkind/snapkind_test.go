@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -39,7 +40,7 @@ func update(t testing.TB) *vanillagen.Update {
 }
 
 func request(u *vanillagen.Update) *engine.Request {
-	r := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(u.Proof), SectorSize: uint64(u.Proof.SectorSize()),
+	r := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(u.Proof), SectorSize: uint64(u.Proof.SectorSize()),
 		SectorNumber: 7, MinerID: 1000, VanillaProofs: append([][]byte(nil), u.VanillaProofs...)}
 	r.CommROld, r.CommRNew, r.CommDNew = u.Request()
 	return r
@@ -52,7 +53,7 @@ func TestPlan(t *testing.T) {
 	u := update(t)
 	req := request(u)
 	req.SectorSize = 0 // Curio's proof-market path sends none
-	plan, err := (&Kind{}).Plan(context.Background(), req)
+	plan, err := (&Planner{}).Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestPlanRejects(t *testing.T) {
 			}
 		}), "challenge_proofs[2].proof_r_new", snap.ErrMerklePath},
 	} {
-		_, err := (&Kind{}).Plan(ctx, tc.req)
+		_, err := (&Planner{}).Plan(ctx, tc.req)
 		if !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want) || tc.is != nil && !errors.Is(err, tc.is) {
 			t.Errorf("%s: %v; want ErrInvalidRequest naming %q (and %v)", tc.name, err, tc.want, tc.is)
 			continue
@@ -166,7 +167,7 @@ func TestPlanPartitions8MiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	plan, err := (&Kind{Workers: 2}).Plan(ctx, request(u))
+	plan, err := (&Planner{Workers: 2}).Plan(ctx, request(u))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestPlanPartitions8MiB(t *testing.T) {
 	}
 	req := request(u)
 	req.VanillaProofs[1], req.VanillaProofs[2] = req.VanillaProofs[2], req.VanillaProofs[1]
-	if _, err := (&Kind{Workers: 2}).Plan(ctx, req); !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "vanilla_proofs[1] (partition 1)") {
+	if _, err := (&Planner{Workers: 2}).Plan(ctx, req); !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "vanilla_proofs[1] (partition 1)") {
 		t.Fatalf("partitions out of order: %v", err)
 	} else {
 		t.Log(err)

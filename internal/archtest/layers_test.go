@@ -23,6 +23,8 @@ var layer = map[string]int{
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0,
 	"internal/tokenfile": 0, "internal/browser": 0, "internal/fuzzcheck": 0, "internal/ntt": 0,
+	// 0: the one description of each proof kind (wire value, name, policy).
+	"proofkind": 0,
 	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
 	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
 	"server/statusdoc/timeline": 1,

@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // postVanilla is testdata/rustref/post/2KiB/{window,winning}.json.
@@ -107,10 +108,10 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kind := engine.ProofKindWindowPoSt
+	kind := proofkind.WindowPoSt
 	k := postkind.Window()
 	if rp.Type() == filecoin.WinningPoSt {
-		kind, k = engine.ProofKindWinningPoSt, postkind.Winning()
+		kind, k = proofkind.WinningPoSt, postkind.Winning()
 	}
 	// The request as Curio sends it: one bincode entry per sector.
 	req := &engine.Request{Kind: kind, RegisteredProof: uint64(rp), Randomness: rnd[:], VanillaProofs: entries}

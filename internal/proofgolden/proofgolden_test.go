@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -138,7 +139,7 @@ func compareInputs(t *testing.T, what string, got []fr.Element, want []string) {
 // r, s to bellperson's bytes, and the proof verifies against inputs (derived
 // by the verifier's side of cuzk from public values) and not against
 // altered ones.
-func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Kind, req *engine.Request, size r1cs.Size, inputs []fr.Element) {
+func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Planner, req *engine.Request, size r1cs.Size, inputs []fr.Element) {
 	t.Helper()
 	compareInputs(t, "verifier's public inputs", inputs, g.PublicInputs)
 	if size.Constraints != g.Circuit.Constraints || size.Inputs != g.Circuit.Inputs {
@@ -185,12 +186,12 @@ func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Kind, r
 
 // newEngine is an engine over the test parameters in f's directory serving
 // kind as k, with randomness rnd.
-func newEngine(t *testing.T, f testparams.Files, k engine.ProofKind, kind engine.Kind, rnd prover.RandomnessSource) *engine.Engine {
+func newEngine(t *testing.T, f testparams.Files, k proofkind.Kind, kind engine.Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
 	bud := budget.New(8 << 30)
 	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(filepath.Dir(f.Params)), Budget: bud})
 	e, err := engine.New(engine.Options{
-		Kinds:      map[engine.ProofKind]engine.Kind{k: kind},
+		Kinds:      map[proofkind.Kind]engine.Planner{k: kind},
 		Backend:    &cpu.Backend{},
 		Params:     params,
 		Budget:     bud,

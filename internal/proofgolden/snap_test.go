@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -107,9 +108,9 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if len(entries) != 1 || k != 0 {
 		t.Fatalf("the 2 KiB update has %d partitions, golden for partition %d", len(entries), k)
 	}
-	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
+	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
 		CommROld: hexBytes(t, u.CommROld), CommRNew: hexBytes(t, u.CommRNew), CommDNew: pub.CommDNew[:]}
-	check(t, g, rp.CircuitID(), &snapkind.Kind{}, req, sizeOf(t, circ), inputs)
+	check(t, g, rp.CircuitID(), &snapkind.Planner{}, req, sizeOf(t, circ), inputs)
 }
 
 func hexBytes(t *testing.T, s string) []byte {

@@ -24,6 +24,7 @@ import (
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
@@ -129,7 +130,7 @@ func SealMany(ctx context.Context, proof filecoin.RegisteredSealProof, miner, fi
 
 // SealProofFor is the registered seal proof (V1_1) whose sectors have size.
 func SealProofFor(size filecoin.SectorSize) (filecoin.RegisteredSealProof, error) {
-	c, err := filecoin.CircuitIDFor(filecoin.CircuitKindPoRep, size)
+	c, err := filecoin.CircuitIDFor(proofkind.PoRep, size)
 	if err != nil {
 		return 0, err
 	}

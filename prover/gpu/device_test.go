@@ -25,6 +25,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -371,19 +372,19 @@ func TestDeviceKinds2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snapReq := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(upd.Proof), SectorNumber: 7, MinerID: miner,
+	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(upd.Proof), SectorNumber: 7, MinerID: miner,
 		VanillaProofs: upd.VanillaProofs}
 	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = upd.Request()
 	cases := []struct {
 		name string
-		kind engine.Kind
+		kind engine.Planner
 		req  *engine.Request
 	}{
-		{"window-post", postkind.Window(), &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(filecoin.StackedDrgWindow2KiBV1_2),
+		{"window-post", postkind.Window(), &engine.Request{Kind: proofkind.WindowPoSt, RegisteredProof: uint64(filecoin.StackedDrgWindow2KiBV1_2),
 			MinerID: miner, Randomness: rnd[:], VanillaProofs: window}},
-		{"winning-post", postkind.Winning(), &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(filecoin.StackedDrgWinning2KiBV1),
+		{"winning-post", postkind.Winning(), &engine.Request{Kind: proofkind.WinningPoSt, RegisteredProof: uint64(filecoin.StackedDrgWinning2KiBV1),
 			MinerID: miner, Randomness: rnd[:], VanillaProofs: winning}},
-		{"snap", &snapkind.Kind{}, snapReq},
+		{"snap", &snapkind.Planner{}, snapReq},
 	}
 	dir := testparams.DefaultDir(os.LookupEnv)
 	for _, c := range cases {
