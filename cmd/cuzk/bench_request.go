@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // benchSpec is a bench request with what checking its proofs needs
@@ -24,9 +25,9 @@ type benchSpec struct {
 	*bench.Spec
 	c1      *c1.Output // PoRep: the parsed C1, for verify-seal
 	logRows int        // test circuits: log2 of the rows, for groth16 verify
-	// inputs are the public inputs of each partition of a PoSt or
-	// SnapDeals proof, computed from public values (nil: unknown).
-	inputs [][]fr.Element
+	// public are the public values of a PoSt or SnapDeals proof (nil:
+	// unknown).
+	public *kindPublic
 }
 
 // poRepOptions say how a C1 becomes a request.
@@ -97,7 +98,7 @@ func testSpec(logRows int, opt testkind.Options) (*benchSpec, error) {
 // fixtureSpec is the request of a kind fixture (sectors sealed in
 // process), with its public inputs for --verify.
 func fixtureSpec(f *kindFixture) *benchSpec {
-	return &benchSpec{Spec: &bench.Spec{Template: server.EncodeRequest(f.req), Circuit: string(f.circuit), Partitions: len(f.inputs)}, inputs: f.inputs}
+	return &benchSpec{Spec: &bench.Spec{Template: server.EncodeRequest(f.req), Circuit: string(f.circuit), Partitions: f.public.partitions()}, public: &f.public}
 }
 
 // describeVanilla fills what a PoSt or SnapDeals spec built from a
@@ -120,15 +121,15 @@ func describeVanilla(s *benchSpec) {
 		if err != nil || len(vs) == 0 || len(r.Randomness) != 32 {
 			return
 		}
-		sectors := make([]post.PublicSector, len(vs))
-		for i, v := range vs {
-			sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
+		pub := &post.Public{Proof: p, Randomness: [32]byte(r.Randomness), Partition: int(r.PartitionIndex)}
+		for _, v := range vs {
+			pub.Sectors = append(pub.Sectors, post.PublicSector{ID: v.SectorID, CommR: v.CommR})
 		}
 		if p.Type() == filecoin.WinningPoSt {
-			sectors = sectors[:1]
+			pub.Sectors = pub.Sectors[:1]
 		}
-		if in, err := postPublicInputs(p, [32]byte(r.Randomness), sectors, int(r.PartitionIndex)); err == nil {
-			s.inputs = [][]fr.Element{in}
+		if _, err := pub.Inputs(); err == nil {
+			s.public = &kindPublic{post: pub}
 		}
 	case proofkind.SnapDeals:
 		p, err := filecoin.UpdateProofFromID(r.RegisteredProof)
@@ -144,8 +145,9 @@ func describeVanilla(s *benchSpec) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		if in, err := updatePublicInputs(p, old, nw, [32]byte(r.CommDNew)); err == nil {
-			s.inputs = in
+		pub := &snap.Public{CommROld: old, CommRNew: nw, CommDNew: [32]byte(r.CommDNew)}
+		if _, err := snap.ProofInputs(p, *pub); err == nil {
+			s.public = &kindPublic{snap: pub, update: p}
 		}
 	}
 }

@@ -91,10 +91,10 @@ func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (
 		return ok, method, err
 	case proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals:
 		method = "groth16 verify of each partition proof against public inputs computed from public values"
-		if spec.inputs == nil {
-			return false, method, fmt.Errorf("%w: the public inputs of this %s request are unknown", errNoVerifier, spec.Kind())
+		if spec.public == nil {
+			return false, method, fmt.Errorf("%w: the public values of this %s request are unknown", errNoVerifier, spec.Kind())
 		}
-		ok, err := verifyPartitions(vk, proof, spec.inputs)
+		ok, err := spec.public.verify(vk, proof)
 		return ok, method, err
 	}
 	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Kind())

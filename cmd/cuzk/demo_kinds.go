@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
@@ -27,54 +25,29 @@ import (
 // demoRandomnessSeed draws the demo's PoSt randomness (vanillagen.Randomness).
 const demoRandomnessSeed = 1
 
-// postPublicInputs are the public inputs a PoSt verifier computes from
-// public values alone: the randomness, partition k and the challenged
-// sectors' ids and comm_r (WinningPoSt: the one sector, repeated for its
-// 66 unrolled challenges).
-func postPublicInputs(p filecoin.RegisteredPoStProof, randomness [32]byte, sectors []post.PublicSector, k int) ([]fr.Element, error) {
-	if p.Type() == filecoin.WinningPoSt {
-		if len(sectors) != 1 {
-			return nil, fmt.Errorf("a WinningPoSt proves one sector, got %d", len(sectors))
-		}
-		return post.PublicInputs(p, randomness, post.WinningPublicSectors(p, sectors[0]), 0)
-	}
-	return post.PublicInputs(p, randomness, sectors, k)
+// kindPublic are the public values a PoSt or SnapDeals proof is verified
+// against (post.VerifyProof, snap.VerifyProof): exactly one of post and
+// snap is set.
+type kindPublic struct {
+	post   *post.Public
+	snap   *snap.Public
+	update filecoin.RegisteredUpdateProof // with snap
 }
 
-// updatePublicInputs are the public inputs of every partition of a
-// SnapDeals proof, from the three commitments alone.
-func updatePublicInputs(p filecoin.RegisteredUpdateProof, commROld, commRNew fr.Element, commDNew [32]byte) ([][]fr.Element, error) {
-	out := make([][]fr.Element, p.Partitions())
-	for k := range out {
-		var err error
-		if out[k], err = snap.PublicInputs(p, snap.Public{K: k, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}); err != nil {
-			return nil, err
-		}
+// partitions is the number of partition proofs the values make.
+func (k *kindPublic) partitions() int {
+	if k.post != nil {
+		return k.post.Partitions()
 	}
-	return out, nil
+	return k.update.Partitions()
 }
 
-// verifyPartitions checks a proof (192 bytes per partition) against the
-// public inputs of each partition.
-func verifyPartitions(vk *groth16.VerifyingKey, proof []byte, inputs [][]fr.Element) (bool, error) {
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil {
-		return false, err
+// verify checks a proof against the values.
+func (k *kindPublic) verify(vk *groth16.VerifyingKey, proof []byte) (bool, error) {
+	if k.post != nil {
+		return post.VerifyProof(vk, proof, *k.post)
 	}
-	if len(proofs) != len(inputs) {
-		return false, fmt.Errorf("%d partition proofs, want %d", len(proofs), len(inputs))
-	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		return false, err
-	}
-	for i := range proofs {
-		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
-		if err != nil || !ok {
-			return false, err
-		}
-	}
-	return true, nil
+	return snap.VerifyProof(vk, k.update, proof, *k.snap)
 }
 
 // kindFixture is a request made from sectors sealed in memory, with the
@@ -82,7 +55,7 @@ func verifyPartitions(vk *groth16.VerifyingKey, proof []byte, inputs [][]fr.Elem
 type kindFixture struct {
 	circuit filecoin.CircuitID
 	req     *engine.Request
-	inputs  [][]fr.Element
+	public  kindPublic
 	what    string // one line for people
 }
 
@@ -126,15 +99,11 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 		if err != nil {
 			return nil, err
 		}
-		pub := make([]post.PublicSector, len(sectors))
-		for i, s := range sectors {
-			pub[i] = s.Public() // comm_r from the seal, not from the vanilla proofs
+		pub := &post.Public{Proof: p, Randomness: rnd}
+		for _, s := range sectors {
+			pub.Sectors = append(pub.Sectors, s.Public()) // comm_r from the seal, not from the vanilla proofs
 		}
-		in, err := postPublicInputs(p, rnd, pub, 0)
-		if err != nil {
-			return nil, err
-		}
-		f.inputs = [][]fr.Element{in}
+		f.public = kindPublic{post: pub}
 		f.req = &engine.Request{Kind: ek, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
 			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
 		f.what = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
@@ -153,9 +122,7 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 		}
 		// comm_r_old is the sealed sector's comm_r; comm_r_new and
 		// comm_d_new come from the update.
-		if f.inputs, err = updatePublicInputs(p, s.CommR, u.CommRNew, u.CommDNew); err != nil {
-			return nil, err
-		}
+		f.public = kindPublic{snap: &snap.Public{CommROld: s.CommR, CommRNew: u.CommRNew, CommDNew: u.CommDNew}, update: p}
 		f.req = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
 			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs}
 		f.req.CommROld, f.req.CommRNew, f.req.CommDNew = u.Request()
@@ -225,7 +192,7 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()
-	ok, err := verifyPartitions(vk, proofBytes, f.inputs)
+	ok, err := f.public.verify(vk, proofBytes)
 	if err != nil {
 		return fail("verify: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,7 +117,7 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}
-		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.inputs == nil || spec.Partitions != len(spec.inputs) {
+		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.public == nil || spec.Partitions != spec.public.partitions() {
 			t.Fatalf("%s: %+v (%s)", typ, spec.Spec, progress.String())
 		}
 		req := spec.Request("id")
@@ -133,15 +134,11 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || len(back.inputs) != len(spec.inputs) {
+		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.public == nil {
 			t.Fatalf("%s: from the file %+v, built in %+v", typ, back.Spec, spec.Spec)
 		}
-		for k := range spec.inputs {
-			for i := range spec.inputs[k] {
-				if back.inputs[k][i] != spec.inputs[k][i] {
-					t.Fatalf("%s: input %d/%d differs", typ, k, i)
-				}
-			}
+		if !reflect.DeepEqual(back.public, spec.public) {
+			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.public, spec.public)
 		}
 		if p, err := verifyingKeyPath(spec, "/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
 			t.Fatalf("%s: vk %q %v", typ, p, err)
@@ -208,7 +205,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := verifyPartitions(vk, proof, f.inputs); !ok || err != nil {
+		if ok, err := f.public.verify(vk, proof); !ok || err != nil {
 			t.Fatalf("%v: proof does not verify: %v", kind, err)
 		}
 		// Another randomness (PoSt) or comm_r_new (update) is refused as

@@ -581,7 +581,7 @@ func TestVerifyPoStOutside(t *testing.T) {
 	// A winning VK check: the window key takes 22 inputs, winning has 132.
 	code, _, stderr := runCmd(t, "verify-post", "--vk", filepath.Join(outsideDir, "vk.bin"), "--proof", filepath.Join(outsideDir, "proof.bin"),
 		"--registered-proof", "0", "--randomness", rnd, "--sectors", "1:"+commRs[0])
-	if code != exitError || !strings.Contains(stderr, "takes 22 public inputs, a StackedDrgWinning2KiBV1 proof has 132") {
+	if code != exitError || !strings.Contains(stderr, "StackedDrgWinning2KiBV1: groth16: public input count does not match the verifying key: the verifying key takes 22 public inputs, the proof has 132") {
 		t.Errorf("winning with a window key: exit %d %q", code, stderr)
 	}
 }
@@ -720,7 +720,7 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 		{with("--registered-proof", "0"), "4 partition proof(s), StackedDrg2KiBV1 has 1"},
 		{with("--comm-r-new", strings.Repeat("ff", 32)), "--comm-r-new ffff"},
 		{with("--comm-d-new", "abc"), "want 64 hex characters"},
-		{with("--vk", filepath.Join(outsideDir, "vk.bin")), "takes 22 public inputs, a StackedDrg8MiBV1 proof has 4"},
+		{with("--vk", filepath.Join(outsideDir, "vk.bin")), "StackedDrg8MiBV1: groth16: public input count does not match the verifying key: the verifying key takes 22 public inputs, the proof has 4"},
 		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--registered-proof", "1", "--comm-r-old", u.CommROld}, "--comm-r-new is required"},
 		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--update", upd, "--comm-r-new", flip(u.CommRNew)}, "--comm-r-new " + flip(u.CommRNew) + " disagrees"},
 	} {

@@ -108,21 +108,17 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 	}
 
 	// The verifier's public inputs, from public values alone: the
-	// randomness, the partition index and each sector's id and comm_r.
-	var inputs []fr.Element
-	if k.Type == filecoin.WinningPoSt {
-		s := post.PublicSector{ID: vs[0].SectorID, CommR: vs[0].CommR}
-		inputs, err = post.PublicInputs(p, rnd, post.WinningPublicSectors(p, s), 0)
-	} else {
-		sectors := make([]post.PublicSector, len(vs))
-		for i, v := range vs {
-			sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
-		}
-		inputs, err = post.PublicInputs(p, rnd, sectors, part)
+	// randomness, the partition index and each sector's id and comm_r
+	// (post.VerifyProof's).
+	pub := post.Public{Proof: p, Randomness: rnd, Partition: part, Sectors: make([]post.PublicSector, len(vs))}
+	for i, v := range vs {
+		pub.Sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
 	}
+	all, err := pub.Inputs()
 	if err != nil {
 		return nil, k.invalid("public inputs: %w", err)
 	}
+	inputs := all[0]
 
 	dims, err := circuit.DimsOf(p)
 	if err != nil {

@@ -43,8 +43,9 @@ var layer = map[string]int{
 	"engine": 8, "testparams": 8,
 	// 9: the proof kinds the engine serves and the gRPC server.
 	"engine/porepkind": 9, "engine/postkind": 9, "engine/snapkind": 9, "engine/testkind": 9, "server": 9,
-	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing).
-	"internal/proofgolden": 10,
+	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
+	// the one test harness (parameters, engines, fixtures, golden readers).
+	"internal/proofgolden": 10, "internal/testkit": 10,
 	// 10: the daemon harnesses; 11: the binary.
 	"bench": 10, "cmd/cuzk": 11,
 }
