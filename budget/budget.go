@@ -37,6 +37,7 @@ type Budget struct {
 	seq         uint64
 	waiters     []*waiter // sorted: priority desc, seq asc
 	evictor     Evictor
+	onChange    func(used int64)
 }
 
 type waiter struct {
@@ -56,6 +57,16 @@ func New(total int64) *Budget {
 		total = 0
 	}
 	return &Budget{total: total}
+}
+
+// SetOnChange installs a function told of every change of Used, with the
+// new value. It runs with the budget's lock held, so it must be quick and
+// must not call the budget. Call it once, before the budget is shared (the
+// daemon keeps the Go heap's soft limit just above what is reserved).
+func (b *Budget) SetOnChange(fn func(used int64)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onChange = fn
 }
 
 // SetEvictor installs the function asked to free memory when a request
@@ -318,6 +329,9 @@ func (b *Budget) grantLocked(n int64, high bool) {
 	if b.used > b.peak {
 		b.peak = b.used
 	}
+	if b.onChange != nil {
+		b.onChange(b.used)
+	}
 }
 
 func (b *Budget) releaseLocked(n int64, high bool) {
@@ -327,6 +341,9 @@ func (b *Budget) releaseLocked(n int64, high bool) {
 	}
 	if b.used < 0 {
 		panic("budget: released more than reserved")
+	}
+	if b.onChange != nil {
+		b.onChange(b.used)
 	}
 }
 

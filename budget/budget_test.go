@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"sync"
@@ -398,5 +399,21 @@ func TestReserve(t *testing.T) {
 	normal.Close()
 	if b.Used() != 0 || b.usedHigh != 0 {
 		t.Fatalf("used %d, urgent %d after closing everything", b.Used(), b.usedHigh)
+	}
+}
+
+// TestOnChange: the hook sees every grant and release with the new total.
+func TestOnChange(t *testing.T) {
+	b := New(100)
+	var seen []int64
+	b.SetOnChange(func(used int64) { seen = append(seen, used) })
+	r, ok := b.TryAcquire(30)
+	if !ok {
+		t.Fatal("not granted")
+	}
+	r.Release(10)
+	r.Close()
+	if fmt.Sprint(seen) != "[30 20 0]" {
+		t.Fatalf("seen %v", seen)
 	}
 }

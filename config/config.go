@@ -92,6 +92,15 @@ type SRS struct {
 	// ParamCache is the directory holding the .params and .vk files. See
 	// Config.ApplyEnv for how FIL_PROOFS_PARAMETER_CACHE interacts with it.
 	ParamCache string `toml:"param_cache"`
+	// Residency is how parameters are held to prove with: "resident"
+	// (decoded into memory, counted in the budget), "mapped" (the file is
+	// mapped and the prover reads each query's points as it consumes
+	// them: page cache the kernel may evict, outside the budget), or
+	// "auto" (the default: resident when the decoded set and one
+	// partition fit in the budget together, else mapped). A 32 GiB
+	// partition's parameters are 47–61 GB decoded. GPU lanes always map
+	// (supraseal reads the file into its own pinned copy).
+	Residency string `toml:"residency"`
 }
 
 // Memory is the [memory] section: one budget shared by parameters,
@@ -248,7 +257,7 @@ func (l Logging) SlogLevel() (slog.Level, error) {
 func Default() Config {
 	return Config{
 		Daemon: Daemon{Listen: DefaultListen},
-		SRS:    SRS{ParamCache: DefaultParamCache},
+		SRS:    SRS{ParamCache: DefaultParamCache, Residency: "auto"},
 		Memory: Memory{
 			TotalBudget:        AutoBudget,
 			SafetyMargin:       5 * GiB,
@@ -396,6 +405,11 @@ func (c *Config) Validate() error {
 	add(c.Daemon.checkTLSKeys())
 	if strings.TrimSpace(c.SRS.ParamCache) == "" {
 		add(invalid("srs.param_cache", c.SRS.ParamCache, "must name a directory"))
+	}
+	switch c.SRS.Residency {
+	case "", "auto", "resident", "mapped":
+	default:
+		add(invalid("srs.residency", c.SRS.Residency, `must be "auto", "resident" or "mapped"`))
 	}
 	if !c.Memory.TotalBudget.Auto && c.Memory.TotalBudget.Size == 0 {
 		add(invalid("memory.total_budget", c.Memory.TotalBudget, "must be \"auto\" or a size above zero"))

@@ -47,6 +47,7 @@ func TestDefaults(t *testing.T) {
 		{"daemon.tls_client_ca_file", d.Daemon.TLSClientCAFile, ""},
 		{"daemon.insecure_tcp", d.Daemon.InsecureTCP, false},
 		{"srs.param_cache", d.SRS.ParamCache, "/data/zk/params"},
+		{"srs.residency", d.SRS.Residency, "auto"},
 		{"memory.total_budget", d.Memory.TotalBudget, AutoBudget},
 		{"memory.safety_margin", d.Memory.SafetyMargin, 5 * GiB},
 		{"memory.eviction_min_idle", d.Memory.EvictionMinIdle.Duration, 5 * time.Minute},

@@ -70,6 +70,13 @@ type Options struct {
 	// Devices, when set, reports the accelerators for Status (GetStatus
 	// gpus); it is called on every Status, without the engine's lock.
 	Devices func() ([]DeviceStatus, error)
+	// Stages, when set, is told when each step of a partition starts:
+	// "synthesis", then the backend's steps prefixed "prove " (the CPU
+	// backend's: groth16.ProveOptions.Stage), then "done" once its proof
+	// is assembled. A benchmark (cuzk prove-post --stage-report) measures
+	// time and memory per step with it; it runs on the pipeline's
+	// goroutines and must be quick.
+	Stages func(job string, partition int, stage string)
 }
 
 // Engine runs proof jobs: it queues them by priority, batches same-circuit
@@ -86,6 +93,7 @@ type Engine struct {
 	budget  *budget.Budget
 	log     *slog.Logger
 	obs     Observer
+	onStep  func(job string, partition int, stage string)
 	devices func() ([]DeviceStatus, error)
 	started time.Time
 
@@ -179,6 +187,7 @@ func New(opt Options) (*Engine, error) {
 		budget:     opt.Budget,
 		log:        log,
 		obs:        opt.Observer,
+		onStep:     opt.Stages,
 		devices:    opt.Devices,
 		started:    time.Now(),
 		baseCtx:    ctx,

@@ -243,6 +243,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 		e.mu.Lock()
 		tmpl := e.densities[b.circuit]
 		e.mu.Unlock()
+		e.step(p.job.id, p.index, "synthesis")
 		t := time.Now()
 		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p, e.synthYield(it))
 		d := time.Since(t)
@@ -299,11 +300,7 @@ func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Dens
 			pa, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
-	if tmpl != nil {
-		pa = r1cs.NewTemplatedAssignment(sizes.ProvingHint(), tmpl)
-	} else {
-		pa = r1cs.NewProvingAssignment(sizes.ProvingHint())
-	}
+	pa = r1cs.NewAssignment(sizes.ProvingHint(), tmpl, sizes.AssignmentOptions())
 	cs, err := r1cs.SynthesizeYielding(c, pa, yield)
 	if err != nil {
 		return pa, err
@@ -333,7 +330,7 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 	t := time.Now()
 	var pend prover.Pending
 	if err == nil && len(parts) > 0 {
-		pend, err = e.backendStart(l, it, pas, rnd)
+		pend, err = e.backendStart(l, it, parts, pas, rnd)
 	}
 	d := time.Since(t)
 	for _, p := range parts {
@@ -376,14 +373,29 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 }
 
 // backendStart runs l's backend's Start; a panic fails the item's parts.
-func (e *Engine) backendStart(l *lane, it *item, pas []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (pend prover.Pending, err error) {
+func (e *Engine) backendStart(l *lane, it *item, parts []*itemPart, pas []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (pend prover.Pending, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.logPanic("prove", r, "batch", it.batch.seq, "partition", it.index)
 			pend, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
-	return l.backend.Start(it.ctx, it.lease.Params, pas, rnd)
+	ctx := it.ctx
+	if e.onStep != nil {
+		ctx = prover.WithStage(ctx, func(part int, stage string) {
+			if part >= 0 && part < len(parts) {
+				e.step(parts[part].job.id, parts[part].index, "prove "+stage)
+			}
+		})
+	}
+	return l.backend.Start(ctx, it.lease.Params, pas, rnd)
+}
+
+// step tells Options.Stages that a partition's step begins.
+func (e *Engine) step(job string, partition int, stage string) {
+	if e.onStep != nil {
+		e.onStep(job, partition, stage)
+	}
 }
 
 // backendFinish runs a pending proof's Finish; a panic fails the item's
@@ -405,6 +417,7 @@ func (e *Engine) finish(l *lane, f *finishing) {
 	d := time.Since(t)
 	for _, p := range f.parts {
 		e.timing(p.job.id, p.index, "finish", t, d, it.batch, l.worker("finisher"))
+		e.step(p.job.id, p.index, "done")
 	}
 	if err == nil && len(proofs) != len(f.parts) {
 		err = fmt.Errorf("backend returned %d proofs for %d circuits", len(proofs), len(f.parts))

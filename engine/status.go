@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/internal/procmem"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -97,6 +98,15 @@ type MemoryStatus struct {
 	// DeviceBytes is the device memory of the lanes, summed (0: CPU
 	// only).
 	DeviceBytes int64
+	// MappedBytes is the size of the mapped parameter files (srs
+	// residency "mapped"): file-backed, evictable page cache, outside the
+	// budget.
+	MappedBytes int64
+	// ProcessAnonBytes and ProcessFileBytes are the process's resident
+	// memory, anonymous (heap) and file-backed (mapped parameters), from
+	// /proc/self/status (0 where it cannot be read).
+	ProcessAnonBytes int64
+	ProcessFileBytes int64
 }
 
 // PipelineStatus counts partitions (items) in each stage.
@@ -174,12 +184,14 @@ func (e *Engine) Status() Status {
 		devs, devErr = e.devices()
 	}
 	params := e.params.Status()
-	var paramsBytes int64
+	var paramsBytes, mappedBytes int64
 	for _, p := range params {
 		if p.Tier == srs.TierHot {
 			paramsBytes += p.Bytes
+			mappedBytes += p.MappedBytes
 		}
 	}
+	proc, _ := procmem.Read()
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -188,6 +200,7 @@ func (e *Engine) Status() Status {
 		Memory: MemoryStatus{
 			TotalBytes: e.budget.Total(), UsedBytes: e.budget.Used(), PeakBytes: e.budget.Peak(),
 			ParamsBytes: paramsBytes, Waiting: e.budget.Waiting(),
+			MappedBytes: mappedBytes, ProcessAnonBytes: proc.Anon, ProcessFileBytes: proc.File,
 		},
 		Pipeline: PipelineStatus{
 			SynthesisWorkers: e.cfg.SynthesisWorkers, SynthesisConcurrency: e.cfg.SynthesisConcurrency,

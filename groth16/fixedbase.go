@@ -3,6 +3,7 @@ package groth16
 import (
 	"context"
 	"math/big"
+	"sync"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
@@ -81,6 +82,16 @@ type fixedTable[A, J, B any, PA tableAffine[A], PJ tableJacobian[J, A], PB batch
 	c     int
 	rows  [][]A // rows[w][d−1] = d·2^(c·w)·G
 	batch int   // products per batch in mulInto
+	// scratch holds *mulScratch[B] for reuse: a setup of 10^8 points would
+	// otherwise allocate ~200 bytes of garbage per point.
+	scratch sync.Pool
+}
+
+// mulScratch is one batch's digits and batched adder.
+type mulScratch[B any] struct {
+	digits []int32
+	b      B
+	n      int // capacity the adder was initialised for
 }
 
 type (
@@ -137,16 +148,20 @@ func (t *fixedTable[A, J, B, PA, PJ, PB]) mulIntoCtx(ctx context.Context, dst []
 	return par.Do(ctx, len(scalars), t.batch, workers, func(lo, hi int) error {
 		n := hi - lo
 		acc := dst[lo:hi]
-		digits := make([]int32, n*len(t.rows))
+		sc, _ := t.scratch.Get().(*mulScratch[B])
+		if sc == nil || sc.n < n {
+			sc = &mulScratch[B]{digits: make([]int32, n*len(t.rows)), n: n}
+			PB(&sc.b).init(n)
+		}
+		defer t.scratch.Put(sc)
+		digits := sc.digits[:n*len(t.rows)]
 		var inf A // (0, 0): gnark-crypto's affine infinity
 		for i := 0; i < n; i++ {
 			s := scalars[lo+i]
 			signedDigits(&s, t.c, digits[i*len(t.rows):(i+1)*len(t.rows)])
 			acc[i] = inf
 		}
-		var bt B
-		b := PB(&bt)
-		b.init(n)
+		b := PB(&sc.b)
 		for w := range t.rows {
 			b.reset()
 			for i := 0; i < n; i++ {

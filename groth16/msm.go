@@ -39,20 +39,27 @@ type msmChunk struct {
 // splitChunks cuts [0,n) into about 4 chunks per worker and finds, for each,
 // the index of its first point under sel.
 func splitChunks(n int, sel *r1cs.Bitset, workers int) []msmChunk {
+	return splitRange(0, n, sel, workers)
+}
+
+// splitRange is splitChunks over the scalars [start, end) (start a multiple
+// of 64): point indices count from start's point.
+func splitRange(start, end int, sel *r1cs.Bitset, workers int) []msmChunk {
+	n := end - start
 	nChunks := max(1, min(workers*4, n/1024))
 	per := (n + nChunks - 1) / nChunks
 	per = (per + 63) &^ 63 // whole bitset words, so ranks are cheap
 	var chunks []msmChunk
 	rank := 0
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
+	for lo := start; lo < end; lo += per {
+		hi := min(lo+per, end)
 		chunks = append(chunks, msmChunk{lo: lo, hi: hi, pointLo: rank})
 		if sel != nil {
 			for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
 				rank += bits.OnesCount64(w)
 			}
 		} else {
-			rank = hi
+			rank = hi - start
 		}
 	}
 	return chunks
@@ -128,26 +135,9 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 					return err
 				}
 			}
-			c := &chunks[ci]
 			var s summer[A, B, PA, PB]
 			s.init()
-			k, out := c.pointLo, c.offset
-			for i := c.lo; i < c.hi; i++ {
-				if sel != nil && !sel.Get(i) {
-					continue
-				}
-				sc := &scalars[i]
-				switch {
-				case sc.IsZero():
-				case isOne(sc):
-					s.add(&points[k])
-				default:
-					cPoints[out] = points[k]
-					cScalars[out] = *sc
-					out++
-				}
-				k++
-			}
+			scanChunk(&chunks[ci], scalars, sel, points, cPoints, cScalars, &s)
 			sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 		}
 		return nil
@@ -164,6 +154,30 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 		PJ(&res).AddAssign(&sums[i])
 	}
 	return res, nil
+}
+
+// scanChunk sums the points of chunk c whose scalars are 1 into s and
+// copies those with other non-zero scalars, and their scalars, to
+// cPoints/cScalars from the chunk's offset; zeros are skipped. points[k] is
+// the chunk's k-th point counted from its pointLo.
+func scanChunk[A, B any, PA affine[A], PB batchPtr[B, A]](c *msmChunk, scalars []fr.Element, sel *r1cs.Bitset, points, cPoints []A, cScalars []fr.Element, s *summer[A, B, PA, PB]) {
+	k, out := c.pointLo, c.offset
+	for i := c.lo; i < c.hi; i++ {
+		if sel != nil && !sel.Get(i) {
+			continue
+		}
+		sc := &scalars[i]
+		switch {
+		case sc.IsZero():
+		case isOne(sc):
+			s.add(&points[k])
+		default:
+			cPoints[out] = points[k]
+			cScalars[out] = *sc
+			out++
+		}
+		k++
+	}
 }
 
 // msmPiece is the most points one gnark-crypto MultiExp call gets.

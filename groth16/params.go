@@ -32,6 +32,10 @@ type Params struct {
 	A   []bls.G1Affine
 	BG1 []bls.G1Affine
 	BG2 []bls.G2Affine
+
+	// mapping, when set, holds the queries instead of H … BG2, which are
+	// then nil (MapParamsFile).
+	mapping *mapping
 }
 
 // NumInputs is the number of inputs the circuit has, ONE included.
@@ -39,19 +43,25 @@ func (p *Params) NumInputs() int { return len(p.VK.IC) }
 
 // EncodedSize is the size of the .params encoding.
 func (p *Params) EncodedSize() int64 {
+	q := p.Queries()
 	return p.VK.EncodedSize() + 5*4 +
-		int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1))*G1Uncompressed +
-		int64(len(p.BG2))*G2Uncompressed
+		int64(q.H+q.L+q.A+q.B)*G1Uncompressed +
+		int64(q.B)*G2Uncompressed
 }
 
-// MemorySize is the heap the decoded points occupy.
+// MemorySize is the heap the decoded points occupy: the verifying key
+// alone for mapped parameters, whose queries are file-backed.
 func (p *Params) MemorySize() int64 {
 	const g1, g2 = 96, 192 // affine, Montgomery form
 	return int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1)+len(p.VK.IC))*g1 + int64(len(p.BG2))*g2
 }
 
-// WriteTo writes p in bellperson's .params layout.
+// WriteTo writes p in bellperson's .params layout (resident parameters
+// only).
 func (p *Params) WriteTo(w io.Writer) (int64, error) {
+	if p.mapping != nil {
+		return 0, errors.New("groth16: mapped parameters are a file already; copy the file")
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var n int64
 	k, err := bw.Write(p.VK.Bytes())
@@ -162,35 +172,16 @@ func DecodeParams(b []byte, opt LoadOptions) (*Params, error) {
 }
 
 func decodeParams(b []byte, opt LoadOptions) (*Params, error) {
-	_, vkSize, err := vkIC(b)
+	layout, vkSize, err := layoutOf(b)
 	if err != nil {
 		return nil, err
 	}
 	p := &Params{}
-	spans := []span{{name: "h", g1: &p.H}, {name: "l", g1: &p.L}, {name: "a", g1: &p.A}, {name: "b_g1", g1: &p.BG1}, {name: "b_g2", g2: &p.BG2}}
-	pos := vkSize
-	for i := range spans {
-		s := &spans[i]
-		if int64(len(b))-pos < 4 {
-			return nil, &FormatError{What: "length of " + s.name, Offset: pos, Err: ErrTruncated}
-		}
-		s.n = int(binary.BigEndian.Uint32(b[pos:]))
-		pos += 4
-		size := int64(G1Uncompressed)
-		if s.g2 != nil {
-			size = G2Uncompressed
-		}
-		need := int64(s.n) * size
-		if int64(len(b))-pos < need {
-			return nil, &FormatError{What: fmt.Sprintf("%s holds %d points (%d bytes) from byte %d but the data ends at %d", s.name, s.n, need, pos, len(b)),
-				Offset: pos, Err: ErrTruncated}
-		}
-		s.start = pos
-		pos += need
+	spans := layout[:]
+	for i, dst := range []*[]bls.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
+		spans[i].g1 = dst
 	}
-	if pos != int64(len(b)) {
-		return nil, &FormatError{What: fmt.Sprintf("%d trailing bytes after b_g2", int64(len(b))-pos), Offset: pos}
-	}
+	spans[4].g2 = &p.BG2
 	if p.VK, _, err = decodeVerifyingKey(b[:vkSize], true); err != nil {
 		return nil, err
 	}
@@ -408,4 +399,22 @@ func faultError(r any, data []byte) error {
 		panic(r) // a fault outside the mapping is a bug, not the file
 	}
 	return &FormatError{What: fmt.Sprintf("reading a %d-byte mapping", len(data)), Offset: int64(addr - base), Err: ErrFileChanged}
+}
+
+// FileTarget is a ParamsTarget over a file. Allocate reserves the file's
+// blocks (fallocate), so that a disk too small for the image fails at once
+// with ENOSPC instead of after the hour its points take; where the file
+// system cannot reserve, the file is only extended.
+type FileTarget struct{ *os.File }
+
+// Allocate implements ParamsTarget.
+func (f FileTarget) Allocate(size int64) error {
+	err := unix.Fallocate(int(f.Fd()), 0, 0, size)
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
+		err = f.Truncate(size)
+	}
+	if err != nil {
+		return fmt.Errorf("reserving %d bytes for %s: %w", size, f.Name(), err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -50,6 +51,17 @@ type ProveOptions struct {
 	// while paused) ends Start or Finish with that error. The proof does
 	// not depend on it.
 	Yield func(ctx context.Context) error
+	// Stage, when set, is told when each step of each circuit starts
+	// (part is the circuit's index in the batch): "msm l", "msm a",
+	// "msm b_g1", "msm b_g2", "h" (the FFTs), "msm h", and in Finish
+	// "assemble". A benchmark measures time and memory per step with it.
+	Stage func(part int, stage string)
+}
+
+func (o ProveOptions) stage(part int, name string) {
+	if o.Stage != nil {
+		o.Stage(part, name)
+	}
 }
 
 // YieldPoints is the largest piece of a multi-exponentiation run between
@@ -80,7 +92,7 @@ type StageTimes struct {
 	FFT    time.Duration // H computation
 	MSMG1  time.Duration // h, l, a, b_g1
 	MSMG2  time.Duration // b_g2
-	Finish time.Duration // b_g2 plus assembly
+	Finish time.Duration // assembly
 }
 
 // Pending is a batch whose heavy G1 work is done; Finish completes it.
@@ -92,9 +104,9 @@ type Pending struct {
 }
 
 type pendingProof struct {
-	pa                           *r1cs.ProvingAssignment
 	rnd                          Randomness
 	h, l, aIn, aAux, b1In, b1Aux bls.G1Jac
+	b2In, b2Aux                  bls.G2Jac
 }
 
 // checkShape verifies that pa fits p exactly, as bellperson's
@@ -108,17 +120,18 @@ func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
 	}
 	aDense := pa.Density.AAux.Count()
 	bIn, bAux := pa.Density.BInput.Count(), pa.Density.BAux.Count()
+	q := p.Queries()
 	switch {
 	case len(p.VK.IC) != nIn:
 		return fmt.Errorf("%w: %d inputs, verifying key has %d IC points", ErrShape, nIn, len(p.VK.IC))
-	case len(p.L) != nAux:
-		return fmt.Errorf("%w: %d aux variables, l query has %d points", ErrShape, nAux, len(p.L))
-	case len(p.H) != m-1:
-		return fmt.Errorf("%w: %d rows need %d h points, params have %d", ErrShape, len(pa.A), m-1, len(p.H))
-	case len(p.A) != nIn+aDense:
-		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, len(p.A))
-	case len(p.BG1) != bIn+bAux || len(p.BG2) != bIn+bAux:
-		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, len(p.BG1), len(p.BG2))
+	case q.L != nAux:
+		return fmt.Errorf("%w: %d aux variables, l query has %d points", ErrShape, nAux, q.L)
+	case q.H != m-1:
+		return fmt.Errorf("%w: %d rows need %d h points, params have %d", ErrShape, len(pa.A), m-1, q.H)
+	case q.A != nIn+aDense:
+		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, q.A)
+	case q.B != bIn+bAux || (!p.Mapped() && len(p.BG2) != len(p.BG1)):
+		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, q.B, len(p.BG2))
 	}
 	if err := pa.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
@@ -126,10 +139,20 @@ func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
 	return nil
 }
 
-// Start runs the device-bound half of proving a batch of same-shape
-// circuits: H through FFTs and the G1 multi-exponentiations. parts must have
-// had their input rows appended (r1cs.CS.AppendInputRows). The a, b and c
-// vectors of each assignment are consumed (their storage holds H).
+// Start runs the heavy half of proving a batch of same-shape circuits: every
+// multi-exponentiation (G1 and G2) and H through FFTs; Finish assembles the
+// proofs. parts must have had their input rows appended
+// (r1cs.CS.AppendInputRows). Each assignment is consumed: its aux
+// witness, a, b and c are released (a's storage holds H) as soon as they
+// are used.
+//
+// The order keeps a partition's peak memory at about three domain-sized
+// vectors: the multi-exponentiations over the witness (l, a, b_g1, b_g2)
+// run first, while a and b wait, so that the witness (32 bytes per aux
+// variable) is gone before H needs a third domain vector for c (which,
+// for an assignment that omits c, is recomputed as a∘b). With H first, the
+// witness and three domain vectors would be live together: 16 GiB instead
+// of 12 for a 2^27-row partition.
 func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd []Randomness, opt ProveOptions) (*Pending, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("groth16: nothing to prove")
@@ -149,43 +172,99 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 	workers := opt.workers()
 	y := opt.yielder(ctx)
 	pend := &Pending{params: p, opt: opt}
+	hq, lq, aq, b1q, b2q := p.hQuery(), p.lQuery(), p.aQuery(), p.b1Query(), p.b2Query()
 	for i, pa := range parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pp := &pendingProof{pa: pa, rnd: rnd[i]}
+		pp := &pendingProof{rnd: rnd[i]}
+		nIn := len(pa.Input)
+		bIn := pa.Density.BInput.Count()
+		run := func(stage *time.Duration, steps ...func() error) error {
+			t := time.Now()
+			defer func() { *stage += time.Since(t) }()
+			for _, step := range steps {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := step(); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err() // cancelled while paused at a yield point
+					}
+					return fmt.Errorf("groth16: circuit %d: %w", i, err)
+				}
+			}
+			return nil
+		}
+		err := run(&pend.Times.MSMG1,
+			func() (e error) { opt.stage(i, "msm l"); pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return },
+			func() (e error) {
+				opt.stage(i, "msm a")
+				pp.aIn, e = msmQueryG1(aq.slice(0, nIn), pa.Input, nil, workers, y)
+				return
+			},
+			func() (e error) {
+				pp.aAux, e = msmQueryG1(aq.slice(nIn, aq.n), pa.Aux, &pa.Density.AAux, workers, y)
+				return
+			},
+			func() (e error) {
+				opt.stage(i, "msm b_g1")
+				pp.b1In, e = msmQueryG1(b1q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
+				return
+			},
+			func() (e error) {
+				pp.b1Aux, e = msmQueryG1(b1q.slice(bIn, b1q.n), pa.Aux, &pa.Density.BAux, workers, y)
+				return
+			})
+		if err == nil {
+			err = run(&pend.Times.MSMG2,
+				func() (e error) {
+					opt.stage(i, "msm b_g2")
+					pp.b2In, e = msmQueryG2(b2q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
+					return
+				},
+				func() (e error) {
+					pp.b2Aux, e = msmQueryG2(b2q.slice(bIn, b2q.n), pa.Aux, &pa.Density.BAux, workers, y)
+					return
+				})
+		}
+		if err != nil {
+			return nil, err
+		}
+		spent := int64(len(pa.Aux)) * fr.Bytes
+		pa.Aux = nil // the witness is spent: H may have its memory
+		if spent >= 1<<28 {
+			// Now, not at the collector's next cycle: H allocates its
+			// third domain vector next.
+			debug.FreeOSMemory()
+		}
+		opt.stage(i, "h")
 		t0 := time.Now()
 		h, err := computeH(pa, workers, y)
 		if err != nil {
 			return nil, err
 		}
-		t1 := time.Now()
-		pend.Times.FFT += t1.Sub(t0)
-		nIn := len(pa.Input)
-		bIn := pa.Density.BInput.Count()
-		steps := []func() error{
-			func() (e error) { pp.h, e = msmG1(p.H, h, nil, workers, y); return },
-			func() (e error) { pp.l, e = msmG1(p.L, pa.Aux, nil, workers, y); return },
-			func() (e error) { pp.aIn, e = msmG1(p.A[:nIn], pa.Input, nil, workers, y); return },
-			func() (e error) { pp.aAux, e = msmG1(p.A[nIn:], pa.Aux, &pa.Density.AAux, workers, y); return },
-			func() (e error) { pp.b1In, e = msmG1(p.BG1[:bIn], pa.Input, &pa.Density.BInput, workers, y); return },
-			func() (e error) { pp.b1Aux, e = msmG1(p.BG1[bIn:], pa.Aux, &pa.Density.BAux, workers, y); return },
+		pend.Times.FFT += time.Since(t0)
+		if err := run(&pend.Times.MSMG1, func() (e error) { opt.stage(i, "msm h"); pp.h, e = msmQueryG1(hq, h, nil, workers, y); return }); err != nil {
+			return nil, err
 		}
-		for _, step := range steps {
-			if err = ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err = step(); err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
-			}
-		}
-		pend.Times.MSMG1 += time.Since(t1)
 		pend.parts = append(pend.parts, pp)
 	}
 	return pend, nil
+}
+
+// ComputeH is the prover's H stage alone: the m−1 coefficients of
+// H = (A·B − C)/Z for pa (its input rows appended), c recomputed as a∘b
+// when pa omits it. It consumes pa's a, b and c, as Start does. For
+// benchmarks of the stage's time and memory (cuzk bench synth --through-h).
+func ComputeH(pa *r1cs.ProvingAssignment, workers int) ([]fr.Element, error) {
+	if _, err := DomainSize(len(pa.A)); err != nil {
+		return nil, err
+	}
+	if len(pa.B) != len(pa.A) || (pa.HasC() && len(pa.C) != len(pa.A)) {
+		return nil, fmt.Errorf("%w: a, b, c have %d, %d, %d rows", ErrShape, len(pa.A), len(pa.B), len(pa.C))
+	}
+	return computeH(pa, max(workers, 1), nil)
 }
 
 // maxPrecomputedDomain is the largest domain whose FFT tables are cached.
@@ -284,34 +363,16 @@ func computeHWith(pa *r1cs.ProvingAssignment, workers int, tables bool, y func()
 	return a[:m-1], nil
 }
 
-// Finish runs the b_g2 multi-exponentiation and assembles the proofs.
+// Finish assembles the proofs (every multi-exponentiation ran in Start).
 func (pend *Pending) Finish(ctx context.Context) ([]Proof, error) {
-	p := pend.params
-	vk := p.VK
-	workers := pend.opt.workers()
-	y := pend.opt.yielder(ctx)
 	t0 := time.Now()
 	proofs := make([]Proof, len(pend.parts))
 	for i, pp := range pend.parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pa := pp.pa
-		bIn := pa.Density.BInput.Count()
-		t1 := time.Now()
-		b2In, err := msmG2(p.BG2[:bIn], pa.Input, &pa.Density.BInput, workers, y)
-		var b2Aux bls.G2Jac
-		if err == nil {
-			b2Aux, err = msmG2(p.BG2[bIn:], pa.Aux, &pa.Density.BAux, workers, y)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err() // cancelled while paused at a yield point
-			}
-			return nil, fmt.Errorf("groth16: circuit %d: %w", i, err)
-		}
-		pend.Times.MSMG2 += time.Since(t1)
-		proofs[i] = assemble(vk, pp, &b2In, &b2Aux)
+		pend.opt.stage(i, "assemble")
+		proofs[i] = assemble(pend.params.VK, pp, &pp.b2In, &pp.b2Aux)
 	}
 	pend.Times.Finish += time.Since(t0)
 	return proofs, nil

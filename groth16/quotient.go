@@ -38,13 +38,30 @@ import (
 //  4. c reversed (c[−i mod m] at i, into b's storage), DIF: m·C_k at p.
 //  5. H_k = (den/m)·(g^(−k)·(3) − (4)) at p, then one bit reversal.
 //
+// An assignment that omits c (r1cs.AssignmentOptions.OmitC) gets c = a∘b,
+// computed before a and b are transformed, straight into its reversed
+// order (step 4's input), so the three vectors are live together only as
+// long as they are with a stored c.
+//
 // y, when not nil, is called between the steps; its error stops the
 // computation. The a vector's storage holds the result; a, b and c are
 // released from pa.
 func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
 	n := len(pa.A)
 	m, _ := DomainSize(n) // checked by checkShape
-	a, b, c := padTo(pa.A, m), padTo(pa.B, m), padTo(pa.C, m)
+	a, b := padTo(pa.A, m), padTo(pa.B, m)
+	var c, cr []fr.Element // c, or c already reversed
+	if pa.HasC() {
+		c = padTo(pa.C, m)
+	} else {
+		cr = make([]fr.Element, m)
+		parallel.Execute(m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				j := (m - i) & (m - 1)
+				cr[i].Mul(&a[j], &b[j])
+			}
+		}, workers)
+	}
 	pa.A, pa.B, pa.C = nil, nil, nil
 	if m < 2 {
 		return a[:0], nil // one row: H has no coefficients
@@ -91,13 +108,16 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 			a[i].Mul(&a[i], &b[i])
 		}
 	}, workers)
-	parallel.Execute(m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			b[i] = c[(m-i)&(m-1)]
-		}
-	}, workers)
-	c = nil
-	for _, v := range [][]fr.Element{a, b} {
+	if cr == nil {
+		parallel.Execute(m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				b[i] = c[(m-i)&(m-1)]
+			}
+		}, workers)
+		cr, c = b, nil
+	}
+	b = nil
+	for _, v := range [][]fr.Element{a, cr} {
 		if err := yield(); err != nil {
 			return nil, err
 		}
@@ -112,7 +132,7 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 		for p := lo; p < hi; p++ {
 			f := fromCoset.At(p)
 			a[p].Mul(&a[p], &f)
-			t.Mul(&b[p], &lambda)
+			t.Mul(&cr[p], &lambda)
 			a[p].Sub(&a[p], &t)
 		}
 	}, workers)
@@ -120,22 +140,49 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 	return a[:m-1], nil
 }
 
-// ScratchBytes is the most memory Prove allocates for one circuit beyond
-// its assignment and the parameters, for a domain of m rows, aux
-// variables and bDense B-dense variables: the larger of
-//   - the FFT phase: the twiddle table (ntt.TableBytes: 16 bytes per row
-//     up to 2^25 rows, 512 MiB beyond);
-//   - the MSM phase: gnark-crypto's digits for one piece of at most
-//     msmPiece points (32 bytes per point) and the compacted copy of the
-//     general (neither 0 nor 1) scalars and their points, counted as if
-//     half of the largest query were general (a point and a scalar each;
-//     PoRep has 1–5 %).
-func ScratchBytes(m, aux, bDense int) int64 {
+// ProveShape is what ProveMemory needs to know of a circuit and its
+// proving path.
+type ProveShape struct {
+	Domain, Inputs, Aux int
+	B                   int  // B-dense variables (b_g1 and b_g2 points)
+	KeepC               bool // the assignment stores c (else it omits it)
+	Mapped              bool // the parameters are mapped (MapParamsFile)
+}
+
+// ProveMemory estimates the most memory one circuit holds from the start
+// of its synthesis to the end of Start, beyond the parameters (the domain
+// is the capacity an assignment is given: r1cs.Size{Constraints: m}), and
+// how much of it is the witness (inputs, aux, densities). With v = 32·m
+// bytes, one domain vector:
+//
+//   - witness phase (synthesis and the l, a, b_g1, b_g2 MSMs): a and b
+//     (and c when kept), the witness, the MSM scratch;
+//   - H phase: a, b and c (recomputed, or kept), the twiddle table, the
+//     inputs; the aux witness is gone;
+//   - h phase: H in a's storage and the MSM scratch: less than either.
+//
+// The MSM scratch over mapped parameters is one window of decoded points
+// plus one piece's compaction buffers and digits (MappedScratchBytes);
+// over resident ones, one piece's digits plus the compacted copies of the
+// general scalars and their points, counted as if half of the largest
+// query were general (PoRep has 1–5 %).
+func ProveMemory(s ProveShape) (peak, witness int64) {
 	const g1, g2 = 96, 192
-	fftPhase := ntt.TableBytes(m)
-	copies := max(int64(aux)*(g1+fr.Bytes), int64(bDense)*(g2+fr.Bytes)) / 2
-	msmPhase := 2*16*int64(min(m, msmPiece)) + copies
-	return max(fftPhase, msmPhase)
+	v := int64(s.Domain) * fr.Bytes
+	words := 2*((s.Aux+63)/64) + (s.Inputs+63)/64
+	witness = fr.Bytes*int64(s.Aux+s.Inputs) + 8*int64(words)
+	scratch := MappedScratchBytes()
+	if !s.Mapped {
+		copies := max(int64(s.Aux)*(g1+fr.Bytes), int64(s.B)*(g2+fr.Bytes)) / 2
+		scratch = 2*16*int64(min(s.Domain, msmPiece)) + copies
+	}
+	abc := int64(2)
+	if s.KeepC {
+		abc = 3
+	}
+	witnessPhase := abc*v + witness + scratch
+	hPhase := 3*v + ntt.TableBytes(s.Domain) + fr.Bytes*int64(s.Inputs)
+	return max(witnessPhase, hPhase), witness
 }
 
 // padTo returns v extended with zeros to m elements, in place when its

@@ -27,3 +27,21 @@ func YieldFrom(ctx context.Context) Yield {
 	y, _ := ctx.Value(yieldKey{}).(Yield)
 	return y
 }
+
+// Stage is told when each step of a backend's proving starts (part: the
+// circuit's index in the batch; see groth16.ProveOptions.Stage). A
+// benchmark passes one (WithStage) to measure time and memory per step.
+type Stage func(part int, stage string)
+
+type stageKey struct{}
+
+// WithStage returns ctx carrying s for the backend's Start and Finish.
+func WithStage(ctx context.Context, s Stage) context.Context {
+	return context.WithValue(ctx, stageKey{}, s)
+}
+
+// StageFrom returns the Stage ctx carries, or nil.
+func StageFrom(ctx context.Context) Stage {
+	s, _ := ctx.Value(stageKey{}).(Stage)
+	return s
+}

@@ -204,21 +204,30 @@ func TestCounterMatchesProving(t *testing.T) {
 	}
 }
 
-// The QAP fold must equal Σ_j coeff·L_j computed from the recorded rows.
+// The QAP folds must equal Σ_j coeff·L_j computed from the recorded rows:
+// U, V, W of the inputs and U, V of the aux variables by the UV assembly,
+// β·U + α·V + W of the aux variables by the L assembly.
 func TestQAPAssemblyMatchesRows(t *testing.T) {
 	ts := NewTestSystem()
 	ts.KeepRows = true
 	cs, _ := Synthesize(xorCircuit{x: true}, ts)
 	cs.AppendInputRows()
-	lag := make([]fr.Element, len(ts.Rows))
+	lag := make(LagrangeTable, len(ts.Rows))
 	for i := range lag {
 		lag[i].SetUint64(uint64(1000 + 17*i))
 	}
-	q := NewQAPAssembly(lag, Size{})
+	q := NewQAPAssemblyUV(lag, Size{})
 	qcs, _ := Synthesize(xorCircuit{x: true}, q)
 	qcs.AppendInputRows()
 	if q.Err() != nil {
 		t.Fatal(q.Err())
+	}
+	alpha, beta := elem(11), elem(13)
+	ql := NewQAPAssemblyL(lag, Size{}, alpha, beta)
+	lcs, _ := Synthesize(xorCircuit{x: true}, ql)
+	lcs.AppendInputRows()
+	if ql.Err() != nil {
+		t.Fatal(ql.Err())
 	}
 	want := map[Variable][3]fr.Element{}
 	for j, r := range ts.Rows {
@@ -232,24 +241,36 @@ func TestQAPAssemblyMatchesRows(t *testing.T) {
 			}
 		}
 	}
-	get := func(v Variable, k int) fr.Element {
-		polys := [3][2][]fr.Element{{q.UIn, q.UAux}, {q.VIn, q.VAux}, {q.WIn, q.WAux}}
-		if v.IsAux() {
-			return polys[k][1][v.Index()]
-		}
-		return polys[k][0][v.Index()]
-	}
 	for v, e := range want {
-		for k := 0; k < 3; k++ {
-			if g := get(v, k); !g.Equal(&e[k]) {
-				t.Errorf("%v poly %d = %s, want %s", v, k, g.String(), e[k].String())
+		if v.IsAux() {
+			i := v.Index()
+			if !q.UAux[i].Equal(&e[0]) || !q.VAux[i].Equal(&e[1]) {
+				t.Errorf("%v: u, v = %s, %s, want %s, %s", v, q.UAux[i].String(), q.VAux[i].String(), e[0].String(), e[1].String())
+			}
+			var l, tmp fr.Element
+			l.Mul(&e[0], &beta)
+			tmp.Mul(&e[1], &alpha)
+			l.Add(&l, &tmp).Add(&l, &e[2])
+			if !ql.LAux[i].Equal(&l) {
+				t.Errorf("%v: β·u + α·v + w = %s, want %s", v, ql.LAux[i].String(), l.String())
+			}
+			continue
+		}
+		i := v.Index()
+		for k, got := range []*fr.Element{&q.UIn[i], &q.VIn[i], &q.WIn[i]} {
+			if !got.Equal(&e[k]) {
+				t.Errorf("%v poly %d = %s, want %s", v, k, got.String(), e[k].String())
 			}
 		}
 	}
-	q2 := NewQAPAssembly(lag[:3], Size{})
-	Synthesize(xorCircuit{}, q2)
-	if q2.Err() == nil {
-		t.Error("overflowing the Lagrange table was not reported")
+	if len(ql.LAux) != len(q.UAux) || len(q.UAux) != qcs.NumAux() {
+		t.Fatalf("aux vectors: %d, %d, circuit %d", len(ql.LAux), len(q.UAux), qcs.NumAux())
+	}
+	for _, q2 := range []*QAPAssembly{NewQAPAssemblyUV(lag[:3], Size{}), NewQAPAssemblyL(lag[:3], Size{}, alpha, beta)} {
+		Synthesize(xorCircuit{}, q2)
+		if q2.Err() == nil {
+			t.Error("overflowing the Lagrange table was not reported")
+		}
 	}
 }
 
@@ -413,5 +434,54 @@ func TestSynthesizeYielding(t *testing.T) {
 	}
 	if len(pa.A) != len(want.A) || pa.A[n-1] != want.A[n-1] || pa.C[0] != want.C[0] {
 		t.Fatal("yielding synthesis differs")
+	}
+}
+
+// TestOmitC: an assignment that omits c records the same a, b, witness and
+// densities as one that keeps it, in both modes, and no c; Check accepts it
+// and rejects one that grew a c anyway.
+func TestOmitC(t *testing.T) {
+	c := xorCircuit{x: true, y: false}
+	full := NewProvingAssignment(Size{})
+	cs, _ := Synthesize(c, full)
+	cs.AppendInputRows()
+	for _, template := range []*Densities{nil, full.Density} {
+		pa := NewAssignment(Size{Constraints: 16}, template, AssignmentOptions{OmitC: true})
+		cs, err := Synthesize(c, pa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.AppendInputRows()
+		if pa.HasC() || len(pa.C) != 0 || cap(pa.C) != 0 {
+			t.Fatalf("templated=%v: c recorded (%d rows, capacity %d)", template != nil, len(pa.C), cap(pa.C))
+		}
+		if err := pa.Check(); err != nil {
+			t.Fatalf("templated=%v: %v", template != nil, err)
+		}
+		for name, pair := range map[string][2][]fr.Element{"a": {full.A, pa.A}, "b": {full.B, pa.B}, "aux": {full.Aux, pa.Aux}, "in": {full.Input, pa.Input}} {
+			if len(pair[0]) != len(pair[1]) {
+				t.Fatalf("templated=%v: %s lengths %d vs %d", template != nil, name, len(pair[0]), len(pair[1]))
+			}
+			for j := range pair[0] {
+				if !pair[0][j].Equal(&pair[1][j]) {
+					t.Errorf("templated=%v: %s[%d] differs", template != nil, name, j)
+				}
+			}
+		}
+		if template == nil && (!pa.Density.AAux.Equal(&full.Density.AAux) || !pa.Density.BAux.Equal(&full.Density.BAux) || !pa.Density.BInput.Equal(&full.Density.BInput)) {
+			t.Error("densities differ")
+		}
+		// c = a∘b row by row for this satisfied witness: what a prover recomputes.
+		for j := range full.C {
+			var ab fr.Element
+			ab.Mul(&full.A[j], &full.B[j])
+			if !ab.Equal(&full.C[j]) {
+				t.Fatalf("row %d: a·b ≠ c in a satisfied witness", j)
+			}
+		}
+		pa.C = append(pa.C, fr.Element{})
+		if pa.Check() == nil {
+			t.Error("a c row in an assignment that omits c was not caught")
+		}
 	}
 }

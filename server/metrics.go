@@ -143,6 +143,7 @@ type statusCollector struct {
 	pauses, pausedSeconds, urgentActive            *prometheus.Desc
 	pending, inProgress                            *prometheus.Desc
 	memTotal, memUsed, memPeak, memParams, memWait *prometheus.Desc
+	memMapped, rssAnon, rssFile                    *prometheus.Desc
 	pipeline                                       *prometheus.Desc
 	srsBytes, srsRefs                              *prometheus.Desc
 }
@@ -166,6 +167,9 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 		memUsed:       d("cuzk_memory_used_bytes", "Memory reserved from the budget"),
 		memPeak:       d("cuzk_memory_peak_bytes", "Highest memory reserved since start"),
 		memParams:     d("cuzk_memory_params_bytes", "Memory held by resident parameters"),
+		memMapped:     d("cuzk_memory_mapped_params_bytes", "Size of mapped parameter files (file-backed page cache, outside the budget)"),
+		rssAnon:       d("cuzk_process_resident_anon_bytes", "Anonymous resident memory of the daemon (RssAnon)"),
+		rssFile:       d("cuzk_process_resident_file_bytes", "File-backed resident memory of the daemon (RssFile: mapped parameters)"),
 		memWait:       d("cuzk_memory_waiters", "Requests waiting for memory"),
 		pipeline:      d("cuzk_pipeline_partitions", "Partitions in each pipeline stage", "stage"),
 		srsBytes:      d("cuzk_srs_bytes", "Parameter set size", "circuit_id", "tier"),
@@ -175,7 +179,7 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.uptime, c.queueDepth, c.running, c.gpuWorkers, c.pauses, c.pausedSeconds, c.urgentActive, c.pending, c.inProgress,
-		c.memTotal, c.memUsed, c.memPeak, c.memParams, c.memWait, c.pipeline, c.srsBytes, c.srsRefs} {
+		c.memTotal, c.memUsed, c.memPeak, c.memParams, c.memWait, c.memMapped, c.rssAnon, c.rssFile, c.pipeline, c.srsBytes, c.srsRefs} {
 		ch <- d
 	}
 }
@@ -209,6 +213,9 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	g(c.memUsed, float64(st.Memory.UsedBytes))
 	g(c.memPeak, float64(st.Memory.PeakBytes))
 	g(c.memParams, float64(st.Memory.ParamsBytes))
+	g(c.memMapped, float64(st.Memory.MappedBytes))
+	g(c.rssAnon, float64(st.Memory.ProcessAnonBytes))
+	g(c.rssFile, float64(st.Memory.ProcessFileBytes))
 	g(c.memWait, float64(st.Memory.Waiting))
 	p := st.Pipeline
 	for stage, n := range map[string]int{"synthesis_queued": p.SynthesisQueued, "synthesizing": p.Synthesizing,

@@ -15,6 +15,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 			TotalBytes: st.Memory.TotalBytes, UsedBytes: st.Memory.UsedBytes, PeakBytes: st.Memory.PeakBytes,
 			ParamsBytes: st.Memory.ParamsBytes, Waiting: st.Memory.Waiting,
 			ReservedBytes: st.Memory.ReservedBytes, DeviceBytes: st.Memory.DeviceBytes,
+			MappedBytes: st.Memory.MappedBytes, ProcessAnonBytes: st.Memory.ProcessAnonBytes, ProcessFileBytes: st.Memory.ProcessFileBytes,
 		},
 		Pipeline:   statusdoc.Pipeline(st.Pipeline),
 		Queues:     make([]statusdoc.Queue, 0, len(st.Queues)),

@@ -88,6 +88,8 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"recent_jobs[].timings", "recent_jobs[].error", "recent_jobs[].stages", "recent_jobs[].stages_dropped",
 		// New: lanes, the reserved lane, GPUs, reserved and device memory.
 		"memory.reserved_bytes", "memory.device_bytes",
+		// Mapped parameters and the process's own resident memory.
+		"memory.mapped_params_bytes", "memory.process_anon_bytes", "memory.process_file_bytes",
 		"lanes", "lanes[].name", "lanes[].backend", "lanes[].reserved", "lanes[].job_id", "lanes[].finishing", "lanes[].proved",
 		"lanes[].device_memory_bytes",
 		"urgent", "urgent.enabled", "urgent.max_constraints", "urgent.reserved_bytes", "urgent.active", "urgent.paused",

@@ -57,12 +57,6 @@ type Options struct {
 	// DecodeWorkers bounds the goroutines decoding a file (0: GOMAXPROCS).
 	DecodeWorkers int
 	Log           *slog.Logger
-	// ParamsCopies is how many copies of a resident parameter set the
-	// process holds (0 and 1: one). The CUDA backend's supraseal reads
-	// the .params file again into pinned host memory of about the same
-	// size, so the daemon sets 2 when it proves on a GPU; the budget
-	// charges every copy (Sizes.ParamsBytes).
-	ParamsCopies int
 	// OnLoad, when set, is told of every parameter set that became
 	// resident, with the files it was read from (the CUDA backend needs
 	// the .params path behind each *groth16.Params). An error fails the
@@ -71,6 +65,36 @@ type Options struct {
 	// OnEvict, when set, is told of every resident set that was dropped
 	// (so a backend can free its own copy). It runs without the lock.
 	OnEvict func(id string, p *groth16.Params, f Files)
+	// Residency says how parameters are made ready to prove with:
+	// decoded into memory (ResidencyResident), or mapped and read by the
+	// prover as it consumes them (ResidencyMapped), or, by default
+	// (ResidencyAuto), decoded when the decoded set and one partition's
+	// working set fit in the budget together, else mapped.
+	Residency Residency
+	// KeepC makes partitions keep their c vector (Sizes.KeepC): the CUDA
+	// backend takes it.
+	KeepC bool
+}
+
+// Residency is how a parameter set is held (Options.Residency).
+type Residency string
+
+// Residencies.
+const (
+	ResidencyAuto     Residency = "auto"
+	ResidencyResident Residency = "resident"
+	ResidencyMapped   Residency = "mapped"
+)
+
+// ParseResidency parses a residency name ("" is auto).
+func ParseResidency(s string) (Residency, error) {
+	switch r := Residency(s); r {
+	case "", ResidencyAuto:
+		return ResidencyAuto, nil
+	case ResidencyResident, ResidencyMapped:
+		return r, nil
+	}
+	return "", fmt.Errorf("srs: unknown residency %q (auto, resident or mapped)", s)
 }
 
 // Manager owns the resident parameter sets. It is safe for concurrent use.
@@ -146,13 +170,27 @@ func (m *Manager) Sizes(id string) (Sizes, error) {
 	if err != nil {
 		return Sizes{}, fmt.Errorf("circuit %s: %w", id, err)
 	}
-	s.Copies = m.opt.ParamsCopies
+	s.KeepC = m.opt.KeepC
+	s.Mapped = m.mapped(s)
 	m.mu.Lock()
 	if e.sizes == nil {
 		e.sizes = &s
 	}
 	m.mu.Unlock()
 	return s, nil
+}
+
+// mapped decides the residency of a parameter set of sizes s.
+func (m *Manager) mapped(s Sizes) bool {
+	switch m.opt.Residency {
+	case ResidencyMapped:
+		return true
+	case ResidencyResident:
+		return false
+	}
+	resident := s
+	resident.Mapped = false
+	return resident.ParamsBytes()+resident.WorkingSet() > m.opt.Budget.Total()
 }
 
 // Lease is a pinned, hot parameter set plus the extra memory its holder
@@ -276,9 +314,10 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		m.mu.Unlock()
 
 		t := time.Now()
-		p, pvk, test, err := m.load(id, files, pvk)
+		p, pvk, test, err := m.load(id, files, pvk, sizes.Mapped)
 		if err == nil && m.opt.OnLoad != nil {
 			if err = m.opt.OnLoad(id, p, files); err != nil {
+				p.Close()
 				err = fmt.Errorf("circuit %s: %w", id, err)
 			}
 		}
@@ -314,7 +353,7 @@ func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded t
 
 // load decodes the parameter file and prepares (or reuses) the verifying
 // key. It runs without the lock.
-func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
+func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, mapped bool) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
 	marker := f.Params + filecoin.TestMarkerSuffix
 	test := false
 	if b, err := os.ReadFile(marker); err == nil {
@@ -333,9 +372,18 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*
 	// could only make proofs fail, and failing proofs never leave the
 	// self-check; the verifying key is always checked in full.
 	checks := m.opt.CheckParams || (!m.opt.TrustParams && !f.Official && !test)
-	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks)
+	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks, "mapped", mapped)
 	t := time.Now()
-	p, err := groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})
+	var p *groth16.Params
+	var err error
+	if mapped {
+		// Without checks only the header and the verifying key are read:
+		// each point is still decoded (curve check included) as the
+		// prover reads it.
+		p, err = groth16.MapParamsFile(f.Params, groth16.MapOptions{Verify: checks, SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})
+	} else {
+		p, err = groth16.LoadParamsFile(f.Params, groth16.LoadOptions{SubgroupChecks: checks, Workers: m.opt.DecodeWorkers})
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrParamsNotFound, f.Params)
@@ -349,20 +397,23 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey) (*
 			switch {
 			case err == nil:
 				if !bytes.Equal(fileVK.Bytes(), p.VK.Bytes()) {
+					p.Close()
 					return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrVKMismatch, f.VK)
 				}
 				vk = fileVK
 			case errors.Is(err, os.ErrNotExist):
 				m.log.Debug("no verifying key file; self-check uses the key inside the parameters", "circuit", id, "vk", f.VK)
 			default:
+				p.Close()
 				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
 			}
 		}
 		if pvk, err = groth16.Prepare(vk); err != nil {
+			p.Close()
 			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
 		}
 	}
-	m.log.Info("parameters loaded", "circuit", id, "bytes", p.MemorySize(), "duration", time.Since(t), "test", test)
+	m.log.Info("parameters loaded", "circuit", id, "bytes", p.MemorySize(), "mapped_bytes", mappedBytes(p), "duration", time.Since(t), "test", test)
 	return p, pvk, test, nil
 }
 
@@ -428,6 +479,9 @@ func (m *Manager) closeAll(evs []evicted, freed int64) {
 	for _, ev := range evs {
 		if m.opt.OnEvict != nil {
 			m.opt.OnEvict(ev.id, ev.params, ev.files)
+		}
+		if err := ev.params.Close(); err != nil { // unpinned: no prover reads it
+			m.log.Warn("unmapping parameters", "circuit", ev.id, "err", err)
 		}
 		ev.res.Close()
 	}
@@ -525,6 +579,11 @@ type EntryStatus struct {
 	Loads     int           `json:"loads"`
 	LastLoad  time.Duration `json:"last_load_ns"`
 	Params    string        `json:"params_file"`
+	// Mapped says the set is (or will be) mapped rather than decoded, and
+	// MappedBytes is the mapping's size while hot: file-backed memory the
+	// kernel may evict, not counted in Bytes.
+	Mapped      bool  `json:"mapped"`
+	MappedBytes int64 `json:"mapped_bytes"`
 }
 
 // Resident says the parameter set is decoded in memory (tier hot).
@@ -539,9 +598,13 @@ func (m *Manager) Status() []EntryStatus {
 	for _, e := range m.entries {
 		s := EntryStatus{CircuitID: e.id, Tier: e.tier, Refs: e.refs, Official: e.files.Official, Test: e.test,
 			Loads: e.loads, LastLoad: e.lastLoad, Params: e.files.Params}
+		if e.sizes != nil {
+			s.Mapped = e.sizes.Mapped
+		}
 		switch {
 		case e.tier == TierHot:
 			s.Bytes = e.res.Remaining()
+			s.MappedBytes = mappedBytes(e.params)
 		case e.sizes != nil:
 			s.Bytes = e.sizes.ParamsBytes()
 		}
@@ -555,6 +618,28 @@ func (m *Manager) Status() []EntryStatus {
 	}
 	slices.SortFunc(out, func(a, b EntryStatus) int { return strings.Compare(a.CircuitID, b.CircuitID) })
 	return out
+}
+
+// mappedBytes is the file-backed size of mapped parameters (0 otherwise).
+func mappedBytes(p *groth16.Params) int64 {
+	if p == nil || !p.Mapped() {
+		return 0
+	}
+	return p.EncodedSize()
+}
+
+// MappedBytes is the file-backed memory of hot mapped parameters: their
+// mappings' sizes, which the page cache holds only while memory allows.
+func (m *Manager) MappedBytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for _, e := range m.entries {
+		if e.tier == TierHot {
+			n += mappedBytes(e.params)
+		}
+	}
+	return n
 }
 
 // HotBytes is the memory held by resident parameters.

@@ -24,9 +24,13 @@ type Sizes struct {
 	B       int // len(BG1) = len(BG2)
 	H       int
 	FileLen int64
-	// Copies is how many copies of the decoded parameters the process
-	// holds (Options.ParamsCopies; 0 means one). ReadSizes leaves it 0.
-	Copies int
+	// Mapped says the manager maps the file instead of decoding it
+	// (Options.Residency): the parameters cost the budget their verifying
+	// key only, and the prover reads the points from the page cache.
+	Mapped bool
+	// KeepC says partitions keep their c vector (the CUDA backend takes
+	// it; the CPU prover recomputes it, r1cs.AssignmentOptions.OmitC).
+	KeepC bool
 }
 
 const (
@@ -35,11 +39,29 @@ const (
 	frMem = 32
 )
 
-// ParamsBytes is the heap the decoded parameters occupy
-// (groth16.Params.MemorySize of the loaded set).
-// It counts every copy (Copies).
+// DecodedBytes is the heap the parameters occupy decoded (resident), one
+// copy.
+func (s Sizes) DecodedBytes() int64 {
+	return int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem
+}
+
+// ParamsBytes is the memory the parameters cost the budget: decoded, all
+// of it; mapped, the verifying key alone (the points are file-backed, see
+// FileBytes).
 func (s Sizes) ParamsBytes() int64 {
-	return int64(max(s.Copies, 1)) * (int64(s.H+s.Aux+s.A+s.B+s.Inputs)*g1Mem + int64(s.B)*g2Mem)
+	if s.Mapped {
+		return int64(s.Inputs)*g1Mem + 3*g1Mem + 3*g2Mem
+	}
+	return s.DecodedBytes()
+}
+
+// FileBytes is the size of the mapping of mapped parameters (0 when they
+// are decoded): page cache the kernel may evict, never the budget's.
+func (s Sizes) FileBytes() int64 {
+	if s.Mapped {
+		return s.FileLen
+	}
+	return 0
 }
 
 // DeviceBytes is the least device memory one partition needs in the CUDA
@@ -50,36 +72,40 @@ func (s Sizes) ParamsBytes() int64 {
 // cuzk shows.
 func (s Sizes) DeviceBytes() int64 { return 2 * frMem * int64(s.Domain) }
 
-// ProvingHint is the capacity hint for r1cs.NewProvingAssignment: a, b and
-// c get room for the whole domain, so neither synthesis nor the prover's
-// FFT padding ever reallocates them.
+// ProvingHint is the capacity hint for r1cs.NewAssignment: a, b and c get
+// room for the whole domain, so neither synthesis nor the prover's FFT
+// padding ever reallocates them.
 func (s Sizes) ProvingHint() r1cs.Size {
 	return r1cs.Size{Constraints: s.Domain, Inputs: s.Inputs, Aux: s.Aux}
 }
 
-// ABCBytes is the size of one partition's a, b and c vectors padded to the
-// domain. The prover consumes them in Start, so they can be returned to the
-// budget as soon as Start returns.
-func (s Sizes) ABCBytes() int64 { return 3 * frMem * int64(s.Domain) }
-
-// WitnessBytes is one partition's input and aux assignment plus its three
-// density bitmaps; held until the proof is finished.
-func (s Sizes) WitnessBytes() int64 {
-	words := 2*((s.Aux+63)/64) + (s.Inputs+63)/64
-	return frMem*int64(s.Aux+s.Inputs) + 8*int64(words)
+// AssignmentOptions are the options of a partition's assignment.
+func (s Sizes) AssignmentOptions() r1cs.AssignmentOptions {
+	return r1cs.AssignmentOptions{OmitC: !s.KeepC}
 }
 
-// ScratchBytes estimates the prover's transient memory for one partition:
-// the FFT twiddles, or the MSMs' digit decompositions and compacted point
-// and scalar copies, whichever is larger (groth16.ScratchBytes; it errs
-// high on the copies).
-func (s Sizes) ScratchBytes() int64 {
-	return groth16.ScratchBytes(s.Domain, s.Aux, s.B)
+func (s Sizes) proveShape() groth16.ProveShape {
+	return groth16.ProveShape{Domain: s.Domain, Inputs: s.Inputs, Aux: s.Aux, B: s.B, KeepC: s.KeepC, Mapped: s.Mapped}
 }
 
 // WorkingSet is the memory reserved for one partition from synthesis until
-// its proof is finished.
-func (s Sizes) WorkingSet() int64 { return s.ABCBytes() + s.WitnessBytes() + s.ScratchBytes() }
+// its proof is finished: its peak (groth16.ProveMemory).
+func (s Sizes) WorkingSet() int64 {
+	peak, _ := groth16.ProveMemory(s.proveShape())
+	return peak
+}
+
+// WitnessBytes is one partition's input and aux assignment plus its three
+// density bitmaps.
+func (s Sizes) WitnessBytes() int64 {
+	_, w := groth16.ProveMemory(s.proveShape())
+	return w
+}
+
+// ABCBytes is the part of the working set returned to the budget when the
+// prover's Start returns (everything but the witness's share, which the
+// engine returns after Finish): Start consumes a, b, c and the scratch.
+func (s Sizes) ABCBytes() int64 { return s.WorkingSet() - s.WitnessBytes() }
 
 // ReadSizes reads the sizes of the .params file at path from its header.
 func ReadSizes(path string) (Sizes, error) {

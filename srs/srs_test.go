@@ -67,7 +67,7 @@ func newManager(t *testing.T, loc srs.Locator, total int64, minIdle time.Duratio
 	var logs syncBuffer
 	b := budget.New(total)
 	m := srs.NewManager(srs.Options{
-		Locator: loc, Budget: b, MinIdle: minIdle,
+		Locator: loc, Budget: b, MinIdle: minIdle, Residency: srs.ResidencyResident, // the budget's rules for decoded sets
 		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	return m, b, &logs
@@ -407,16 +407,18 @@ func TestWaiterKeepsTheParamsItWaitsFor(t *testing.T) {
 	}
 }
 
-// TestLoadHooksAndCopies: OnLoad sees each load with its files, OnEvict
-// each eviction with the same parameters, ParamsCopies multiplies what the
-// budget charges, and an OnLoad error fails the load and frees its memory.
-func TestLoadHooksAndCopies(t *testing.T) {
+// TestLoadHooksAndMapped: OnLoad sees each load with its files, OnEvict
+// each eviction with the same parameters; mapped parameters (as GPU lanes
+// use: supraseal holds its own copy) cost the budget their verifying key
+// only and show their file as mapped memory; an OnLoad error fails the
+// load and frees its memory.
+func TestLoadHooksAndMapped(t *testing.T) {
 	b := budget.New(1 << 30)
 	var loaded, evicted []string
 	var last *groth16.Params
 	fail := false
 	m := srs.NewManager(srs.Options{
-		Locator: testkind.Locator(paramDir), Budget: b, ParamsCopies: 2,
+		Locator: testkind.Locator(paramDir), Budget: b, Residency: srs.ResidencyMapped,
 		OnLoad: func(id string, p *groth16.Params, f srs.Files) error {
 			if fail {
 				return errors.New("backend refuses")
@@ -437,16 +439,14 @@ func TestLoadHooksAndCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := s
-	one.Copies = 0
-	if s.Copies != 2 || s.ParamsBytes() != 2*one.ParamsBytes() {
-		t.Fatalf("sizes with two copies: %+v, %d bytes vs %d", s, s.ParamsBytes(), one.ParamsBytes())
+	if !s.Mapped || s.ParamsBytes() >= s.DecodedBytes()/10 || s.FileBytes() != s.FileLen {
+		t.Fatalf("mapped sizes: %+v, %d bytes (decoded %d)", s, s.ParamsBytes(), s.DecodedBytes())
 	}
 	if _, _, err := m.Preload(context.Background(), id, 0); err != nil {
 		t.Fatal(err)
 	}
-	if b.Used() != s.ParamsBytes() || m.HotBytes() != s.ParamsBytes() {
-		t.Fatalf("budget holds %d, hot %d, want both copies (%d)", b.Used(), m.HotBytes(), s.ParamsBytes())
+	if b.Used() != s.ParamsBytes() || m.HotBytes() != s.ParamsBytes() || m.MappedBytes() != s.FileLen || !last.Mapped() {
+		t.Fatalf("budget holds %d, hot %d, mapped %d: want the verifying key (%d) and the file (%d)", b.Used(), m.HotBytes(), m.MappedBytes(), s.ParamsBytes(), s.FileLen)
 	}
 	if _, _, err := m.Evict(id); err != nil {
 		t.Fatal(err)
@@ -461,5 +461,41 @@ func TestLoadHooksAndCopies(t *testing.T) {
 	}
 	if b.Used() != 0 {
 		t.Fatalf("budget holds %d after a failed load", b.Used())
+	}
+}
+
+// TestAutoResidency: auto decodes a parameter set when it fits in the
+// budget beside one partition's working set and maps it otherwise;
+// resident and mapped are what they say whatever the budget.
+func TestAutoResidency(t *testing.T) {
+	id := testkind.CircuitID(10)
+	probe, err := srs.ReadSizes(paramsPath(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := probe.ParamsBytes() + probe.WorkingSet()
+	for _, tc := range []struct {
+		res    srs.Residency
+		total  int64
+		mapped bool
+	}{
+		{srs.ResidencyAuto, fits, false},
+		{srs.ResidencyAuto, fits - 1, true},
+		{srs.ResidencyResident, fits / 2, false},
+		{srs.ResidencyMapped, 1 << 40, true},
+	} {
+		m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: budget.New(tc.total), Residency: tc.res})
+		s, err := m.Sizes(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mapped != tc.mapped {
+			t.Errorf("%s with a budget of %d: mapped %v, want %v", tc.res, tc.total, s.Mapped, tc.mapped)
+		}
+	}
+	for _, bad := range []string{"hot", "MAPPED"} {
+		if _, err := srs.ParseResidency(bad); err == nil {
+			t.Errorf("residency %q accepted", bad)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,7 +211,15 @@ const DefaultSeed = "cuzk-test-params-v1"
 // Options tune generation.
 type Options struct {
 	Workers  int
-	Progress func(phase string, done float64)
+	Progress func(groth16.SetupProgress)
+	// MemAvailable, when set, reports the memory the setup may take; a
+	// setup that needs more is refused before it starts
+	// (config.ReadMemAvailable for the real machine).
+	MemAvailable func() (uint64, error)
+	// Planned, when set, is told of the setup's plan once it has passed
+	// the checks (twice: after counting, and exactly after the first
+	// pass); cuzk params gen bounds the Go heap with it.
+	Planned func(groth16.SetupPlan)
 	// Force regenerates test parameters that already exist.
 	Force bool
 	// Seed derives the toxic waste ("" means DefaultSeed).
@@ -320,11 +329,29 @@ func Generate(ctx context.Context, p filecoin.RegisteredSealProof, dir string, o
 	return GenerateCircuit(ctx, p.CircuitID(), dir, opt)
 }
 
+// ErrNoSpace is returned when the parameter directory's file system has
+// less free space than the files need; nothing is written.
+var ErrNoSpace = errors.New("testparams: not enough free disk space")
+
+// ErrNoMemory is returned when the setup needs more memory than the machine
+// has available; nothing is computed.
+var ErrNoMemory = errors.New("testparams: not enough memory")
+
 // GenerateCircuit writes test parameters for circuit c into dir: the
 // Groth16 setup of c's blank circuit (Blank) with the toxic waste of opt's
 // seed (or fresh randomness with opt.Random). The toxic waste does not
 // depend on the circuit, so every kind's parameters come from the same
 // ToxicWaste(DefaultSeed) by default.
+//
+// The .params image streams into a temporary file beside its final name
+// (groth16.SetupTo: a 32 GiB circuit's file is tens of GB, never held in
+// memory), whose blocks are reserved before any point is computed. Free
+// disk space and available memory are checked against the setup's plan
+// after counting the circuit and again, exactly, after its first pass:
+// a setup that cannot finish fails then, with the numbers, and leaves
+// nothing behind (ErrNoSpace, ErrNoMemory). The marker is written only
+// once the image is complete, just before it takes the official name; on
+// any failure the temporary file is removed.
 func GenerateCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt Options) (Files, error) {
 	f, err := PathsForCircuit(c, dir)
 	if err != nil {
@@ -351,9 +378,36 @@ func GenerateCircuit(ctx context.Context, c filecoin.CircuitID, dir string, opt 
 		return f, err
 	}
 	start := time.Now()
-	params, err := groth16.SetupContext(ctx, blank, tw, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress})
+	tmp, err := os.CreateTemp(dir, filepath.Base(f.Params)+tmpInfix+"*")
 	if err != nil {
-		return f, fmt.Errorf("testparams: setup for %s: %w", c, err)
+		return f, fmt.Errorf("testparams: %w", err)
+	}
+	fail := func(err error) (Files, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return f, err
+	}
+	check := func(p groth16.SetupPlan) error {
+		if err := checkRoom(dir, c, p, opt.MemAvailable); err != nil {
+			return err
+		}
+		if opt.Planned != nil {
+			opt.Planned(p)
+		}
+		return nil
+	}
+	vk, err := groth16.SetupTo(ctx, blank, tw, groth16.FileTarget{File: tmp}, groth16.SetupOptions{Workers: opt.Workers, Progress: opt.Progress, Check: check})
+	if err != nil {
+		return fail(fmt.Errorf("testparams: setup for %s: %w", c, err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(fmt.Errorf("testparams: writing %s: %w", f.Params, err))
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fail(fmt.Errorf("testparams: %w", err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(fmt.Errorf("testparams: writing %s: %w", f.Params, err))
 	}
 	note := fmt.Sprintf(`INSECURE TEST PARAMETERS — NOT FROM THE FILECOIN TRUSTED SETUP.
 
@@ -365,13 +419,66 @@ Use it only for tests and demos.
 
 %s%s
 `, filepath.Base(f.Params), time.Now().UTC().Format(time.RFC3339), c, describe(c), seedPrefix, opt.seed())
-	if err := WriteContext(ctx, f, params, note); err != nil {
+	if err := installStreamed(ctx, f, tmp.Name(), vk, note); err != nil {
+		os.Remove(tmp.Name())
 		return f, err
 	}
 	if opt.Progress != nil {
-		opt.Progress(fmt.Sprintf("done in %v", time.Since(start).Round(time.Millisecond)), 1)
+		opt.Progress(groth16.SetupProgress{Phase: fmt.Sprintf("done in %v", time.Since(start).Round(time.Millisecond)), Fraction: 1})
 	}
 	return f, nil
+}
+
+// installStreamed puts a complete .params image (at tmp, beside f.Params)
+// and its verifying key under f's names, with Write's rules: official files
+// are never replaced, and the marker is in place before either file
+// appears under its official name.
+func installStreamed(ctx context.Context, f Files, tmp string, vk *groth16.VerifyingKey, note string) error {
+	if err := f.refuseOfficial(); err != nil {
+		return err
+	}
+	if err := writeAtomic(ctx, f.Marker, func(w io.Writer) error {
+		_, err := io.WriteString(w, note)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, f.Params); err != nil {
+		return fmt.Errorf("testparams: %w", err)
+	}
+	return writeAtomic(ctx, f.VK, func(w io.Writer) error {
+		_, err := vk.WriteTo(w)
+		return err
+	})
+}
+
+// gib formats a byte count for the refusals.
+func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
+
+// checkRoom refuses a setup whose files do not fit in dir's file system or
+// whose working memory exceeds what memAvailable reports (when set).
+func checkRoom(dir string, c filecoin.CircuitID, p groth16.SetupPlan, memAvailable func() (uint64, error)) error {
+	exact := p.A >= 0
+	what := "at least"
+	if exact {
+		what = "exactly"
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil {
+		free := int64(st.Bavail) * int64(st.Bsize)
+		need := p.FileSize + 64<<10 // the .vk and the marker
+		if need > free {
+			return fmt.Errorf("%w: the %s parameters (%d rows, %d inputs, %d aux variables, domain 2^%d) need %s %s (%d bytes) in %s, which has %s free",
+				ErrNoSpace, c, p.Rows, p.Inputs, p.Aux, bits.TrailingZeros(uint(p.Domain)), what, gib(need), need, dir, gib(free))
+		}
+	}
+	if memAvailable != nil {
+		if have, err := memAvailable(); err == nil && uint64(p.Memory) > have {
+			return fmt.Errorf("%w: the %s setup (%d aux variables) needs about %s of memory, this machine has %s available",
+				ErrNoMemory, c, p.Aux, gib(p.Memory), gib(int64(have)))
+		}
+	}
+	return nil
 }
 
 const seedPrefix = "toxic-waste-seed: "

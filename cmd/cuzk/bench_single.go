@@ -52,6 +52,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	vkPath := fs.String("vk", "", "verifying key `file` (for --verify; default: found in --params)")
 	requestID := fs.String("request-id", "", "request id (default: a fresh one)")
 	asJSON := fs.Bool("json", false, "print one JSON report")
+	out := fs.String("out", "", "also write the proof bytes (192 per partition) to this `file`")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -106,6 +107,11 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if r.OK() {
 		rep.Proof = hex.EncodeToString(r.Proof)
+		if *out != "" {
+			if err := os.WriteFile(*out, r.Proof, 0o644); err != nil {
+				return fail("--out: %v", err)
+			}
+		}
 	}
 	if rep.Verify != nil && r.OK() {
 		t := time.Now()

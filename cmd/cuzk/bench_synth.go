@@ -55,6 +55,8 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	sectors := fs.Int("sectors", 0, "--synthetic window-post: only `N` of the partition's sectors")
 	seed := fs.Uint64("seed", 1, "--synthetic: random `seed`")
 	force := fs.Bool("force", false, "run even if the estimated memory exceeds what /proc/meminfo says is available")
+	throughH := fs.Bool("through-h", false, "--synthetic: synthesise one partition as the engine does for the CPU prover (c omitted), release its witness, then run the prover's H stage, and report the time and the peak anonymous memory of each step")
+	workers := fs.Int("workers", 0, "--through-h: worker goroutines for the H stage (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -67,10 +69,19 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
 	}
 	guard := memoryGuard(*force)
+	if *throughH && !*synthetic {
+		return fail("--through-h needs --synthetic")
+	}
 	if *synthetic {
 		c, what, err := syntheticCircuit(size, *kindName, *challenges, *sectors, *seed)
 		if err != nil {
 			return fail("%v", err)
+		}
+		if *throughH {
+			if err := runThroughH(ctx, c, what, *workers, guard, *asJSON, stdout); err != nil {
+				return fail("%v", err)
+			}
+			return exitOK
 		}
 		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/budget"
@@ -41,6 +42,10 @@ type engineOptions struct {
 	gpu bool
 	// onGPURetry counts GPU proofs redone on the CPU (a metric).
 	onGPURetry func(reason string)
+	// stages, when set, is told of every partition step (engine.Options.Stages).
+	stages func(job string, partition int, stage string)
+	// residency overrides [srs] residency (the one-shot commands' --residency).
+	residency string
 }
 
 // newEngine builds the engine a configuration describes: one memory
@@ -71,16 +76,35 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 		kinds[proofkind.Test] = testkind.New()
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
+	residency := cfg.SRS.Residency
+	if opt.residency != "" {
+		residency = opt.residency
+	}
+	res, err := srs.ParseResidency(residency)
+	if err != nil {
+		pv.close()
+		return nil, 0, nil, err
+	}
+	if pv.mapParams {
+		res = srs.ResidencyMapped
+	}
+	// The Go collector lets garbage grow the heap to twice what is live
+	// before it runs: 25 GB for a 32 GiB partition's 13 GB. A soft limit
+	// just above what the budget has reserved makes it collect (and return
+	// pages) sooner, so the process holds about what the budget says.
+	bud.SetOnChange(func(used int64) { debug.SetMemoryLimit(heapLimit(used)) })
+	debug.SetMemoryLimit(heapLimit(0))
 	params := srs.NewManager(srs.Options{
-		Locator:      srs.Chain(locators...),
-		Budget:       bud,
-		MinIdle:      cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams:  opt.trustParams,
-		CheckParams:  opt.checkParams,
-		Log:          opt.log,
-		ParamsCopies: pv.paramsCopies,
-		OnLoad:       pv.onLoad,
-		OnEvict:      pv.onEvict,
+		Locator:     srs.Chain(locators...),
+		Budget:      bud,
+		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams: opt.trustParams,
+		CheckParams: opt.checkParams,
+		Log:         opt.log,
+		Residency:   res,
+		KeepC:       pv.keepC,
+		OnLoad:      pv.onLoad,
+		OnEvict:     pv.onEvict,
 	})
 	eng, err := engine.New(engine.Options{
 		Config:        engineConfig(cfg),
@@ -93,6 +117,7 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 		Budget:        bud,
 		Log:           opt.log,
 		Observer:      opt.observer,
+		Stages:        opt.stages,
 		Randomness:    opt.randomness,
 	})
 	if err != nil {
@@ -101,6 +126,13 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	}
 	return eng, int64(total), pv.close, nil
 }
+
+// heapLimit is the Go heap's soft limit while used bytes of the budget are
+// reserved: 1 GiB and a sixteenth above, for what the budget does not
+// count (requests being decoded, status, the runtime). The limit is soft:
+// a heap that must grow past it does, with the collector taking at most
+// half the CPU meanwhile.
+func heapLimit(used int64) int64 { return used + 1<<30 + used/16 }
 
 // checkBudgetFits refuses a fixed memory budget above the machine's
 // memory: the engine would admit work the machine cannot hold and the

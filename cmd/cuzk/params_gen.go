@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -39,12 +42,13 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := checkCircuitFits(cid, config.ReadMemTotal); err != nil {
-		return fail("%v", err)
-	}
 	start := time.Now()
 	progress := newProgress(stderr, "params gen "+cid.String())
-	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress})
+	// The setup's garbage would otherwise grow the heap to twice its live
+	// vectors before the collector runs.
+	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(heapLimit(p.Memory)) }
+	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress,
+		MemAvailable: config.ReadMemAvailable, Planned: planned})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -57,16 +61,36 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return exitOK
 }
 
-// newProgress returns a progress callback that logs phase changes with
-// the elapsed time: one line per phase, fit for terminals and logs alike.
-func newProgress(w io.Writer, what string) func(phase string, done float64) {
+// newProgress returns a progress callback for parameter generation: a line
+// at every phase change and at least every progressEvery, with the phase's
+// count, the whole setup's share done and the time left, fit for
+// terminals and logs alike (progressEvery, shared with params check).
+func newProgress(w io.Writer, what string) func(groth16.SetupProgress) {
 	start := time.Now()
-	last := ""
-	return func(phase string, done float64) {
-		if phase == last && done < 1 {
+	var last string
+	var lastAt time.Time
+	return func(p groth16.SetupProgress) {
+		now := time.Now()
+		if p.Phase == last && now.Sub(lastAt) < progressEvery && (p.Total == 0 || p.Done < p.Total) {
 			return
 		}
-		last = phase
-		fmt.Fprintf(w, "[%6.1fs] %s: %s %3.0f%%\n", time.Since(start).Seconds(), what, phase, done*100)
+		last, lastAt = p.Phase, now
+		line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(start).Seconds(), what, p.Phase)
+		if p.Total > 0 {
+			unit := "points"
+			if strings.HasPrefix(p.Phase, "fold") || p.Phase == "count" {
+				unit = "rows"
+			}
+			line += fmt.Sprintf(" %3.0f%% (%d of %d %s)", 100*float64(p.Done)/float64(p.Total), p.Done, p.Total, unit)
+		} else if p.Done > 0 {
+			line += fmt.Sprintf(" (%d rows)", p.Done)
+		}
+		if p.Fraction < 1 {
+			line += fmt.Sprintf(", %.0f%% of the setup", 100*p.Fraction)
+			if p.Remaining > 0 {
+				line += ", about " + p.Remaining.Round(time.Second).String() + " left"
+			}
+		}
+		fmt.Fprintln(w, line)
 	}
 }

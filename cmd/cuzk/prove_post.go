@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/procmem"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -29,6 +31,8 @@ type oneShotFlags struct {
 	out         *string
 	workers     *int
 	checkParams *bool
+	stageReport *string
+	residency   *string
 	r, s        hex32
 }
 
@@ -38,6 +42,8 @@ func addOneShotFlags(fs *flag.FlagSet) *oneShotFlags {
 		out:         fs.String("out", "", "proof output `file` (192 bytes per partition)"),
 		workers:     fs.Int("workers", 0, "worker goroutines (0 = all CPUs)"),
 		checkParams: fs.Bool("check-params", false, "check that every parameter point is in the prime-order subgroup (slow; for files of unknown provenance)"),
+		stageReport: fs.String("stage-report", "", "write the wall time, CPU time and peak anonymous and file-backed memory of every step (synthesis, each MSM, the FFTs) to this JSON `file`, and a table to stderr; for one partition at a time"),
+		residency:   fs.String("residency", "auto", "parameters decoded into memory (resident), read from the mapped file as the prover consumes them (mapped), or resident when they fit beside a partition (auto)"),
 	}
 	fs.Var(&o.r, "r", "fixed blinding r for every partition, 64 hex (LE Fr); tests only")
 	fs.Var(&o.s, "s", "fixed blinding s for every partition, 64 hex (LE Fr); tests only")
@@ -80,11 +86,23 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 		return fail("%v", err)
 	}
 	opt.progress, opt.progressLabel = stderr, "prove "+string(cid)
+	opt.residency = *o.residency
+	var rec *procmem.Recorder
+	if *o.stageReport != "" {
+		rec = procmem.NewRecorder(0)
+		rec.Step("plan and parameters")
+		opt.stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
+	}
 	dir := o.dir()
 	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
 	res, err := proveInProcess(ctx, oneShotConfig(dir, *o.workers), opt, req)
+	if rec != nil {
+		if werr := writeStageReport(*o.stageReport, stderr, rec.Stop()); werr != nil && err == nil {
+			return fail("%v", werr)
+		}
+	}
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code
 	}
@@ -96,6 +114,25 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
 		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
 	return exitOK
+}
+
+// writeStageReport writes the steps as JSON to path and as a table to w.
+func writeStageReport(path string, w io.Writer, stages []procmem.Stage) error {
+	b, err := json.MarshalIndent(struct {
+		Stages []procmem.Stage `json:"stages"`
+	}{stages}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	gib := func(n int64) string { return fmt.Sprintf("%.2f", float64(n)/(1<<30)) }
+	fmt.Fprintf(w, "%-26s %10s %10s %10s %10s %10s\n", "step", "wall", "cpu", "anon GiB", "file GiB", "rss GiB")
+	for _, s := range stages {
+		fmt.Fprintf(w, "%-26s %10s %10s %10s %10s %10s\n", s.Name, s.Wall.Round(100*time.Millisecond), s.CPU.Round(100*time.Millisecond), gib(s.PeakAnon), gib(s.PeakFile), gib(s.PeakRSS))
+	}
+	return nil
 }
 
 // readVanillaFile reads vanilla proofs as Curio sends them: a JSON array

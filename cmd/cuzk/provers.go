@@ -23,12 +23,16 @@ type provers struct {
 	backend prover.Backend // the single CPU lane (lanes empty)
 	lanes   []engine.Lane  // one per GPU
 	urgent  prover.Backend
-	// paramsCopies, onLoad and onEvict go to srs.Options.
-	paramsCopies int
-	onLoad       func(string, *groth16.Params, srs.Files) error
-	onEvict      func(string, *groth16.Params, srs.Files)
-	devices      func() ([]engine.DeviceStatus, error)
-	close        func()
+	// mapParams, keepC, onLoad and onEvict go to srs.Options: GPU lanes
+	// map the parameters (supraseal reads the file into pinned memory
+	// itself; the process's own copy is then the page cache, read only by
+	// the CPU re-check's fallback proof) and keep c (supraseal takes it).
+	mapParams bool
+	keepC     bool
+	onLoad    func(string, *groth16.Params, srs.Files) error
+	onEvict   func(string, *groth16.Params, srs.Files)
+	devices   func() ([]engine.DeviceStatus, error)
+	close     func()
 }
 
 // visibleDevicesEnv is the CUDA runtime's device filter.
@@ -107,8 +111,9 @@ func chooseProvers(cfg *config.Config, useGPU bool, onRetry func(reason string),
 	}
 	chk, _ := be.(*checked.Backend)
 	p := provers{
-		urgent:       be,
-		paramsCopies: 2,
+		urgent:    be,
+		mapParams: true,
+		keepC:     true,
 		onLoad: func(_ string, params *groth16.Params, f srs.Files) error {
 			return paths.Register(params, f.Params)
 		},

@@ -57,7 +57,7 @@ func TestChooseProversWithoutDevice(t *testing.T) {
 			t.Errorf("%+v: %v", tc, err)
 			continue
 		}
-		if _, ok := p.backend.(*cpu.Backend); !ok || len(p.lanes) != 0 || p.devices != nil || p.paramsCopies != 0 {
+		if _, ok := p.backend.(*cpu.Backend); !ok || len(p.lanes) != 0 || p.devices != nil || p.mapParams || p.keepC {
 			t.Errorf("%+v: provers %+v, want the CPU backend alone", tc, p)
 		}
 		if u, ok := p.urgent.(*cpu.Backend); !ok || u.Workers != 0 {

@@ -21,7 +21,7 @@ const module = "github.com/cuzk-dev/cuzk/"
 var layer = map[string]int{
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
-	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0,
+	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0, "internal/procmem": 0,
 	"internal/tokenfile": 0, "internal/browser": 0, "internal/fuzzcheck": 0, "internal/ntt": 0,
 	// 0: the one description of each proof kind (wire value, name, policy).
 	"proofkind": 0,

@@ -26,6 +26,9 @@ func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Pr
 	if y := prover.YieldFrom(ctx); y != nil {
 		opt.Yield = y
 	}
+	if s := prover.StageFrom(ctx); s != nil {
+		opt.Stage = s
+	}
 	pend, err := groth16.Start(ctx, p, parts, rnd, opt)
 	if err != nil {
 		return nil, err
@@ -35,5 +38,7 @@ func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Pr
 
 type pending struct{ p *groth16.Pending }
 
+// Finish implements prover.Pending: the proofs' assembly (Start ran every
+// multi-exponentiation).
 func (p pending) Finish(ctx context.Context) ([]groth16.Proof, error) { return p.p.Finish(ctx) }
 func (p pending) Times() groth16.StageTimes                           { return p.p.Times }

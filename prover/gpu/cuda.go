@@ -231,6 +231,9 @@ func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.Pr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for _, pa := range parts {
+		materializeC(pa)
+	}
 	t0 := time.Now()
 	b.inUse.RLock()
 	defer b.inUse.RUnlock()

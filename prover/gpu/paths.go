@@ -87,16 +87,17 @@ func CheckParamsFile(path string, p *groth16.Params) error {
 		return fmt.Errorf("%w: %s has another verifying key", ErrParamsMismatch, path)
 	}
 	off := int64(len(vk))
+	q := p.Queries()
 	for _, v := range []struct {
 		name string
 		n    int
 		size int64
 	}{
-		{"h", len(p.H), groth16.G1Uncompressed},
-		{"l", len(p.L), groth16.G1Uncompressed},
-		{"a", len(p.A), groth16.G1Uncompressed},
-		{"b_g1", len(p.BG1), groth16.G1Uncompressed},
-		{"b_g2", len(p.BG2), groth16.G2Uncompressed},
+		{"h", q.H, groth16.G1Uncompressed},
+		{"l", q.L, groth16.G1Uncompressed},
+		{"a", q.A, groth16.G1Uncompressed},
+		{"b_g1", q.B, groth16.G1Uncompressed},
+		{"b_g2", q.B, groth16.G2Uncompressed},
 	} {
 		var l [4]byte
 		if _, err := f.ReadAt(l[:], off); err != nil {

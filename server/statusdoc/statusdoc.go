@@ -100,6 +100,12 @@ type Memory struct {
 	ReservedBytes int64 `json:"reserved_bytes"`
 	// DeviceBytes is the memory of the GPUs the lanes prove on.
 	DeviceBytes int64 `json:"device_bytes"`
+	// MappedBytes are mapped parameter files: file-backed page cache the
+	// kernel may evict, outside the budget.
+	MappedBytes int64 `json:"mapped_params_bytes"`
+	// The daemon's resident memory: anonymous (heap) and file-backed.
+	ProcessAnonBytes int64 `json:"process_anon_bytes"`
+	ProcessFileBytes int64 `json:"process_file_bytes"`
 }
 
 // Pipeline is the pipeline's configuration and the partitions (items) in

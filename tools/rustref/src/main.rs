@@ -12,6 +12,7 @@ mod snap;
 mod stacked;
 mod stream;
 mod upgadgets;
+mod verify_post;
 
 use std::collections::HashMap;
 use std::fs;
@@ -765,6 +766,9 @@ fn usage() -> &'static str {
   rustref prove --params FILE (--c1 FILE | --case NAME [--vanilla FILE]) [--partition K] --r HEX --s HEX --out proof.bin
   rustref params-gen (--c1 FILE | --case NAME) --out FILE.params [--seed N]   (also writes FILE.vk)
   rustref verify-seal --vk FILE --commdr FILE --proof FILE
+  rustref verify-post --vk FILE --proof FILE (--public FILE | --registered-proof N --randomness HEX --sectors ID:COMMR[,...])
+                      [--partition K] [--miner ID]      (valid/invalid, exit 0/1; 2 on error)
+  rustref post-config --registered-proof N              (PoStConfig, circuit counts, official file names)
   rustref bench (--c1 FILE | --case NAME) [--params FILE] [--out FILE]
   rustref cases | up-cases
   rustref post-vanilla --out DIR                       (2 KiB window.json, winning.json)
@@ -797,6 +801,21 @@ fn run(tmp: &Path) -> Result<ExitCode> {
             println!("{}", if ok { "valid" } else { "invalid" });
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
+        "verify-post" => {
+            let req = verify_post::request_from_args(&a)?;
+            return Ok(match verify_post::verify(&req, tmp)? {
+                verify_post::Verdict::Valid => {
+                    println!("valid");
+                    ExitCode::SUCCESS
+                }
+                verify_post::Verdict::Invalid(why) => {
+                    eprintln!("{why}");
+                    println!("invalid");
+                    ExitCode::from(1)
+                }
+            });
+        }
+        "post-config" => println!("{}", serde_json::to_string_pretty(&verify_post::config(&a)?)?),
         "bench" => cmd_bench(&a, raw)?,
         "bench-run" => println!("{}", serde_json::to_string(&bench_run(&a, tmp)?)?),
         "cases" => {

@@ -182,9 +182,10 @@ pub struct Built {
     pub vanilla_bytes: Vec<Vec<u8>>,
 }
 
-pub fn registered_post_from_name(name: &str) -> Result<RegisteredPoStProof> {
+/// Every registered PoSt proof of filecoin-proofs-api 19, in Curio/abi number order (0..=14).
+pub const ALL_POST: [RegisteredPoStProof; 15] = {
     use RegisteredPoStProof::*;
-    let all = [
+    [
         StackedDrgWinning2KiBV1,
         StackedDrgWinning8MiBV1,
         StackedDrgWinning512MiBV1,
@@ -200,10 +201,22 @@ pub fn registered_post_from_name(name: &str) -> Result<RegisteredPoStProof> {
         StackedDrgWindow512MiBV1_2,
         StackedDrgWindow32GiBV1_2,
         StackedDrgWindow64GiBV1_2,
-    ];
-    all.into_iter()
+    ]
+};
+
+pub fn registered_post_from_name(name: &str) -> Result<RegisteredPoStProof> {
+    ALL_POST
+        .into_iter()
         .find(|rp| format!("{rp:?}") == name)
         .ok_or_else(|| anyhow!("unknown registered PoSt proof {name}"))
+}
+
+/// The proofs-api registered PoSt proof of a Curio/abi number (the inverse of `abi_number`).
+pub fn registered_post_from_abi(n: u64) -> Result<RegisteredPoStProof> {
+    ALL_POST
+        .into_iter()
+        .find(|rp| abi_number(*rp) == n)
+        .ok_or_else(|| anyhow!("unknown registered PoSt proof {n} (want 0-4 winning, 5-9 window V1, 10-14 window V1_1)"))
 }
 
 fn h32(v: &Value, key: &str) -> Result<[u8; 32]> {

@@ -1,0 +1,214 @@
+package groth16
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// encodeQuery returns the .params encoding of points, as a mapped query
+// over it sees them.
+func g1Raw(pts []bls.G1Affine) []byte {
+	var b []byte
+	for i := range pts {
+		r := pts[i].RawBytes()
+		b = append(b, r[:]...)
+	}
+	return b
+}
+
+func g2Raw(pts []bls.G2Affine) []byte {
+	var b []byte
+	for i := range pts {
+		r := pts[i].RawBytes()
+		b = append(b, r[:]...)
+	}
+	return b
+}
+
+// TestMappedMSMMatchesResident: the windowed multi-exponentiation over a
+// mapped query gives the resident one's point, for density-filtered and
+// unfiltered scalars, Boolean-heavy and dense, with windows and pieces
+// that do and do not divide the input, with and without a yield function.
+func TestMappedMSMMatchesResident(t *testing.T) {
+	const n = 3000
+	for _, mix := range []struct{ zero, one float64 }{{0.5, 0.45}, {0, 0}, {0.2, 0.1}} {
+		scalars, p1, p2, sel := msmInputs(n, mix.zero, mix.one, 21)
+		for _, filt := range []*r1cs.Bitset{nil, sel} {
+			k := n
+			if filt != nil {
+				k = filt.Count()
+			}
+			want1, err := msmG1(p1[:k], scalars, filt, 2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want2, err := msmG2(p2[:k], scalars, filt, 2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &mapping{}
+			raw1, raw2 := g1Raw(p1[:k]), g2Raw(p2[:k])
+			m.data = append(append([]byte(nil), raw1...), raw2...)
+			q1 := query[bls.G1Affine]{name: "q1", raw: m.data[:len(raw1)], n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+			q2 := query[bls.G2Affine]{name: "q2", raw: m.data[len(raw1):], base: int64(len(raw1)), n: k, size: G2Uncompressed, decode: decodeG2Uncompressed, m: m}
+			yields := 0
+			for _, shape := range []struct{ window, piece int }{{64, 100}, {640, 7}, {1 << 20, 1 << 22}} {
+				for _, y := range []func() error{nil, func() error { yields++; return nil }} {
+					got1, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q1, scalars, filt, 3, y, shape.window, shape.piece)
+					if err != nil || !got1.Equal(&want1) {
+						t.Fatalf("G1 mix %v filtered %v window %d piece %d: differs (%v)", mix, filt != nil, shape.window, shape.piece, err)
+					}
+					got2, err := msmMapped[bls.G2Affine, bls.G2Jac, g2Batch](q2, scalars, filt, 3, y, shape.window, shape.piece)
+					if err != nil || !got2.Equal(&want2) {
+						t.Fatalf("G2 mix %v filtered %v window %d piece %d: differs (%v)", mix, filt != nil, shape.window, shape.piece, err)
+					}
+				}
+			}
+			if yields == 0 {
+				t.Fatal("the yield function was never called")
+			}
+		}
+	}
+}
+
+// TestMappedBadPoint: a corrupt point in a mapped query is an error
+// naming the query, the point and its byte offset.
+func TestMappedBadPoint(t *testing.T) {
+	scalars, p1, _, _ := msmInputs(200, 0, 0, 5)
+	raw := g1Raw(p1)
+	raw[96*37+50] ^= 1 // y of point 37: off the curve
+	m := &mapping{data: raw}
+	q := query[bls.G1Affine]{name: "l", raw: raw, base: 1000, n: len(p1), size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+	_, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, nil, 2, nil, 64, 64)
+	var pe *PointError
+	if !errors.As(err, &pe) || pe.Vector != "l" || pe.Index != 37 || pe.Offset != 1000+96*37 || !errors.Is(err, ErrNotOnCurve) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// writeTestParams writes Setup's parameters for c to a file and returns
+// the resident parameters and the path.
+func writeTestParams(t *testing.T, c r1cs.Circuit) (*Params, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.params")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetupTo(context.Background(), c, fixedToxicWaste(), FileTarget{f}, SetupOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	p, err := LoadParamsFile(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, path
+}
+
+// TestMappedProveMatchesResident: a proof from mapped parameters is the
+// same bytes as one from resident parameters, and either with an
+// assignment that omits c; Verify on a mapped file checks every point.
+func TestMappedProveMatchesResident(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 1500, Inputs: 3, Seed: 11}
+	res, path := writeTestParams(t, c)
+	mp, err := MapParamsFile(path, MapOptions{Verify: true, SubgroupChecks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mp.Close()
+	if mp.Queries() != res.Queries() || !mp.Mapped() || res.Mapped() || mp.EncodedSize() != res.EncodedSize() {
+		t.Fatalf("queries %+v vs %+v", mp.Queries(), res.Queries())
+	}
+	if !bytes.Equal(mp.VK.Bytes(), res.VK.Bytes()) {
+		t.Fatal("verifying keys differ")
+	}
+	prove := func(p *Params, omitC bool) []byte {
+		pa := r1cs.NewAssignment(r1cs.Size{}, nil, r1cs.AssignmentOptions{OmitC: omitC})
+		cs, err := r1cs.Synthesize(c, pa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.AppendInputRows()
+		in := append([]fr.Element(nil), pa.Input[1:]...)
+		proofs, err := Prove(context.Background(), p, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pvk, err := Prepare(p.VK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := Verify(pvk, &proofs[0], in); err != nil || !ok {
+			t.Fatalf("proof does not verify (%v)", err)
+		}
+		b := proofs[0].Bytes()
+		return b[:]
+	}
+	want := prove(res, false)
+	for _, tc := range []struct {
+		p     *Params
+		omitC bool
+	}{{res, true}, {mp, false}, {mp, true}} {
+		if got := prove(tc.p, tc.omitC); !bytes.Equal(got, want) {
+			t.Fatalf("mapped %v, omit c %v: proof differs", tc.p.Mapped(), tc.omitC)
+		}
+	}
+}
+
+// TestMapParamsFileErrors: a truncated or corrupt file is refused at
+// mapping time (header, verifying key; every point with Verify), and a file
+// truncated after mapping fails the proof with ErrFileChanged instead of
+// killing the process.
+func TestMapParamsFileErrors(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 600, Inputs: 2, Seed: 12}
+	_, path := writeTestParams(t, c)
+	orig, _ := os.ReadFile(path)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := MapParamsFile(write("short", orig[:len(orig)-5]), MapOptions{}); !errors.Is(err, ErrParamsFormat) || !errors.Is(err, ErrTruncated) {
+		t.Errorf("truncated: %v", err)
+	}
+	bad := append([]byte(nil), orig...)
+	bad[len(bad)-10] ^= 0x40 // inside the last b_g2 point
+	if _, err := MapParamsFile(write("corrupt", bad), MapOptions{}); err != nil {
+		t.Errorf("corrupt point without Verify should map: %v", err)
+	}
+	var pe *PointError
+	if _, err := MapParamsFile(write("corrupt2", bad), MapOptions{Verify: true}); !errors.As(err, &pe) || pe.Vector != "b_g2" {
+		t.Errorf("corrupt point with Verify: %v", err)
+	}
+	// Truncated while mapped.
+	live := write("live", orig)
+	mp, err := MapParamsFile(live, MapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mp.Close()
+	if err := os.Truncate(live, int64(len(orig))/3); err != nil {
+		t.Fatal(err)
+	}
+	pa := r1cs.NewProvingAssignment(r1cs.Size{})
+	cs, _ := r1cs.Synthesize(c, pa)
+	cs.AppendInputRows()
+	_, err = Prove(context.Background(), mp, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{Workers: 2})
+	if !errors.Is(err, ErrFileChanged) || !errors.As(err, &pe) {
+		t.Fatalf("prove over a truncated mapping: %v", err)
+	}
+}

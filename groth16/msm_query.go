@@ -1,0 +1,179 @@
+package groth16
+
+import (
+	"math/bits"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-dev/cuzk/internal/par"
+	"github.com/cuzk-dev/cuzk/r1cs"
+)
+
+// msmWindow is how many scalars a multi-exponentiation over a mapped query
+// takes per window: their points (at most as many) are decoded from the
+// file at once, 96 MiB of G1 or 192 MiB of G2 points.
+const msmWindow = 1 << 20
+
+// mappedPiece is the most general scalars a multi-exponentiation over a
+// mapped query compacts before running gnark-crypto's MultiExp on them:
+// msmPiece for G1; half as many G2 points, which are twice the size.
+func mappedPiece(pointSize int) int {
+	if pointSize > G1Uncompressed {
+		return msmPiece / 2
+	}
+	return msmPiece
+}
+
+// msmQueryG1 is msmG1 over a query: resident points as before, mapped ones
+// read from the file a window at a time (msmMapped).
+func msmQueryG1(q query[bls.G1Affine], scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G1Jac, error) {
+	if q.resident() {
+		return msmG1(q.pts, scalars, sel, workers, y)
+	}
+	return msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, sel, workers, y, msmWindow, mappedPiece(G1Uncompressed))
+}
+
+// msmQueryG2 is msmQueryG1 over G2.
+func msmQueryG2(q query[bls.G2Affine], scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error) (bls.G2Jac, error) {
+	if q.resident() {
+		return msmG2(q.pts, scalars, sel, workers, y)
+	}
+	return msmMapped[bls.G2Affine, bls.G2Jac, g2Batch](q, scalars, sel, workers, y, msmWindow, mappedPiece(G2Uncompressed))
+}
+
+// msmMapped is msm over a mapped query, with the same result (the same
+// group element, whatever the split). Its memory is bounded whatever the
+// query's length: one window of decoded points, the compacted general
+// scalars and their points up to one piece, and MultiExp's digits of a
+// piece.
+//
+//   - Dense (no density filter and mostly general scalars, as H and, in
+//     Poseidon circuits, L): the points are read in the equal pieces
+//     multiExp would use and each piece goes to MultiExp as it is.
+//   - Otherwise: the scalars are taken a window at a time; their points
+//     are decoded, zeros skipped, ones summed with batched affine
+//     additions, the rest copied to the compaction buffers, which go to
+//     MultiExp whenever the next window might not fit.
+//
+// Every window's bytes are dropped from the process (query.drop) once it
+// is consumed. window (a multiple of 64) and piece are msmWindow and
+// mappedPiece but for tests.
+func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](q query[A], scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error, window, piece int) (J, error) {
+	var res J
+	n := len(scalars)
+	if n == 0 {
+		return res, nil
+	}
+	yield := func() error {
+		if y == nil {
+			return nil
+		}
+		return y()
+	}
+	if y != nil {
+		piece = min(piece, YieldPoints)
+	}
+	total := countGeneral(splitChunks(n, sel, workers), scalars, sel, workers)
+	if sel == nil && float64(total) > generalShare*float64(n) {
+		nPieces := max(1, (n+piece-1)/piece)
+		size := max(1, (n+nPieces-1)/nPieces)
+		buf := make([]A, min(size, n))
+		for lo := 0; lo < n; lo += size {
+			if err := yield(); err != nil {
+				return res, err
+			}
+			hi := min(lo+size, n)
+			pts, err := q.read(lo, hi, buf, workers)
+			if err != nil {
+				return res, err
+			}
+			var part J
+			if err := multiExp[A, J, PJ](&part, pts, scalars[lo:hi], workers, nil, piece); err != nil {
+				return res, err
+			}
+			PJ(&res).AddAssign(&part)
+			q.drop(lo, hi)
+		}
+		return res, nil
+	}
+
+	window = min(window, n)
+	limit := max(piece, window) // a whole window's generals always fit once flushed
+	cPoints := make([]A, 0, min(limit, total))
+	cScalars := make([]fr.Element, 0, min(limit, total))
+	wbuf := make([]A, min(window, q.n))
+	flush := func() error {
+		if len(cScalars) == 0 {
+			return nil
+		}
+		var part J
+		if err := multiExp[A, J, PJ](&part, cPoints, cScalars, workers, y, piece); err != nil {
+			return err
+		}
+		PJ(&res).AddAssign(&part)
+		cPoints, cScalars = cPoints[:0], cScalars[:0]
+		return nil
+	}
+	var ones J
+	pointLo := 0
+	for lo := 0; lo < n; lo += window {
+		if err := yield(); err != nil {
+			return res, err
+		}
+		hi := min(lo+window, n)
+		chunks := splitRange(lo, hi, sel, workers)
+		np := hi - lo
+		if sel != nil {
+			np = 0
+			for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
+				np += bits.OnesCount64(w)
+			}
+		}
+		pts, err := q.read(pointLo, pointLo+np, wbuf, workers)
+		if err != nil {
+			return res, err
+		}
+		wGeneral := countGeneral(chunks, scalars, sel, workers)
+		if len(cScalars)+wGeneral > cap(cScalars) {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+		base := len(cScalars)
+		cPoints, cScalars = cPoints[:base+wGeneral], cScalars[:base+wGeneral]
+		sums := make([]J, len(chunks))
+		par.Chunks(len(chunks), 1, workers, func(a, b int) {
+			for ci := a; ci < b; ci++ {
+				var s summer[A, B, PA, PB]
+				s.init()
+				c := chunks[ci]
+				c.offset += base
+				scanChunk(&c, scalars, sel, pts, cPoints, cScalars, &s)
+				sumInto[A, J, B, PA, PJ](&s, &sums[ci])
+			}
+		})
+		for i := range sums {
+			PJ(&ones).AddAssign(&sums[i])
+		}
+		q.drop(pointLo, pointLo+np)
+		pointLo += np
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	PJ(&res).AddAssign(&ones)
+	return res, nil
+}
+
+// MappedScratchBytes is the most memory the multi-exponentiations over
+// mapped queries allocate at once (beyond the scalars they read): the G2
+// case, one window of decoded points, the compaction buffers of a piece
+// and MultiExp's digits (32 bytes per scalar of a piece).
+func MappedScratchBytes() int64 {
+	const g1, g2 = 96, 192
+	p2 := int64(mappedPiece(G2Uncompressed))
+	p1 := int64(mappedPiece(G1Uncompressed))
+	w := int64(msmWindow)
+	return max(w*g2+p2*(g2+fr.Bytes+32), w*g1+p1*(g1+fr.Bytes+32))
+}
