@@ -20,11 +20,12 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -107,15 +108,8 @@ func winning(b *testing.B, w *latencyWorkload) {
 	} else if gen {
 		b.Logf("generated 2 KiB WinningPoSt test parameters in %v", time.Since(t).Round(time.Second))
 	}
-	sector, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, seal.DefaultMinerID, 7, 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(1)
-	vanilla, err := vanillagen.WinningPoSt(p, rnd, sector)
-	if err != nil {
-		b.Fatal(err)
-	}
+	rnd := testkit.Randomness(1)
+	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
 	w.Name = strings.Replace(w.Name, "test-k0", "winning-2k", 1)
 	w.Kinds[proofkind.WinningPoSt] = postkind.Winning()
 	w.Circuits[0] = string(p.CircuitID())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -13,17 +14,39 @@ import (
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/detstream"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
-// demoRandomnessSeed draws the demo's PoSt randomness (vanillagen.Randomness).
-const demoRandomnessSeed = 1
+// demoRandomness is the demo's PoSt randomness: SHA-256 of a label with
+// the top two bits cleared, as Lotus and Curio clear the chain's, so that
+// it is a canonical field element.
+func demoRandomness() [32]byte {
+	r := sha256.Sum256([]byte("cuzk-demo-post-randomness"))
+	r[31] &= 0x3f
+	return r
+}
+
+// sealCC seals CC sectors first, first+1, … of miner in memory
+// (seal.CCInput), as PoSt and SnapDeals need them.
+func sealCC(ctx context.Context, p filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*sectordir.Sector, error) {
+	out := make([]*sectordir.Sector, n)
+	for i := range out {
+		r, err := seal.PreCommit(ctx, seal.CCInput(p, miner, first+uint64(i)), workers)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r.Sector(miner)
+	}
+	return out, nil
+}
 
 // kindPublic are the public values a PoSt or SnapDeals proof is verified
 // against (post.VerifyProof, snap.VerifyProof): exactly one of post and
@@ -68,7 +91,11 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 	if err != nil {
 		return nil, err
 	}
-	sp, err := vanillagen.SealProofFor(size)
+	pc, err := filecoin.PoRepCircuitID(size)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := pc.SealProof()
 	if err != nil {
 		return nil, err
 	}
@@ -83,28 +110,18 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 		if kind == proofkind.WindowPoSt {
 			n = p.SectorCount()
 		}
-		sectors, err := vanillagen.SealMany(ctx, sp, miner, seal.DefaultSector, n, workers)
+		sectors, err := sealCC(ctx, sp, miner, seal.DefaultSector, n, workers)
 		if err != nil {
 			return nil, err
 		}
-		rnd := vanillagen.Randomness(demoRandomnessSeed)
-		var vanilla [][]byte
-		ek := proofkind.WindowPoSt
-		if kind == proofkind.WinningPoSt {
-			ek = proofkind.WinningPoSt
-			vanilla, err = vanillagen.WinningPoSt(p, rnd, sectors[0])
-		} else {
-			vanilla, err = vanillagen.WindowPoSt(p, rnd, sectors, 0)
-		}
+		rnd := demoRandomness()
+		vanilla, err := post.GenerateVanillaProofs(ctx, p, rnd, sectors, 0, workers)
 		if err != nil {
 			return nil, err
 		}
-		pub := &post.Public{Proof: p, Randomness: rnd}
-		for _, s := range sectors {
-			pub.Sectors = append(pub.Sectors, s.Public()) // comm_r from the seal, not from the vanilla proofs
-		}
-		f.public = kindPublic{post: pub}
-		f.req = &engine.Request{Kind: ek, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
+		// comm_r from the seal, not from the vanilla proofs.
+		f.public = kindPublic{post: &post.Public{Proof: p, Randomness: rnd, Sectors: post.PublicSectors(sectors)}}
+		f.req = &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
 			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
 		f.what = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
 	case proofkind.SnapDeals:
@@ -112,21 +129,27 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 		if err != nil {
 			return nil, err
 		}
-		s, err := vanillagen.Seal(ctx, sp, miner, seal.DefaultSector, workers)
+		sectors, err := sealCC(ctx, sp, miner, seal.DefaultSector, 1, workers)
 		if err != nil {
 			return nil, err
 		}
-		u, err := vanillagen.SnapUpdate(p, s, 1, workers)
+		s := sectors[0]
+		padded, err := seal.PadData(detstream.New(snapDataLabel).Bytes(int(size)/128*127), size)
+		if err != nil {
+			return nil, err
+		}
+		u, err := snap.EncodeSector(ctx, p, s, padded, workers)
 		if err != nil {
 			return nil, err
 		}
 		// comm_r_old is the sealed sector's comm_r; comm_r_new and
 		// comm_d_new come from the update.
-		f.public = kindPublic{snap: &snap.Public{CommROld: s.CommR, CommRNew: u.CommRNew, CommDNew: u.CommDNew}, update: p}
+		pub := &snap.Public{CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
+		f.public = kindPublic{snap: pub, update: p}
+		old, nw := fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew)
 		f.req = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
-			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs}
-		f.req.CommROld, f.req.CommRNew, f.req.CommDNew = u.Request()
-		f.what = fmt.Sprintf("%v: CC sector %d updated with deterministic data, %d partition(s), comm_r_new %x", p, s.ID, p.Partitions(), f.req.CommRNew)
+			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs, CommROld: old[:], CommRNew: nw[:], CommDNew: pub.CommDNew[:]}
+		f.what = fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snapDataLabel, p.Partitions(), f.req.CommRNew)
 	default:
 		return nil, fmt.Errorf("no fixture for %v", kind)
 	}

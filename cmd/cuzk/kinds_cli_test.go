@@ -16,7 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -218,7 +218,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 			bad = append(bad, "--comm-r-new", hexOf(other))
 			want = "comm_r_new does not match the vanilla proofs"
 		} else {
-			other := vanillagen.Randomness(99)
+			other := testkit.Randomness(99)
 			bad = append(bad, "--randomness", hexOf(other[:]))
 		}
 		if code, _, stderr := runCmd(t, bad...); code != exitInvalid || !strings.Contains(stderr, want) {
@@ -253,7 +253,7 @@ func TestCommandChain(t *testing.T) {
 	testenv.E2E(t, "2 KiB WindowPoSt, WinningPoSt and SnapDeals proofs")
 	s1, s2, cc := sealedDir(t, "s1"), sealedDir(t, "s2"), sealedDir(t, "cc")
 	dir := t.TempDir()
-	rnd := hexOf(func() []byte { r := vanillagen.Randomness(11); return r[:] }())
+	rnd := hexOf(func() []byte { r := testkit.Randomness(11); return r[:] }())
 	for _, c := range []struct {
 		kind, dirs string
 		circuit    filecoin.CircuitID

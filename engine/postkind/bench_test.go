@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 )
 
@@ -14,7 +14,7 @@ import (
 // witness-only): ns/constraint.
 
 func BenchmarkSynthWindowPoSt2KiB(b *testing.B) {
-	plan, err := Window().Plan(context.Background(), windowRequest(b, filecoin.StackedDrgWindow2KiBV1_2, vanillagen.Randomness(1), sectors(b)[:2], 0))
+	plan, err := Window().Plan(context.Background(), windowRequest(b, filecoin.StackedDrgWindow2KiBV1_2, testkit.Randomness(1), sectors(b)[:2], 0))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func BenchmarkSynthWindowPoSt2KiB(b *testing.B) {
 }
 
 func BenchmarkSynthWinningPoSt2KiB(b *testing.B) {
-	plan, err := Winning().Plan(context.Background(), winningRequest(b, vanillagen.Randomness(1), sectors(b)[0]))
+	plan, err := Winning().Plan(context.Background(), winningRequest(b, testkit.Randomness(1), sectors(b)[0]))
 	if err != nil {
 		b.Fatal(err)
 	}

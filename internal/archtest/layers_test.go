@@ -36,9 +36,9 @@ var layer = map[string]int{
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
 	// 4: the on-disk layout of a sealed or updated sector; the parameter manifest check.
 	"sectordir": 4, "filecoin/paramcheck": 4,
-	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; vanilla proofs of test sectors.
+	// 5-7: PoRep, PoSt and SnapDeals native sides (vanilla proofs, verifiers), circuits, planning.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
-	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7, "internal/vanillagen": 7,
+	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7,
 	// 8: the engine; test parameters (blank circuits of every kind).
 	"engine": 8, "testparams": 8,
 	// 9: the proof kinds the engine serves and the gRPC server.

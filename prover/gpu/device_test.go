@@ -22,11 +22,12 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -355,26 +356,14 @@ func TestDeviceKinds2KiB(t *testing.T) {
 	needDevice(t)
 	ctx := context.Background()
 	const miner = 1000
-	sector, err := vanillagen.Seal(ctx, filecoin.StackedDrg2KiBV1_1, miner, 7, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(1)
-	window, err := vanillagen.WindowPoSt(filecoin.StackedDrgWindow2KiBV1_2, rnd, []*vanillagen.Sector{sector}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	winning, err := vanillagen.WinningPoSt(filecoin.StackedDrgWinning2KiBV1, rnd, sector)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upd, err := vanillagen.SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, sector, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(upd.Proof), SectorNumber: 7, MinerID: miner,
+	sector := testkit.CCSector(t, filecoin.StackedDrg2KiBV1_1, 7)
+	rnd := testkit.Randomness(1)
+	window := testkit.PoStVanilla(t, filecoin.StackedDrgWindow2KiBV1_2, rnd, []*sectordir.Sector{sector}, 0)
+	winning := testkit.PoStVanilla(t, filecoin.StackedDrgWinning2KiBV1, rnd, []*sectordir.Sector{sector}, 0)
+	upd := testkit.SnapUpdate(t, filecoin.StackedDrg2KiBUpdateV1, sector, 1)
+	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(filecoin.StackedDrg2KiBUpdateV1), SectorNumber: 7, MinerID: miner,
 		VanillaProofs: upd.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = upd.Request()
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(upd)
 	cases := []struct {
 		name string
 		kind engine.Planner
