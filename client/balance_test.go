@@ -27,32 +27,28 @@ import (
 	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
+// paramDir holds the parameters of test-k10 only, linked from the
+// machine's cache (testkit.TestParamsDir).
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-client-test-")
+	dir, remove, err := testkit.TestParamsDir(10)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	if err := testkind.WriteParams(dir, 10); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -85,15 +81,8 @@ func startDaemons(t *testing.T, n int) []*testDaemon {
 func serve(t *testing.T, addr string, sec *server.Security) *testDaemon {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	b := budget.New(2 << 30)
-	params := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, Log: log})
-	eng, err := engine.New(engine.Options{
-		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := testkit.NewEngine(t, testkit.EngineOptions{Config: engine.Config{SynthesisWorkers: 1}, Locator: testkind.Locator(paramDir),
+		Budget: 2 << 30, Log: log}).Engine
 	opts := []server.Option{server.WithLogger(log)}
 	if sec != nil {
 		auth, err := server.NewAuth(*sec, log)

@@ -1,14 +1,10 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,31 +12,26 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// paramDir holds test parameters for test-k10 and test-k12, generated once
-// per test binary. test-k11 deliberately has none.
+// paramDir holds the parameters of test-k10 and test-k12 only, linked from
+// the machine's cache (testkit.TestParamsDir): test-k11 deliberately has
+// none.
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-engine-test-")
+	dir, remove, err := testkit.TestParamsDir(10, 12)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	for _, k := range []int{10, 12} {
-		if err := testkind.WriteParams(dir, k); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -48,7 +39,7 @@ type rig struct {
 	eng    *engine.Engine
 	budget *budget.Budget
 	params *srs.Manager
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 }
 
 // rigOptions change what newRigWith builds; zero fields mean the defaults
@@ -73,74 +64,20 @@ func newRig(t *testing.T, cfg engine.Config, total int64, minIdle time.Duration)
 
 func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	t.Helper()
-	if o.total == 0 {
-		o.total = 4 << 30
-	}
 	if o.kind == nil {
 		o.kind = testkind.New()
 	}
-	if o.backend == nil {
-		o.backend = &cpu.Backend{}
-	}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := budget.New(o.total)
-	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, MinIdle: o.minIdle, Log: log})
+	logs := &testkit.SyncBuffer{}
 	kinds := map[proofkind.Kind]engine.Planner{proofkind.Test: o.kind}
 	for k, v := range o.kinds {
 		kinds[k] = v
 	}
-	e, err := engine.New(engine.Options{
-		Config:        cfg,
-		Kinds:         kinds,
-		Backend:       o.backend,
-		Lanes:         o.lanes,
-		UrgentBackend: o.urgent,
-		Params:        m,
-		Budget:        b,
-		Log:           log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := e.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
+	e := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: testkind.Locator(paramDir), Budget: o.total,
+		MinIdle: o.minIdle, Backend: o.backend, Lanes: o.lanes, UrgentBackend: o.urgent, Log: testkit.Logger(t, logs)})
 	if g, ok := o.kind.(interface{ open() }); ok {
-		t.Cleanup(g.open) // runs before the shutdown above
+		t.Cleanup(g.open) // runs before the engine's shutdown
 	}
-	return &rig{eng: e, budget: b, params: m, logs: logs}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	if testing.Verbose() {
-		w.t.Logf("%s", p)
-	}
-	return len(p), nil
+	return &rig{eng: e.Engine, budget: e.Budget, params: e.Params, logs: logs}
 }
 
 // testReq builds a test-kind request for 2^k rows.

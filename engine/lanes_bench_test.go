@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
@@ -266,19 +265,10 @@ type latencyResult struct {
 // alone.
 func runLatencyRound(b *testing.B, w latencyWorkload, m latencyMode, samples int, seed uint64, r *latencyResult) {
 	b.Helper()
-	bud := budget.New(12 << 30)
-	params := srs.NewManager(srs.Options{Locator: w.Locator, Budget: bud, TrustParams: true})
-	e, err := engine.New(engine.Options{
-		Config: m.cfg, Kinds: w.Kinds, Backend: &cpu.Backend{}, UrgentBackend: &cpu.Backend{},
-		Params: params, Budget: bud,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = e.Shutdown(context.Background())
-		e.ReleaseParams()
-	}()
+	te := testkit.NewEngine(b, testkit.EngineOptions{Config: m.cfg, Kinds: w.Kinds, Locator: w.Locator, Budget: 12 << 30, TrustParams: true,
+		UrgentBackend: &cpu.Backend{}})
+	defer te.Close()
+	e, params := te.Engine, te.Params
 	ctx := context.Background()
 	for _, c := range w.Circuits {
 		if _, _, err := params.Preload(ctx, c, 0); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
@@ -435,14 +436,9 @@ func TestDeviceLanes(t *testing.T) {
 	devices := func() ([]engine.DeviceStatus, error) {
 		return []engine.DeviceStatus{{Index: 0, Name: "Fake GPU", TotalMemory: uint64(mem), FreeMemory: 1, Lane: "gpu0"}}, nil
 	}
-	b := newRigWith(t, engine.Config{}, rigOptions{lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}}})
-	e, err := engine.New(engine.Options{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
-		Kinds: map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, Params: b.params, Budget: b.budget, Devices: devices})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Shutdown(context.Background())
-	_, err = e.Submit(context.Background(), testReq("big", 12, testkind.Options{}))
+	e := testkit.NewEngine(t, testkit.EngineOptions{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
+		Locator: testkind.Locator(paramDir), Devices: devices})
+	_, err := e.Submit(context.Background(), testReq("big", 12, testkind.Options{}))
 	if !errors.Is(err, engine.ErrExceedsBudget) || !strings.Contains(err.Error(), "device memory") {
 		t.Fatalf("partition larger than the device: %v", err)
 	}

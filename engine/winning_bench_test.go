@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -36,21 +35,10 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	}
 	rnd := testkit.Randomness(1)
 	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
-	bud := budget.New(4 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: bud, TrustParams: true})
-	e, err := engine.New(engine.Options{
-		Config:  engine.Config{ReservedLane: true},
+	e := testkit.NewEngine(b, testkit.EngineOptions{Config: engine.Config{ReservedLane: true},
 		Kinds:   map[proofkind.Kind]engine.Planner{proofkind.WinningPoSt: postkind.Winning()},
-		Backend: &cpu.Backend{}, UrgentBackend: &cpu.Backend{},
-		Params: params, Budget: bud,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = e.Shutdown(context.Background())
-		e.ReleaseParams()
-	}()
+		Locator: srs.FilecoinLocator(dir), TrustParams: true, UrgentBackend: &cpu.Backend{}})
+	params := e.Params
 	ctx := context.Background()
 	if _, _, err := params.Preload(ctx, string(p.CircuitID()), 0); err != nil {
 		b.Fatal(err)

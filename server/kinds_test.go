@@ -20,7 +20,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
@@ -32,7 +31,6 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -49,20 +47,15 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	b := budget.New(8 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: b, Log: log, TrustParams: true})
-	eng, err := engine.New(engine.Options{
+	eng := testkit.NewEngine(t, testkit.EngineOptions{
 		Kinds: map[proofkind.Kind]engine.Planner{
 			proofkind.PoRep:       &porepkind.Planner{},
 			proofkind.WindowPoSt:  postkind.Window(),
 			proofkind.WinningPoSt: postkind.Winning(),
 			proofkind.SnapDeals:   &snapkind.Planner{},
 		},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Locator: srs.FilecoinLocator(dir), Budget: 8 << 30, TrustParams: true, Log: log,
+	}).Engine
 	srv := server.New(eng, server.WithLogger(log))
 	sock, err := os.MkdirTemp("", "cuzk")
 	if err != nil {
@@ -139,18 +132,7 @@ func TestWindowPoStPartitionMessageSize(t *testing.T) {
 // of circuits.
 func ensureParams(t *testing.T, circuits ...filecoin.CircuitID) string {
 	t.Helper()
-	dir := testparams.DefaultDir(os.LookupEnv)
-	for _, c := range circuits {
-		start := time.Now()
-		_, gen, err := testparams.EnsureCircuit(context.Background(), c, dir, testparams.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gen {
-			t.Logf("generated %s test parameters in %v", c, time.Since(start))
-		}
-	}
-	return dir
+	return filepath.Dir(testkit.FilecoinParams(t, circuits...)[0].Params)
 }
 
 func readVK(t *testing.T, dir string, c filecoin.CircuitID) *groth16.VerifyingKey {

@@ -22,8 +22,8 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -96,13 +96,9 @@ func startStormDaemon(t *testing.T, kinds map[proofkind.Kind]engine.Planner, loc
 		w = io.MultiWriter(logs, os.Stderr)
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := budget.New(total)
-	params := srs.NewManager(srs.Options{Locator: loc, Budget: b, Log: log, TrustParams: trust})
 	ends := &endCounter{Metrics: server.NewMetrics(), ends: map[string][]engine.State{}}
-	eng, err := engine.New(engine.Options{Config: cfg, Kinds: kinds, Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log, Observer: ends})
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: loc, Budget: total, TrustParams: trust, Log: log, Observer: ends})
+	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(ends.Metrics))
 	dir, err := os.MkdirTemp("", "cuzk")
 	if err != nil {

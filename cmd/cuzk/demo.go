@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -95,8 +96,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
 		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
+	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
@@ -204,8 +205,8 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 	}
 	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
 
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, workers), opt, f.req)
+	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, workers), opt, f.req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code
 	}

@@ -159,11 +159,7 @@ func hexOf(b []byte) string { return hex.EncodeToString(b) }
 // parameters of a circuit.
 func ensureKindParams(t *testing.T, c filecoin.CircuitID) string {
 	t.Helper()
-	dir := testparams.DefaultDir(os.LookupEnv)
-	if _, _, err := testparams.EnsureCircuit(context.Background(), c, dir, testparams.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return filepath.Dir(testkit.FilecoinParams(t, c)[0].Params)
 }
 
 // prove-post and prove-update prove Curio's vanilla JSON through the

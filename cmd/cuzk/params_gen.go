@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -46,7 +47,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	progress := newProgress(stderr, "params gen "+cid.String())
 	// The setup's garbage would otherwise grow the heap to twice its live
 	// vectors before the collector runs.
-	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(heapLimit(p.Memory)) }
+	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
 	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress,
 		MemAvailable: config.ReadMemAvailable, Planned: planned})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -52,8 +53,8 @@ func addOneShotFlags(fs *flag.FlagSet) *oneShotFlags {
 
 // engineOptions are the options of the in-process engine: warnings to
 // stderr, and the fixed blinding when --r and --s are given.
-func (o *oneShotFlags) engineOptions(stderr io.Writer) (engineOptions, error) {
-	opt := engineOptions{checkParams: *o.checkParams, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+func (o *oneShotFlags) engineOptions(stderr io.Writer) (daemon.Options, error) {
+	opt := daemon.Options{CheckParams: *o.checkParams, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if o.r.set != o.s.set {
 		return opt, fmt.Errorf("--r and --s go together")
 	}
@@ -66,7 +67,7 @@ func (o *oneShotFlags) engineOptions(stderr io.Writer) (engineOptions, error) {
 		if fixed.S, err = fr.LittleEndian.Element(&o.s.v); err != nil {
 			return opt, fmt.Errorf("--s: %w", err)
 		}
-		opt.randomness = prover.Fixed(fixed)
+		opt.Randomness = prover.Fixed(fixed)
 	}
 	return opt, nil
 }
@@ -85,19 +86,19 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt.progress, opt.progressLabel = stderr, "prove "+string(cid)
-	opt.residency = *o.residency
+	opt.Progress, opt.ProgressLabel = stderr, "prove "+string(cid)
+	opt.Residency = *o.residency
 	var rec *procmem.Recorder
 	if *o.stageReport != "" {
 		rec = procmem.NewRecorder(0)
 		rec.Step("plan and parameters")
-		opt.stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
+		opt.Stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
 	}
 	dir := o.dir()
 	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, *o.workers), opt, req)
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *o.workers), opt, req)
 	if rec != nil {
 		if werr := writeStageReport(*o.stageReport, stderr, rec.Stop()); werr != nil && err == nil {
 			return fail("%v", werr)

@@ -9,24 +9,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -34,55 +31,12 @@ import (
 // These tests prove through the engine, the one proving path of the daemon
 // and the command-line tools.
 
-var (
-	paramsOnce sync.Once
-	paramsDir  string
-	paramsErr  error
-)
-
-// testParamsDir returns the shared test-parameter directory with the 2 KiB
-// PoRep parameters generated once.
-func testParamsDir(t *testing.T) string {
-	t.Helper()
-	paramsOnce.Do(func() {
-		start := time.Now()
-		paramsDir = testparams.DefaultDir(os.LookupEnv)
-		_, gen, err := testparams.Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, paramsDir, testparams.Options{})
-		paramsErr = err
-		if gen {
-			t.Logf("generated 2 KiB test parameters in %v", time.Since(start))
-		}
-	})
-	if paramsErr != nil {
-		t.Fatal(paramsErr)
-	}
-	return paramsDir
-}
-
-// newEngine is an engine over the test parameters serving kind.
+// newEngine is an engine over the 2 KiB test parameters serving kind.
 func newEngine(t *testing.T, kind *Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
-	bud := budget.New(8 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(testParamsDir(t)), Budget: bud})
-	e, err := engine.New(engine.Options{
-		Kinds:      map[proofkind.Kind]engine.Planner{proofkind.PoRep: kind},
-		Backend:    &cpu.Backend{},
-		Params:     params,
-		Budget:     bud,
-		Randomness: rnd,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := e.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		e.ReleaseParams()
-	})
-	return e
+	files := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
+	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: kind},
+		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 8 << 30, Randomness: rnd}).Engine
 }
 
 func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Request {
@@ -144,10 +98,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 
 func readVK(t *testing.T, p filecoin.RegisteredSealProof) *groth16.VerifyingKey {
 	t.Helper()
-	f, err := testparams.PathsFor(p, testParamsDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := testkit.FilecoinParams(t, p.CircuitID())[0]
 	vk, err := groth16.ReadVerifyingKeyFile(f.VK)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +134,7 @@ func TestProofMatchesBellperson(t *testing.T) {
 	if g.ParamsSeed != testparams.DefaultSeed {
 		t.Fatalf("golden was made with parameter seed %q, testparams uses %q", g.ParamsSeed, testparams.DefaultSeed)
 	}
-	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, testParamsDir(t))
+	f := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
 	pf, err := os.Open(f.Params)
 	if err != nil {
 		t.Fatal(err)

@@ -46,8 +46,8 @@ var layer = map[string]int{
 	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
 	// the one test harness (parameters, engines, fixtures, golden readers).
 	"internal/proofgolden": 10, "internal/testkit": 10,
-	// 10: the daemon harnesses; 11: the binary.
-	"bench": 10, "cmd/cuzk": 11,
+	// 10: the daemon harnesses; the daemon assembled from a configuration; 11: the binary.
+	"bench": 10, "daemon": 10, "cmd/cuzk": 11,
 }
 
 // daemon packages: nothing that proves or describes Filecoin proofs may
@@ -57,7 +57,7 @@ var daemon = map[string]bool{
 	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
 	"server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
-	"server": true, "bench": true, "cmd/cuzk": true,
+	"server": true, "bench": true, "daemon": true, "cmd/cuzk": true,
 }
 
 var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}

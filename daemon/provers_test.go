@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
@@ -79,18 +80,16 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 	}
 	t.Setenv(visibleDevicesEnv, "")
 	os.Unsetenv(visibleDevicesEnv)
-	cfgPath, _ := daemonFixture(t)
-	data, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
+	cfg := config.Default()
+	sock := filepath.Join(t.TempDir(), "cuzk.sock")
+	cfg.Daemon.Listen = "unix://" + sock
+	cfg.GPUs.Devices = []uint32{0}
+	cfg.GPUs.CPUFallback = false
+	err := Run(context.Background(), cfg, RunOptions{ShutdownTimeout: time.Second})
+	if err == nil || errors.Is(err, ErrServe) || !strings.Contains(err.Error(), "cpu_fallback") {
+		t.Fatalf("Run: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "gpu.toml")
-	if err := os.WriteFile(path, append(data, []byte("\n[gpus]\ndevices = [0]\ncpu_fallback = false\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"daemon", "--config", path}, &bytes.Buffer{}, &stderr)
-	if code == exitOK || !strings.Contains(stderr.String(), "cpu_fallback") {
-		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	if _, err := os.Stat(sock); err == nil {
+		t.Fatal("the daemon listened before refusing its GPUs")
 	}
 }
