@@ -111,36 +111,19 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 			locators = append(locators, k.Locator)
 		}
 	}
-	residency := cfg.SRS.Residency
-	if opt.Residency != "" {
-		residency = opt.Residency
-	}
-	res, err := srs.ParseResidency(residency)
-	if err != nil {
-		pv.close()
-		return nil, 0, nil, err
-	}
-	if pv.mapParams {
-		res = srs.ResidencyMapped
-	}
 	// The Go collector lets garbage grow the heap to twice what is live
 	// before it runs: 25 GB for a 32 GiB partition's 13 GB. A soft limit
 	// just above what the budget has reserved makes it collect (and return
 	// pages) sooner, so the process holds about what the budget says.
 	bud.SetOnChange(func(used int64) { debug.SetMemoryLimit(HeapLimit(used)) })
 	debug.SetMemoryLimit(HeapLimit(0))
-	params := srs.NewManager(srs.Options{
-		Locator:     srs.Chain(locators...),
-		Budget:      bud,
-		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams: opt.TrustParams,
-		CheckParams: opt.CheckParams,
-		Log:         opt.Log,
-		Residency:   res,
-		KeepC:       pv.keepC,
-		OnLoad:      pv.onLoad,
-		OnEvict:     pv.onEvict,
-	})
+	so, err := srsOptions(cfg, opt, pv)
+	if err != nil {
+		pv.close()
+		return nil, 0, nil, err
+	}
+	so.Locator, so.Budget = srs.Chain(locators...), bud
+	params := srs.NewManager(so)
 	eng, err := engine.New(engine.Options{
 		Config:        engineConfig(cfg),
 		Kinds:         kinds,
@@ -161,6 +144,34 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 		return nil, 0, nil, fmt.Errorf("engine: %w", err)
 	}
 	return eng, int64(total), pv.close, nil
+}
+
+// srsOptions are the parameter manager's options for cfg, opt and the
+// chosen provers (Locator and Budget left to the caller). GPU lanes map the
+// parameters whatever the configuration says: supraseal holds its own
+// pinned copy, so a decoded one would hold them twice.
+func srsOptions(cfg *config.Config, opt Options, pv provers) (srs.Options, error) {
+	name := cfg.SRS.Residency
+	if opt.Residency != "" {
+		name = opt.Residency
+	}
+	res, err := srs.ParseResidency(name)
+	if err != nil {
+		return srs.Options{}, err
+	}
+	if pv.mapParams {
+		res = srs.ResidencyMapped
+	}
+	return srs.Options{
+		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
+		TrustParams: opt.TrustParams,
+		CheckParams: opt.CheckParams,
+		Log:         opt.Log,
+		Residency:   res,
+		KeepC:       pv.keepC,
+		OnLoad:      pv.onLoad,
+		OnEvict:     pv.onEvict,
+	}, nil
 }
 
 // HeapLimit is the Go heap's soft limit while used bytes of the budget are

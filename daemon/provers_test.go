@@ -11,9 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/prover/gpu"
+	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // TestChooseProversWithoutDevice: on a machine or build without a usable
@@ -91,5 +96,67 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Fatal("the daemon listened before refusing its GPUs")
+	}
+}
+
+// TestGPUProversHoldParamsOnce: with GPU lanes the parameters are mapped
+// whatever [srs] residency says (supraseal holds the only decoded copy),
+// the budget charges their verifying key alone, partitions keep c, and the
+// registration hook still sees every load with its file; on the CPU the
+// configuration decides.
+func TestGPUProversHoldParamsOnce(t *testing.T) {
+	dir := testkit.TestParams(t, 10)
+	cfg := config.Default()
+	cfg.SRS.Residency = "resident"
+	var registered []string
+	gpuPV := provers{mapParams: true, keepC: true,
+		onLoad: func(_ string, p *groth16.Params, f srs.Files) error {
+			if !p.Mapped() {
+				t.Error("the GPU's parameters were decoded, not mapped")
+			}
+			registered = append(registered, filepath.Base(f.Params))
+			return nil
+		}}
+	for _, tc := range []struct {
+		name   string
+		pv     provers
+		mapped bool
+	}{{"gpu", gpuPV, true}, {"cpu", provers{}, false}} {
+		so, err := srsOptions(&cfg, Options{}, tc.pv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := budget.New(1 << 30)
+		so.Locator, so.Budget = testkind.Locator(dir), b
+		m := srs.NewManager(so)
+		id := testkind.CircuitID(10)
+		s, err := m.Sizes(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mapped != tc.mapped || s.KeepC != tc.pv.keepC || s.AssignmentOptions().OmitC == tc.pv.keepC {
+			t.Fatalf("%s: sizes %+v", tc.name, s)
+		}
+		if _, _, err := m.Preload(context.Background(), id, 0); err != nil {
+			t.Fatal(err)
+		}
+		want := s.DecodedBytes()
+		if tc.mapped {
+			want = s.ParamsBytes()
+			if want*10 > s.DecodedBytes() {
+				t.Fatalf("%s: mapped parameters charged %d of %d decoded bytes", tc.name, want, s.DecodedBytes())
+			}
+		}
+		if b.Used() != want {
+			t.Errorf("%s: budget holds %d, want %d", tc.name, b.Used(), want)
+		}
+		m.Close()
+	}
+	if len(registered) != 1 || registered[0] != testkind.FileBase(10)+".params" {
+		t.Errorf("registered %v", registered)
+	}
+	cfg.SRS.Residency = "hot"
+	if _, err := srsOptions(&cfg, Options{}, provers{}); err == nil {
+		t.Error("a bad residency was accepted")
 	}
 }

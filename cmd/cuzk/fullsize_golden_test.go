@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fullsizeDir holds the full-size golden of issue 20: a 32 GiB WindowPoSt
+// partition (one real sector from rust-fil-proofs, padded to 2,349 as
+// upstream pads) proven by the daemon on a 24 GiB, 2-core machine with
+// INSECURE test parameters (scripts/fullsize-window-post.sh), its
+// verifying key under the official name and its public values.
+const fullsizeDir = "../../testdata/fullsize/window-post-32GiB"
+
+// fullsizeVK is the official name of the 32 GiB WindowPoSt verifying key
+// (testdata/upstream/parameters.json).
+const fullsizeVK = "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.vk"
+
+// TestFullSizeWindowPoStGolden: cuzk verify-post accepts the full-size
+// proof with its verifying key and public values, under V1 (the vanilla
+// proof's registered proof) and V1_1 (what Curio sends; for one sector at
+// index 0 the challenges are the same), and rejects it with the
+// randomness, a comm_r or a proof byte changed.
+func TestFullSizeWindowPoStGolden(t *testing.T) {
+	vk := filepath.Join(fullsizeDir, fullsizeVK)
+	proof := filepath.Join(fullsizeDir, "proof.bin")
+	pub := filepath.Join(fullsizeDir, "public.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 192 {
+		t.Fatalf("proof is %d bytes, want one partition's 192", len(raw))
+	}
+	const (
+		zero  = "0000000000000000000000000000000000000000000000000000000000000000"
+		one   = "0100000000000000000000000000000000000000000000000000000000000000"
+		commR = "df691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b"
+		badR  = "de691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b"
+	)
+	flipped := append([]byte(nil), raw...)
+	flipped[0] ^= 0x20 // A negated: still a point, no longer the proof
+	flippedPath := filepath.Join(t.TempDir(), "flipped.bin")
+	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"public file", []string{"--public", pub}, exitOK},
+		{"V1 flags", []string{"--registered-proof", "8", "--randomness", zero, "--sectors", "1:" + commR}, exitOK},
+		{"V1_1 flags", []string{"--registered-proof", "13", "--randomness", zero, "--sectors", "1:" + commR}, exitOK},
+		{"randomness changed", []string{"--registered-proof", "8", "--randomness", one, "--sectors", "1:" + commR}, exitInvalid},
+		{"comm_r changed", []string{"--registered-proof", "8", "--randomness", zero, "--sectors", "1:" + badR}, exitInvalid},
+		{"sector id changed", []string{"--registered-proof", "8", "--randomness", zero, "--sectors", "2:" + commR}, exitInvalid},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"verify-post", "--vk", vk, "--proof", proof}, tc.args...)
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if got := run(context.Background(), []string{"verify-post", "--vk", vk, "--proof", flippedPath, "--public", pub}, &out, &errb); got != exitInvalid || !strings.Contains(out.String()+errb.String(), "invalid") {
+		t.Errorf("flipped proof byte: exit %d\n%s%s", got, out.String(), errb.String())
+	}
+}
