@@ -227,7 +227,7 @@ func engineConfig(c *config.Config) engine.Config {
 		ReturnMemory:         true,
 		LogTiming:            os.Getenv(TimingEnv) == "1",
 		ReservedLane:         c.Pipeline.ReservedLane,
-		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxConstraints),
+		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxDomain),
 		UrgentReserve:        urgentReserve(c.Memory.ReservedLaneBudget),
 	}
 }

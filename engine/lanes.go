@@ -35,10 +35,10 @@ type Lane struct {
 // DeviceStatus is one accelerator as the daemon's device query reports it
 // (Options.Devices), with the job its lane is proving.
 type DeviceStatus struct {
-	Index       int
+	Ordinal       int
 	Name        string
-	TotalMemory uint64
-	FreeMemory  uint64
+	TotalBytes uint64
+	FreeBytes  uint64
 	// Lane is the name of the lane that proves on the device ("" if
 	// none); Job and Kind are that lane's current Start.
 	Lane string

@@ -434,7 +434,7 @@ func TestDeviceLanes(t *testing.T) {
 	mem := (s10.DeviceBytes() + s12.DeviceBytes()) / 2
 	be := newLaneBackend("fake-gpu")
 	devices := func() ([]engine.DeviceStatus, error) {
-		return []engine.DeviceStatus{{Index: 0, Name: "Fake GPU", TotalMemory: uint64(mem), FreeMemory: 1, Lane: "gpu0"}}, nil
+		return []engine.DeviceStatus{{Ordinal: 0, Name: "Fake GPU", TotalBytes: uint64(mem), FreeBytes: 1, Lane: "gpu0"}}, nil
 	}
 	e := testkit.NewEngine(t, testkit.EngineOptions{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
 		Locator: testkind.Locator(paramDir), Devices: devices})

@@ -114,7 +114,7 @@ func waitPlanning(t *testing.T, e *engine.Engine, id string, holders int) {
 	t.Helper()
 	waitFor(t, id+" planning", 5*time.Second, func() bool {
 		j, ok := jobStatus(e, id)
-		return ok && j.State == engine.StatePlanning && j.Holders == holders
+		return ok && j.State == engine.StatePlanning && j.Waiters == holders
 	})
 }
 

@@ -307,7 +307,7 @@ func TestAbandonedProveCancels(t *testing.T) {
 	go func() { res, _ := r.eng.Prove(context.Background(), q); resc <- res }()
 	waitFor(t, "second waiter", 5*time.Second, func() bool {
 		js := r.eng.Status().Jobs
-		return len(js) == 1 && js[0].Holders == 2
+		return len(js) == 1 && js[0].Waiters == 2
 	})
 	cancel2()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -328,7 +328,7 @@ func TestAbandonedProveCancels(t *testing.T) {
 	go func() { res, _ := r.eng.Await(context.Background(), "orphan", 300*time.Millisecond); awaited <- res }()
 	waitFor(t, "await attached", 5*time.Second, func() bool {
 		js := r.eng.Status().Jobs
-		return len(js) == 1 && js[0].Holders == 2
+		return len(js) == 1 && js[0].Waiters == 2
 	})
 	cancel3()
 	<-errc

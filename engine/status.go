@@ -145,7 +145,7 @@ type JobStatus struct {
 	State      State
 	Batch      uint64
 	Age        time.Duration
-	Holders    int
+	Waiters    int
 	Partitions []PartitionStatus
 	// Stages are the stages the job's partitions have been through so
 	// far, by start time.
@@ -292,7 +292,7 @@ func (e *Engine) Status() Status {
 			}
 		}
 		js := JobStatus{ID: j.id, Kind: j.kind.Name, Circuit: j.circuit, Priority: j.prio.String(),
-			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders, Stages: live[j.id]}
+			State: j.state, Age: now.Sub(j.submitted), Waiters: j.holders, Stages: live[j.id]}
 		if j.batch != nil {
 			js.Batch = j.batch.seq
 		}

@@ -17,7 +17,7 @@ import (
 func TestGetStatusGPUs(t *testing.T) {
 	devices := func() ([]engine.DeviceStatus, error) {
 		return []engine.DeviceStatus{
-			{Index: 1, Name: "NVIDIA H200", TotalMemory: 150_000_000_000, FreeMemory: 140_000_000_000, Lane: "gpu1"},
+			{Ordinal: 1, Name: "NVIDIA H200", TotalBytes: 150_000_000_000, FreeBytes: 140_000_000_000, Lane: "gpu1"},
 		}, nil
 	}
 	eng := testkit.NewEngine(t, testkit.EngineOptions{

@@ -179,8 +179,8 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 	// From the CUDA runtime through the engine's device query (empty when
 	// proving on the CPU; the daemon logs why at start).
 	for _, g := range st.Devices {
-		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Index), Name: g.Name, VramTotalBytes: g.TotalMemory,
-			VramFreeBytes: g.FreeMemory, CurrentJobId: g.Job, CurrentProofKind: g.Kind})
+		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Ordinal), Name: g.Name, VramTotalBytes: g.TotalBytes,
+			VramFreeBytes: g.FreeBytes, CurrentJobId: g.Job, CurrentProofKind: g.Kind})
 	}
 	return out, nil
 }
