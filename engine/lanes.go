@@ -35,8 +35,8 @@ type Lane struct {
 // DeviceStatus is one accelerator as the daemon's device query reports it
 // (Options.Devices), with the job its lane is proving.
 type DeviceStatus struct {
-	Ordinal       int
-	Name        string
+	Ordinal    int
+	Name       string
 	TotalBytes uint64
 	FreeBytes  uint64
 	// Lane is the name of the lane that proves on the device ("" if
