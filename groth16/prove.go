@@ -109,36 +109,6 @@ type pendingProof struct {
 	b2In, b2Aux                  bls.G2Jac
 }
 
-// checkShape verifies that pa fits p exactly, as bellperson's
-// ParameterSource would (a wrong split of the a or b queries would silently
-// shift every aux base and produce a proof that does not verify).
-func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
-	nIn, nAux := len(pa.Input), len(pa.Aux)
-	m, err := DomainSize(len(pa.A))
-	if err != nil {
-		return err
-	}
-	aDense := pa.Density.AAux.Count()
-	bIn, bAux := pa.Density.BInput.Count(), pa.Density.BAux.Count()
-	q := p.Queries()
-	switch {
-	case len(p.VK.IC) != nIn:
-		return fmt.Errorf("%w: %d inputs, verifying key has %d IC points", ErrShape, nIn, len(p.VK.IC))
-	case q.L != nAux:
-		return fmt.Errorf("%w: %d aux variables, l query has %d points", ErrShape, nAux, q.L)
-	case q.H != m-1:
-		return fmt.Errorf("%w: %d rows need %d h points, params have %d", ErrShape, len(pa.A), m-1, q.H)
-	case q.A != nIn+aDense:
-		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, q.A)
-	case q.B != bIn+bAux || (!p.Mapped() && len(p.BG2) != len(p.BG1)):
-		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, q.B, len(p.BG2))
-	}
-	if err := pa.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrShape, err)
-	}
-	return nil
-}
-
 // Start runs the heavy half of proving a batch of same-shape circuits: every
 // multi-exponentiation (G1 and G2) and H through FFTs; Finish assembles the
 // proofs. parts must have had their input rows appended
@@ -165,7 +135,7 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		return nil, errors.New("groth16: δ is the identity in the parameters")
 	}
 	for i, pa := range parts {
-		if err := checkShape(p, pa); err != nil {
+		if err := CheckShape(p, pa); err != nil {
 			return nil, fmt.Errorf("circuit %d: %w", i, err)
 		}
 	}
@@ -297,7 +267,7 @@ func computeH(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 // which the pointwise step does not mind), DIT coset inverse.
 func computeHWith(pa *r1cs.ProvingAssignment, workers int, tables bool, y func() error) ([]fr.Element, error) {
 	n := len(pa.A)
-	m, _ := DomainSize(n) // checked by checkShape
+	m, _ := DomainSize(n) // checked by CheckShape
 	grow := func(v []fr.Element) []fr.Element {
 		if cap(v) >= m {
 			v = v[:m]
