@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"math/bits"
 	"os"
 	"path/filepath"
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -28,8 +28,10 @@ func paramsMemoryFloor(c filecoin.CircuitID) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rows := cs.NumConstraints() + cs.NumInputs()
-	domain := 1 << bits.Len(uint(rows-1))
+	domain, err := groth16.DomainSize(cs.NumConstraints() + cs.NumInputs())
+	if err != nil {
+		return 0, err
+	}
 	return int64(domain+cs.NumAux()+cs.NumInputs()) * g1Bytes, nil
 }
 
