@@ -84,6 +84,10 @@ func (w *watchCC) NewSubConn(addrs []resolver.Address, opts balancer.NewSubConnO
 			inner(s)
 		}
 	}
+	// The deprecation warns that a SubConn will hold one address; the base
+	// balancer makes one per address already, and gRPC has no other way
+	// for a balancer to make one.
+	//lint:ignore SA1019 one address per SubConn, as the warning asks
 	sc, err := w.ClientConn.NewSubConn(addrs, opts)
 	if err != nil && len(addrs) == 1 && w.pb.fleet != nil {
 		// No connection will be tried: do not wait for it.

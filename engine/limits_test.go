@@ -23,8 +23,8 @@ type panicKind struct{ inner *testkind.Planner }
 func (k panicKind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	switch string(req.VanillaProof) {
 	case "plan":
-		var m map[string]int
-		m["boom"]++ // a nil-map write, as a malformed input might cause
+		var fields []int
+		_ = fields[len(req.VanillaProof)] // an index out of range, as a malformed input might cause
 	case "synthesis":
 		return &engine.Plan{CircuitID: testkind.CircuitID(10), Partitions: []engine.Partition{
 			{Circuit: panicCircuit{}, PublicInputs: testkind.PublicInputs(10)},

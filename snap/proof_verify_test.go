@@ -29,16 +29,16 @@ func rustUpdate(t *testing.T, size string) (filecoin.RegisteredUpdateProof, snap
 		CommRNew        string `json:"comm_r_new"`
 		CommDNew        string `json:"comm_d_new"`
 	}
-	testkit.ReadJSON(t, filepath.Join(golden.Dir(), "update", size, "update.json"), &u)
-	pub := snap.Public{CommROld: testkit.Fr(t, u.CommROld), CommRNew: testkit.Fr(t, u.CommRNew), CommDNew: testkit.Hex32(t, u.CommDNew)}
+	golden.ReadJSON(t, filepath.Join(golden.Dir(), "update", size, "update.json"), &u)
+	pub := snap.Public{CommROld: golden.Fr(t, u.CommROld), CommRNew: golden.Fr(t, u.CommRNew), CommDNew: golden.Hex32(t, u.CommDNew)}
 	inputs := make([][]fr.Element, u.Partitions)
 	for k := range inputs {
 		var g struct {
 			PublicInputs []string `json:"public_inputs"`
 		}
-		testkit.ReadJSON(t, filepath.Join(golden.Dir(), "r1cs", fmt.Sprintf("update_%s_p%d.json", size, k)), &g)
+		golden.ReadJSON(t, filepath.Join(golden.Dir(), "r1cs", fmt.Sprintf("update_%s_p%d.json", size, k)), &g)
 		for _, h := range g.PublicInputs {
-			inputs[k] = append(inputs[k], testkit.Fr(t, h))
+			inputs[k] = append(inputs[k], golden.Fr(t, h))
 		}
 	}
 	return filecoin.RegisteredUpdateProof(u.RegisteredProof), pub, inputs

@@ -439,6 +439,9 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		t.Fatalf("metrics:\n%s", out)
 	}
 	code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs")
+	if code != exitOK {
+		t.Fatalf("metrics --prefix: exit %d", code)
+	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.HasPrefix(l, "cuzk_proofs") && !strings.HasPrefix(l, "# HELP cuzk_proofs") && !strings.HasPrefix(l, "# TYPE cuzk_proofs") {
 			t.Errorf("--prefix let %q through", l)

@@ -1,7 +1,6 @@
 package proofgolden
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -62,12 +61,7 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	} else {
 		copy(rnd[:], b)
 	}
-	entries := make([][]byte, len(v.VanillaProofs))
-	for i, s := range v.VanillaProofs {
-		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, v.VanillaProofs)
 	proofs, err := post.DecodeVanillaProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package proofgolden
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -56,12 +55,7 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if err := json.Unmarshal(raw, &vps); err != nil {
 		t.Fatal(err)
 	}
-	entries := make([][]byte, len(vps))
-	for i, s := range vps {
-		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, vps)
 	vp, err := snap.DecodePartitionProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)

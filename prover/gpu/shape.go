@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -29,21 +27,4 @@ func checkBatch(p *groth16.Params, parts []*r1cs.ProvingAssignment, rnd []groth1
 		}
 	}
 	return nil
-}
-
-// materializeC gives an assignment that omits c (r1cs.AssignmentOptions.
-// OmitC) its c = a∘b row by row, which supraseal takes as an input: equal
-// to the real c for a satisfied witness, and a witness that is not gives a
-// proof the CPU re-check rejects either way. The daemon keeps c for GPU
-// lanes (srs.Options.KeepC), so this runs only for assignments made
-// elsewhere.
-func materializeC(pa *r1cs.ProvingAssignment) {
-	if pa.HasC() || len(pa.C) == len(pa.A) {
-		return
-	}
-	c := make([]fr.Element, len(pa.A), cap(pa.A))
-	for i := range c {
-		c[i].Mul(&pa.A[i], &pa.B[i])
-	}
-	pa.C = c
 }

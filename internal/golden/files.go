@@ -1,4 +1,4 @@
-package testkit
+package golden
 
 import (
 	"encoding/base64"
