@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/detstream"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
@@ -101,4 +102,16 @@ func EncodeSector(ctx context.Context, p filecoin.RegisteredUpdateProof, key *se
 		return nil, fmt.Errorf("the partition proofs made do not verify (a damaged sector key?): %w", err)
 	}
 	return u, nil
+}
+
+// DefaultDataLabel names the new data `cuzk snap encode` and the demo use
+// when given none: the first sector size × 127/128 bytes of
+// detstream(DefaultDataLabel), the data tools/rustref's SnapDeals goldens
+// encode (testdata/rustref/update).
+const DefaultDataLabel = "cuzk-snap-data-v1"
+
+// DefaultData is the default new data of a sector of size, unpadded
+// (sector size × 127/128 bytes; seal.PadData pads it).
+func DefaultData(size filecoin.SectorSize) []byte {
+	return detstream.New(DefaultDataLabel).Bytes(int(size) / 128 * 127)
 }

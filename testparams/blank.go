@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
 	porepcircuit "github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -76,4 +77,27 @@ func describe(c filecoin.CircuitID) string {
 		}
 	}
 	return c.Kind().String()
+}
+
+// g1Bytes is a G1 point in memory (gnark-crypto affine).
+const g1Bytes = 96
+
+// MemoryFloor is a lower bound on the memory that generating (or holding)
+// circuit c's Groth16 parameters takes: the H, L and IC vectors
+// alone, H over the domain 2^⌈log2(rows + inputs)⌉, counted on the blank
+// circuit in a couple of seconds even at 32 GiB. A and B come on top.
+func MemoryFloor(c filecoin.CircuitID) (int64, error) {
+	blank, err := Blank(c)
+	if err != nil {
+		return 0, err
+	}
+	cs, err := r1cs.Synthesize(blank, r1cs.Counter{})
+	if err != nil {
+		return 0, err
+	}
+	domain, err := groth16.DomainSize(cs.NumConstraints() + cs.NumInputs())
+	if err != nil {
+		return 0, err
+	}
+	return int64(domain+cs.NumAux()+cs.NumInputs()) * g1Bytes, nil
 }

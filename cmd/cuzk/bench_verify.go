@@ -12,7 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // errNoVerifier is returned when the tool cannot check proofs of this
@@ -35,7 +35,7 @@ func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 		if spec.Circuit == "" {
 			return "", fmt.Errorf("%w: %s without a known circuit", errNoVerifier, spec.Kind())
 		}
-		f, err := srs.FilecoinLocator(paramDir).Locate(spec.Circuit)
+		f, err := testparams.PathsForCircuit(filecoin.CircuitID(spec.Circuit), paramDir)
 		if err != nil {
 			return "", err
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/detstream"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -135,7 +134,7 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 			return nil, err
 		}
 		s := sectors[0]
-		padded, err := seal.PadData(detstream.New(snapDataLabel).Bytes(int(size)/128*127), size)
+		padded, err := seal.PadData(snap.DefaultData(size), size)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +149,7 @@ func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.Sect
 		old, nw := fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew)
 		f.req = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
 			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs, CommROld: old[:], CommRNew: nw[:], CommDNew: pub.CommDNew[:]}
-		f.what = fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snapDataLabel, p.Partitions(), f.req.CommRNew)
+		f.what = fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), f.req.CommRNew)
 	default:
 		return nil, fmt.Errorf("no fixture for %v", kind)
 	}

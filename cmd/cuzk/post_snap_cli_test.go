@@ -16,7 +16,6 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/detstream"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
@@ -283,7 +282,7 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	padded, err := seal.PadData(detstream.New(snapDataLabel).Bytes(int(key.SectorSize())/128*127), key.SectorSize())
+	padded, err := seal.PadData(snap.DefaultData(key.SectorSize()), key.SectorSize())
 	if err != nil {
 		t.Fatal(err)
 	}

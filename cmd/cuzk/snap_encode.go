@@ -12,16 +12,10 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/detstream"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/snap"
 )
-
-// snapDataLabel names the default new data of snap encode: the first
-// sector size × 127/128 bytes of detstream(snapDataLabel), the data
-// tools/rustref's SnapDeals goldens encode (testdata/rustref/update).
-const snapDataLabel = "cuzk-snap-data-v1"
 
 // updateFile is update.json. Its field names are those of the rustref
 // update goldens (testdata/rustref/update/*/update.json), so verify-update
@@ -48,7 +42,7 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlags("snap encode", stderr)
 	dir := fs.String("sector-dir", "", "sealed CC sector `directory` (cuzk seal --cc --out DIR)")
 	out := fs.String("out", "", "output `directory`: update.json, vproofs.json and the updated sector (same layout as the sector dir)")
-	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: deterministic data, label "+snapDataLabel+")")
+	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: deterministic data, label "+snap.DefaultDataLabel+")")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -78,8 +72,8 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	raw := detstream.New(snapDataLabel).Bytes(int(size) / 128 * 127)
-	dataName := "detstream(" + snapDataLabel + ")"
+	raw := snap.DefaultData(size)
+	dataName := "detstream(" + snap.DefaultDataLabel + ")"
 	if *dataPath != "" {
 		if raw, err = os.ReadFile(*dataPath); err != nil {
 			return fail("%v", err)

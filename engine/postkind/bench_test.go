@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 )
 
 // The circuits the kinds plan from real vanilla proofs of sealed 2 KiB
@@ -18,7 +18,7 @@ func BenchmarkSynthWindowPoSt2KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, plan.Partitions[0].Circuit)
+	testcircuits.BenchmarkSynthesis(b, plan.Partitions[0].Circuit)
 }
 
 func BenchmarkSynthWinningPoSt2KiB(b *testing.B) {
@@ -26,5 +26,5 @@ func BenchmarkSynthWinningPoSt2KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, plan.Partitions[0].Circuit)
+	testcircuits.BenchmarkSynthesis(b, plan.Partitions[0].Circuit)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
 // BenchmarkSynthUpdate2KiB synthesises the EmptySectorUpdate circuit the
@@ -15,5 +15,5 @@ func BenchmarkSynthUpdate2KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, plan.Partitions[0].Circuit)
+	testcircuits.BenchmarkSynthesis(b, plan.Partitions[0].Circuit)
 }

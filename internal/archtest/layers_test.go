@@ -26,7 +26,7 @@ var layer = map[string]int{
 	// 0: the one description of each proof kind (wire value, name, policy).
 	"proofkind": 0,
 	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
-	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
+	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1,
 	"server/statusdoc/timeline": 1,
 	// 2: trees; the proving interface; the client; the status page.
 	"merkle": 2, "prover": 2, "client": 2, "server/statuspage": 2,
@@ -39,8 +39,8 @@ var layer = map[string]int{
 	// 5-7: PoRep, PoSt and SnapDeals native sides (vanilla proofs, verifiers), circuits, planning.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
 	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7,
-	// 8: the engine; test parameters (blank circuits of every kind).
-	"engine": 8, "testparams": 8,
+	// 8: the engine; test parameters (blank circuits of every kind); the synthesis benchmark.
+	"engine": 8, "testparams": 8, "porep/circuit/synthbench": 8,
 	// 9: the proof kinds the engine serves and the gRPC server.
 	"engine/porepkind": 9, "engine/postkind": 9, "engine/snapkind": 9, "engine/testkind": 9, "server": 9,
 	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
