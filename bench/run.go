@@ -100,6 +100,13 @@ func Prove(ctx context.Context, c *client.Client, spec *Spec, index int, request
 	place(c, &r, requestID)
 	if err != nil {
 		r.Status, r.Error = StatusError, err.Error()
+		if ctx.Err() != nil {
+			// The run was stopped: nobody comes back for the job, so cancel
+			// it instead of leaving it to the daemon's orphan grace.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, _ = c.Cancel(cctx, requestID)
+			cancel()
+		}
 		return r
 	}
 	r.fill(resp.GetResult())

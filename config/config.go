@@ -212,6 +212,16 @@ type Engine struct {
 	// CompletedJobMax caps how many finished results are kept; the oldest
 	// go first (0: the engine's default).
 	CompletedJobMax uint32 `toml:"completed_job_max"`
+	// CompletedJobMaxBytes caps the memory the kept results hold (ids,
+	// proofs, error messages); the oldest go first (0: the engine's
+	// default, engine.DefaultCompletedMaxBytes).
+	CompletedJobMaxBytes ByteSize `toml:"completed_job_max_bytes"`
+	// OrphanGrace is how long a job whose callers all left (Curio's client
+	// gives up on a Prove after its ProveTimeout and retries the task with
+	// the same request id) keeps running, and how long its result is kept
+	// once it ends, so that the retry attaches to it. 0 cancels such a job
+	// at once. Default 1h.
+	OrphanGrace Duration `toml:"orphan_grace"`
 	// MaxPending caps the jobs planning, queued or running at once; more
 	// submissions are refused (RESOURCE_EXHAUSTED) instead of piling up
 	// parsed C1s outside the memory budget (0: the engine's default,
@@ -275,8 +285,9 @@ func Default() Config {
 			ReservedLane:         true,
 		},
 		// The other [engine] keys stay zero: zero means the engine's own
-		// default, stated once in engine.Config.
-		Engine:  Engine{SelfCheck: true},
+		// default, stated once in engine.Config. orphan_grace = 0 means
+		// no grace, so its default is written out.
+		Engine:  Engine{SelfCheck: true, OrphanGrace: Duration{time.Hour}},
 		Logging: Logging{Level: "info", Format: "text"},
 	}
 }
@@ -430,6 +441,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Engine.CompletedJobTTL.Duration < 0 {
 		add(invalid("engine.completed_job_ttl", c.Engine.CompletedJobTTL, "must not be negative (0: the engine's default)"))
+	}
+	if c.Engine.OrphanGrace.Duration < 0 {
+		add(invalid("engine.orphan_grace", c.Engine.OrphanGrace, "must not be negative (0: cancel a job at once when its callers leave)"))
 	}
 	if _, err := c.Logging.SlogLevel(); err != nil {
 		add(err)

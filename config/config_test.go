@@ -70,9 +70,12 @@ func TestDefaults(t *testing.T) {
 		{"pipeline.max_gpu_queue_depth", d.Pipeline.MaxGPUQueueDepth, uint32(0)},
 		{"prover.threads", d.Prover.Threads, uint32(0)},
 		{"engine.self_check", d.Engine.SelfCheck, true},
+		// Written out: 0 means no grace, not the default.
+		{"engine.orphan_grace", d.Engine.OrphanGrace.Duration, time.Hour},
 		// Zero: the engine's default (stated once, in engine.Config).
 		{"engine.completed_job_ttl", d.Engine.CompletedJobTTL.Duration, time.Duration(0)},
 		{"engine.completed_job_max", d.Engine.CompletedJobMax, uint32(0)},
+		{"engine.completed_job_max_bytes", d.Engine.CompletedJobMaxBytes, ByteSize(0)},
 		{"engine.max_pending", d.Engine.MaxPending, uint32(0)},
 		{"engine.max_concurrent_plans", d.Engine.MaxConcurrentPlans, uint32(0)},
 		{"engine.max_intake_bytes", d.Engine.MaxIntakeBytes, ByteSize(0)},
@@ -145,6 +148,8 @@ threads = 32
 self_check = false
 completed_job_ttl = "30m"
 completed_job_max = 10
+completed_job_max_bytes = "1MiB"
+orphan_grace = "0"
 
 [logging]
 level = "debug"
@@ -158,7 +163,7 @@ format = "json"
 	want.Synthesis.Threads = 48
 	want.Pipeline = Pipeline{SynthesisLookahead: 2, SynthesisConcurrency: 2, MaxParallelSynthesis: 0, ReservedLane: true}
 	want.Prover.Threads = 32
-	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10}
+	want.Engine = Engine{SelfCheck: false, CompletedJobTTL: Duration{30 * time.Minute}, CompletedJobMax: 10, CompletedJobMaxBytes: MiB}
 	want.Logging = Logging{Level: "debug", Format: "json"}
 	if got := values(*cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("parsed\n%+v\nwant\n%+v", got, want)

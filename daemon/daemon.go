@@ -115,14 +115,18 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 		opt.Started(lis.Addr(), haddr)
 	}
 	var failed error
+	why := "a listener failed"
 	select {
 	case <-ctx.Done():
-		log.Info("signal received; shutting down", "timeout", opt.ShutdownTimeout)
+		why = context.Cause(ctx).Error()
+		log.Info("signal received; shutting down", "signal", why, "timeout", opt.ShutdownTimeout)
 	case err := <-errc:
 		log.Error("listener failed; shutting down", "err", err)
 		failed = fmt.Errorf("%w: listener: %w", ErrServe, err)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), opt.ShutdownTimeout)
+	// The reason calls and jobs still open at the deadline are given.
+	sctx, cancel := context.WithTimeoutCause(context.Background(), opt.ShutdownTimeout,
+		fmt.Errorf("%s; --shutdown-timeout %v passed", why, opt.ShutdownTimeout))
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		log.Error("shutdown", "err", err)

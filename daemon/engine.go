@@ -221,6 +221,8 @@ func engineConfig(c *config.Config) engine.Config {
 		SkipSelfCheck:        !c.Engine.SelfCheck,
 		CompletedTTL:         c.Engine.CompletedJobTTL.Duration,
 		CompletedMax:         int(c.Engine.CompletedJobMax),
+		CompletedMaxBytes:    int64(min(c.Engine.CompletedJobMaxBytes, 1<<62)),
+		OrphanGrace:          orphanGrace(c.Engine.OrphanGrace.Duration),
 		MaxPending:           int(c.Engine.MaxPending),
 		PlanConcurrency:      int(c.Engine.MaxConcurrentPlans),
 		MaxIntakeBytes:       int64(min(c.Engine.MaxIntakeBytes, 1<<62)),
@@ -230,6 +232,15 @@ func engineConfig(c *config.Config) engine.Config {
 		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxDomain),
 		UrgentReserve:        urgentReserve(c.Memory.ReservedLaneBudget),
 	}
+}
+
+// orphanGrace maps engine.orphan_grace onto engine.Config.OrphanGrace,
+// where 0 is the default: 0 (no grace) is negative there.
+func orphanGrace(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // urgentReserve maps memory.reserved_lane_budget onto
@@ -250,7 +261,11 @@ func urgentReserve(b config.Budget) int64 {
 // invalid, its proof did not verify) is a Result with StateFailed, not an
 // error.
 func Prove(ctx context.Context, cfg *config.Config, opt Options, req *engine.Request) (engine.Result, error) {
-	eng, _, release, err := NewEngine(cfg, opt)
+	// Nobody can come back for a job of this process once its caller
+	// (the command) gave up: no orphan grace.
+	one := *cfg
+	one.Engine.OrphanGrace = config.Duration{}
+	eng, _, release, err := NewEngine(&one, opt)
 	if err != nil {
 		return engine.Result{}, err
 	}

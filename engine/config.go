@@ -48,6 +48,20 @@ type Config struct {
 	// completed_job_ttl, completed_job_max). 0: 1h and 4096.
 	CompletedTTL time.Duration
 	CompletedMax int
+	// CompletedMaxBytes bounds the memory the retained results hold (job
+	// id, proof bytes, error text and bookkeeping: RetainedBytes); beyond
+	// it the oldest go first, as beyond CompletedMax ([engine]
+	// completed_job_max_bytes). 0: DefaultCompletedMaxBytes.
+	CompletedMaxBytes int64
+	// OrphanGrace is how long a job whose callers all left keeps running
+	// and, once it ends, keeps its result, so that a retry with the same
+	// request id attaches to it ([engine] orphan_grace). Curio's client
+	// gives up on a Prove after its ProveTimeout (30 min) and retries the
+	// task with the same request id: without the grace a proof longer
+	// than that would be cancelled at every attempt. Jobs without a
+	// request id cannot be attached to and are cancelled at once. 0:
+	// DefaultOrphanGrace; negative: no grace (cancel at once).
+	OrphanGrace time.Duration
 	// PlanConcurrency bounds how many requests are planned (decoded and
 	// checked) at once; a plan's memory (a 32 GiB PoRep C1 decodes to
 	// tens of MB) is outside the budget ([engine] max_concurrent_plans).
@@ -95,6 +109,16 @@ type Config struct {
 	NoPreempt bool
 }
 
+// DefaultOrphanGrace is Config.OrphanGrace's default: twice Curio's
+// default ProveTimeout (30 min), so a retry that comes after a full
+// timeout still finds the job.
+const DefaultOrphanGrace = time.Hour
+
+// DefaultCompletedMaxBytes is Config.CompletedMaxBytes's default: 4096
+// results of a 10-partition PoRep (1,920 proof bytes, a 256-byte id and
+// about 1 KiB of bookkeeping each) take 13 MiB.
+const DefaultCompletedMaxBytes = 64 << 20
+
 // DefaultUrgentMaxDomain covers WinningPoSt at every sector size (2^19
 // rows at 32 and 64 GiB) and the small test sizes of WindowPoSt, and
 // leaves out every PoRep, SnapDeals and production WindowPoSt partition.
@@ -123,6 +147,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompletedMax <= 0 {
 		c.CompletedMax = 4096
+	}
+	if c.CompletedMaxBytes <= 0 {
+		c.CompletedMaxBytes = DefaultCompletedMaxBytes
+	}
+	switch {
+	case c.OrphanGrace == 0:
+		c.OrphanGrace = DefaultOrphanGrace
+	case c.OrphanGrace < 0:
+		c.OrphanGrace = 0
 	}
 	if c.PlanConcurrency <= 0 {
 		c.PlanConcurrency = runtime.GOMAXPROCS(0)

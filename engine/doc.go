@@ -31,8 +31,9 @@
 // a retry with the same request id attaches to it, Await waits for it and
 // Cancel marks it (it ends CANCELLED when planning returns, without
 // running). Plan's context is not the submitter's: it ends only when
-// nobody wants the job any more (no Prove or Await caller waits and no
-// SubmitProof caller owns it), on Cancel and on shutdown. A caller that
+// nobody wants the job any more (no Prove or Await caller waits, no
+// SubmitProof caller owns it and its orphan grace, below, is over), on
+// Cancel and on shutdown. A caller that
 // attached to a plan stopped that way submits afresh. A SubmitProof
 // without a request id whose caller leaves during planning is dropped,
 // since nobody could ever learn its id.
@@ -69,9 +70,10 @@
 //	               COMPLETED
 //
 // COMPLETED, FAILED and CANCELLED are final: the result is retained for
-// Await and for retries with the same request id (Config.CompletedTTL,
-// Config.CompletedMax); a retry of a FAILED or CANCELLED request runs
-// again. TIMEOUT is never a job's state, only what Await reports when its
+// Await and for retries with the same request id (Config.CompletedTTL;
+// at most Config.CompletedMax results and Config.CompletedMaxBytes of
+// them, oldest dropped first, those of orphaned jobs last); a retry of a
+// FAILED or CANCELLED request runs again. TIMEOUT is never a job's state, only what Await reports when its
 // timeout passes first. Each partition of a job moves through the
 // pipeline as part of an item (see Scheduling):
 //
@@ -183,12 +185,38 @@
 // Cancel removes a queued job at once. A running job is final at once too
 // (waiters see CANCELLED); its partitions are dropped from the queues,
 // queued memory is returned, and a partition inside a stage stops at the
-// next check (Start and Finish check between MSMs; synthesis of one
-// partition runs to its end). A Prove caller whose context ends cancels
-// its job unless another caller waits on it or it was submitted with
-// Submit. Shutdown stops accepting, stops plans in progress, flushes
-// batches, lets accepted jobs finish until its context ends, then fails the
-// rest with ErrShuttingDown.
+// stage's next yield point, which is also a cancellation point: synthesis
+// every r1cs.YieldRows rows (r1cs.SynthesizeYielding unwinds the circuit),
+// the CPU prover's Start and Finish inside and between the transforms,
+// every few thousand scalars of the MSM scans and between MSM pieces of
+// groth16.YieldPoints points (each step a fraction of a second on two
+// cores, also at 2^27), so the lane is free and the memory back in the
+// budget well within a second (TestCancelStopsRunningWork,
+// TestCancelStopsRealKinds). A part of a batch item stops alone; the
+// item's other jobs go on. A device call cannot be interrupted: it is
+// abandoned (LaneStatus.Abandoned) and runs to its end, keeping the memory
+// the device reads; its result is then dropped without Finish or
+// self-check, and the lane and the memory are free at once. Shutdown stops
+// accepting, stops plans in progress, flushes batches, lets accepted jobs
+// finish until its context ends, then fails the rest with ErrShuttingDown.
+//
+// # Orphaned jobs
+//
+// A Prove caller whose context ends leaves its job; when no other caller
+// waits on it and no Submit caller owns it, the job is orphaned. Curio's
+// client gives up on a Prove after its ProveTimeout (30 min by default)
+// and retries the task with the same request id, and a 32 GiB proof can
+// take longer than that on a small host, so an orphaned job with a
+// request id keeps running (or planning) for Config.OrphanGrace: a Prove
+// or Await with its request id attaches to it, ends the grace and gets
+// the proof; a job that ends while orphaned keeps its result for at least
+// the grace. When the grace passes with nobody back, the job is cancelled
+// (its result says why) and its memory returns to the budget. A job
+// without a request id (nobody could attach to it) and every job when
+// the grace is off are cancelled at once, and Cancel always cancels at
+// once. An orphaned job holds its memory and counts against
+// Config.MaxPending like any other; Status shows it (JobStatus.OrphanedFor,
+// CounterStatus.Orphaned and Reclaimed).
 //
 // # Panics
 //

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -47,8 +48,22 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 	}
 	j.plan = nil
 	j.items = nil
+	if j.orphanTimer != nil {
+		// Nobody waits: the result is kept for the grace, for the caller
+		// that is expected back.
+		j.orphanTimer.Stop()
+		j.orphanTimer = nil
+		j.wasOrphaned = true
+	}
 	close(j.done)
+	ttl := e.cfg.CompletedTTL
+	if j.wasOrphaned {
+		ttl = max(ttl, e.cfg.OrphanGrace)
+	}
+	j.keepUntil = j.finished.Add(ttl)
+	j.held = retainedSize(j)
 	e.retained = append(e.retained, j)
+	e.retainedBytes += j.held
 
 	kc := e.counts.byKind[j.kind.Name]
 	if kc == nil {
@@ -77,8 +92,25 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 	if e.obs != nil {
 		e.obs.JobFinished(JobReport{ID: j.id, Kind: j.kind, CircuitID: j.circuit, State: st, Partitions: len(j.parts), Timings: j.timings})
 	}
+	// The partition proofs are in the result's bytes now; the decoded
+	// points (384 bytes each) need not be retained with it.
+	j.parts = nil
 	e.pruneLocked(time.Now())
 	e.signalIdleLocked()
+}
+
+// retainedJobOverhead is what a retained job holds besides its id, proof
+// and error text: the job struct, its channels, its map entry and slice
+// slot (about 780 bytes on 64-bit; TestRetainedSizeCoversTheJob).
+const retainedJobOverhead = 1 << 10
+
+// retainedSize is the memory a final job's retained result holds.
+func retainedSize(j *job) int64 {
+	n := retainedJobOverhead + len(j.id) + len(j.circuit) + len(j.result.Proof)
+	if j.result.Err != nil {
+		n += len(j.result.Err.Error())
+	}
+	return int64(n)
 }
 
 // signalIdleLocked wakes Shutdown when no job is planning, queued or
@@ -98,6 +130,7 @@ func (e *Engine) signalIdleLocked() {
 // dropPartLocked removes one job's part from an item wherever the item is.
 func (e *Engine) dropPartLocked(it *item, p *itemPart) {
 	p.dropped = true
+	p.stop.Store(true)
 	p.circuit = nil
 	it.live--
 	switch it.where {
@@ -168,33 +201,58 @@ func (e *Engine) forgetLocked(j *job) {
 	if e.jobs[j.id] == j {
 		delete(e.jobs, j.id)
 	}
+	n := len(e.retained)
 	e.retained = slices.DeleteFunc(e.retained, func(x *job) bool { return x == j })
+	if len(e.retained) < n {
+		e.retainedBytes -= j.held
+	}
 }
 
-// pruneLocked drops retained results past their TTL or beyond the count.
+// pruneLocked drops retained results that expired (keepUntil: the
+// CompletedTTL, or the OrphanGrace for a result no caller has collected
+// yet), then, while more than CompletedMax results or CompletedMaxBytes of
+// them are kept, the oldest, those of orphaned jobs last: a caller is
+// expected back for them, and redoing one costs a whole proof.
 func (e *Engine) pruneLocked(now time.Time) {
-	drop := 0
-	for drop < len(e.retained) {
-		j := e.retained[drop]
-		if len(e.retained)-drop <= e.cfg.CompletedMax && now.Sub(j.finished) < e.cfg.CompletedTTL {
-			break
+	e.filterRetainedLocked(func(j *job) bool { return now.Before(j.keepUntil) })
+	for _, orphans := range []bool{false, true} {
+		excess := len(e.retained) - e.cfg.CompletedMax
+		e.filterRetainedLocked(func(j *job) bool {
+			if j.wasOrphaned != orphans || (excess <= 0 && e.retainedBytes <= e.cfg.CompletedMaxBytes) {
+				return true
+			}
+			excess--
+			return false
+		})
+	}
+}
+
+// filterRetainedLocked keeps the retained results keep accepts, in order,
+// and forgets the others. keep may read e.retainedBytes, which falls as
+// results are dropped.
+func (e *Engine) filterRetainedLocked(keep func(*job) bool) {
+	kept := e.retained[:0]
+	for _, j := range e.retained {
+		if keep(j) {
+			kept = append(kept, j)
+			continue
 		}
 		if e.jobs[j.id] == j {
 			delete(e.jobs, j.id)
 		}
-		drop++
+		e.retainedBytes -= j.held
 	}
-	if drop > 0 {
-		e.retained = slices.Delete(e.retained, 0, drop)
-	}
+	clear(e.retained[len(kept):])
+	e.retained = kept
 }
 
 // Shutdown stops accepting jobs, stops the plans in progress (their
 // submissions fail with ErrShuttingDown), flushes partial batches and lets
 // the jobs already queued finish until ctx ends; jobs still unfinished then
-// fail with ErrShuttingDown. It returns when the workers have stopped, or
+// fail with ErrShuttingDown and, when ctx carries one (WithTimeoutCause),
+// its cause, so that their callers learn why. It returns when the workers have stopped, or
 // with ctx's error if a worker is still inside a stage that cannot be
-// interrupted (synthesis of one partition).
+// interrupted (a device call, or a Plan that ignores its context).
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	if !e.closing {
@@ -222,9 +280,15 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		break
 	}
 	aborted := 0
+	why := fmt.Errorf("%w: job aborted at the shutdown deadline", ErrShuttingDown)
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) && !errors.Is(c, context.Canceled) {
+		// The caller said why it stops (the daemon: the signal and its
+		// --shutdown-timeout); the client sees it in the answer.
+		why = fmt.Errorf("%w: job aborted at the shutdown deadline (%v)", ErrShuttingDown, c)
+	}
 	for _, j := range e.jobs {
 		if !j.state.Final() && j.state != StatePlanning {
-			e.endLocked(j, StateFailed, fmt.Errorf("%w: job aborted before it finished", ErrShuttingDown), nil)
+			e.endLocked(j, StateFailed, why, nil)
 			aborted++
 		}
 	}

@@ -102,11 +102,13 @@ type Engine struct {
 	planSem  chan struct{} // one token per plan in progress
 	workers  sync.WaitGroup
 
-	mu         sync.Mutex
-	jobs       map[string]*job
-	retained   []*job // final jobs in the order they finished
-	seq        uint64 // numbers batches
-	collectors map[collectorKey]*collector
+	mu       sync.Mutex
+	jobs     map[string]*job
+	retained []*job // final jobs in the order they finished
+	// retainedBytes is the memory the retained results hold (job.held).
+	retainedBytes int64
+	seq           uint64 // numbers batches
+	collectors    map[collectorKey]*collector
 	// densities holds each circuit's density bitmaps from its first exact
 	// synthesis (structure only; shared read-only by later syntheses).
 	densities map[string]*r1cs.Densities
@@ -128,10 +130,15 @@ type Engine struct {
 }
 
 type counters struct {
-	Completed uint64                 `json:"completed"`
-	Failed    uint64                 `json:"failed"`
-	Cancelled uint64                 `json:"cancelled"`
-	Attached  uint64                 `json:"attached"`
+	Completed uint64 `json:"completed"`
+	Failed    uint64 `json:"failed"`
+	Cancelled uint64 `json:"cancelled"`
+	Attached  uint64 `json:"attached"`
+	// Orphaned counts jobs whose callers all left while they were kept
+	// for the orphan grace; Reclaimed, the times a caller came back for
+	// one.
+	Orphaned  uint64                 `json:"orphaned"`
+	Reclaimed uint64                 `json:"reclaimed"`
 	byKind    map[string]*kindCounts // by kind name
 }
 

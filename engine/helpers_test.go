@@ -53,6 +53,8 @@ type rigOptions struct {
 	kinds  map[proofkind.Kind]engine.Planner
 	lanes  []engine.Lane
 	urgent prover.Backend
+	// locator finds the parameters; nil: the test kind's in paramDir.
+	locator srs.Locator
 }
 
 // newRig starts an engine with the test kind over paramDir. total 0 means a
@@ -68,6 +70,9 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 		o.kind = testkind.New()
 	}
 	logs := &testkit.SyncBuffer{}
+	if o.locator == nil {
+		o.locator = testkind.Locator(paramDir)
+	}
 	kinds := map[proofkind.Kind]engine.Planner{proofkind.Test: o.kind}
 	for k, v := range o.kinds {
 		kinds[k] = v

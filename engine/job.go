@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -141,18 +142,31 @@ type job struct {
 
 	// holders counts Prove and Await calls waiting on the job; keep says a
 	// SubmitProof caller owns it. A Prove call that gives up cancels the
-	// job only when neither remains.
+	// job only when neither remains, and then only after the orphan
+	// grace (Config.OrphanGrace) if the job has a request id.
 	holders   int
 	keep      bool
 	abandoned bool // a Prove caller gave up on it
 	// anonymous: submitted without a request id, so only the submitter
-	// knows the job id; orphaned: such a SubmitProof caller left during
+	// knows the job id; lost: such a SubmitProof caller left during
 	// planning, so nobody could ever await or cancel the job.
 	anonymous bool
-	orphaned  bool
+	lost      bool
 	// submitterLeft: the caller that created the job has given up (its
 	// context ended) and its hold is released.
 	submitterLeft bool
+	// orphanedAt is when the job's last caller left, while it waits out
+	// the orphan grace (zero otherwise); orphanTimer ends the grace. A
+	// caller that attaches meanwhile stops the timer and clears both.
+	// wasOrphaned: the job was orphaned when it ended, so its result is
+	// kept for at least the grace.
+	orphanedAt  time.Time
+	orphanTimer *time.Timer
+	wasOrphaned bool
+	// keepUntil is when a final job's retained result expires; held is
+	// the memory it holds meanwhile (retainedSize).
+	keepUntil time.Time
+	held      int64
 
 	submitted, started, finished time.Time
 	batch                        *batch
@@ -210,7 +224,10 @@ type itemPart struct {
 	circuit r1cs.Circuit
 	pa      *r1cs.ProvingAssignment
 	dropped bool
-	held    int64 // bytes of the item's reservation that belong to this part
+	// stop is dropped for the synthesising goroutine, which reads it
+	// without the engine's lock at its yield points.
+	stop atomic.Bool
+	held int64 // bytes of the item's reservation that belong to this part
 }
 
 // less orders items for synthesis and proving: priority, then batch

@@ -5,6 +5,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -139,14 +140,30 @@ func (b *batch) budgetPrio() int {
 	return int(b.prio)
 }
 
-// synthYield is what a synthesis of it calls every r1cs.YieldRows rows:
-// ordinary work waits while urgent work runs; urgent work never does.
-func (e *Engine) synthYield(it *item) func() {
-	if !e.preempts() || it.batch.urgent {
+// synthYield is what the synthesis of p, a part of it, calls every
+// r1cs.YieldRows rows: it stops the synthesis (errPartDropped, or the
+// item's context error) once the part is dropped or the item cancelled,
+// and pauses ordinary work while urgent work runs (urgent work never
+// waits).
+func (e *Engine) synthYield(it *item, p *itemPart) func() error {
+	wait := e.preempts() && !it.batch.urgent
+	return func() error {
+		if p.stop.Load() {
+			return errPartDropped
+		}
+		if err := it.ctx.Err(); err != nil {
+			return err
+		}
+		if wait {
+			return e.gate.wait(it.ctx)
+		}
 		return nil
 	}
-	return func() { _ = e.gate.wait(it.ctx) }
 }
+
+// errPartDropped stops the synthesis of a part whose job ended while
+// other jobs of its batch still need the item.
+var errPartDropped = errors.New("engine: partition dropped: its job ended")
 
 // pickReadyLocked removes the best synthesised item l may prove: the
 // reserved lane takes only urgent items; a general lane takes every other

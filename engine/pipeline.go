@@ -245,14 +245,15 @@ func (e *Engine) synthesize(it *item, worker string) {
 		e.mu.Unlock()
 		e.step(p.job.id, p.index, "synthesis")
 		t := time.Now()
-		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p, e.synthYield(it))
+		pa, serr := e.synthesizePart(c, it.sizes, tmpl, p, e.synthYield(it, p))
 		d := time.Since(t)
 		e.mu.Lock()
 		switch {
 		case serr == nil && tmpl == nil && e.densities[b.circuit] == nil:
 			e.densities[b.circuit] = pa.Density
-		case serr != nil && tmpl != nil:
-			delete(e.densities, b.circuit) // the next job starts exact again
+		case serr != nil && tmpl != nil && !p.stop.Load() && it.ctx.Err() == nil:
+			// A failure, not a stop: the next job starts exact again.
+			delete(e.densities, b.circuit)
 		}
 		e.mu.Unlock()
 		e.timing(p.job.id, p.index, "synthesis", t, d, b, worker)
@@ -293,7 +294,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 // synthesizePart synthesises one partition circuit into a fresh assignment
 // (templated when tmpl is known) and checks it against the parameters'
 // sizes. A panic in the circuit fails the partition, not the daemon.
-func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Densities, p *itemPart, yield func()) (pa *r1cs.ProvingAssignment, err error) {
+func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Densities, p *itemPart, yield func() error) (pa *r1cs.ProvingAssignment, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.logPanic("synthesis", r, "job", p.job.id, "partition", p.index)
@@ -340,6 +341,14 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	l.starting = nil
+	if err == nil && it.live == 0 && len(parts) > 0 {
+		// Every job of the item ended while the backend ran: a device
+		// call cannot be interrupted, so it ran to its end, and its result
+		// is dropped now; the memory it read goes back with the item.
+		e.log.Debug("dropped the result of a Start whose jobs ended meanwhile", "batch", it.batch.seq, "partition", it.index,
+			"lane", l.worker("prover"), "took", d.Round(time.Millisecond))
+		parts = nil
+	}
 	if err != nil || len(parts) == 0 {
 		e.stage.endStart(false)
 		if err != nil && it.ctx.Err() == nil {

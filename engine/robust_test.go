@@ -291,7 +291,8 @@ func TestRetryAttachedDuringPlanningSurvivesFirstCaller(t *testing.T) {
 	})
 	t.Run("attached after the plan was abandoned", func(t *testing.T) {
 		gk := newGateKind(checkCtxAfter)
-		r := newRigWith(t, engine.Config{}, rigOptions{kind: gk})
+		// Without an orphan grace (with one, the plan goes on: TestOrphanGrace).
+		r := newRigWith(t, engine.Config{OrphanGrace: -1}, rigOptions{kind: gk})
 		q := testReq("r", 10, testkind.Options{})
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		first := make(chan error, 1)

@@ -280,8 +280,10 @@ func TestFailedJobRunsAgainOnRetry(t *testing.T) {
 	r.waitIdleBudget(t)
 }
 
+// TestAbandonedProveCancels: without an orphan grace a job is cancelled as
+// soon as its last caller leaves (with one: TestOrphanGrace).
 func TestAbandonedProveCancels(t *testing.T) {
-	r := newRig(t, engine.Config{SynthesisWorkers: 1}, 0, 0)
+	r := newRig(t, engine.Config{SynthesisWorkers: 1, OrphanGrace: -1}, 0, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		time.Sleep(100 * time.Millisecond)

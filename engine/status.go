@@ -51,6 +51,10 @@ type LaneStatus struct {
 	Kind      string
 	Finishing int    // items with the lane's finisher
 	Proved    uint64 // items proved since start
+	// Abandoned: the lane's Start is still running for an item whose jobs
+	// all ended (cancelled); a device call cannot be interrupted, so the
+	// lane is busy until it returns, and its result is dropped then.
+	Abandoned bool
 	// DeviceMemory is the lane's device memory (0: a CPU lane).
 	DeviceMemory int64
 }
@@ -138,15 +142,18 @@ type QueueStatus struct {
 
 // JobStatus is one job that is not final.
 type JobStatus struct {
-	ID         string
-	Kind       string
-	Circuit    string
-	Priority   string
-	State      State
-	Batch      uint64
-	Age        time.Duration
-	Waiters    int
-	Partitions []PartitionStatus
+	ID       string
+	Kind     string
+	Circuit  string
+	Priority string
+	State    State
+	Batch    uint64
+	Age      time.Duration
+	Waiters  int
+	// OrphanedFor is how long ago the job's last caller left, while it
+	// waits out its orphan grace for one to come back (0: not orphaned).
+	OrphanedFor time.Duration
+	Partitions  []PartitionStatus
 	// Stages are the stages the job's partitions have been through so
 	// far, by start time.
 	Stages []StageRecord
@@ -167,6 +174,14 @@ type CounterStatus struct {
 	Cancelled uint64
 	Attached  uint64
 	Retained  int
+	// RetainedBytes is the memory the retained results hold, at most
+	// Config.CompletedMaxBytes.
+	RetainedBytes int64
+	// Orphaned counts jobs whose callers all left and that were kept for
+	// a caller to come back (Config.OrphanGrace); Reclaimed, the times
+	// one came back while the job was orphaned.
+	Orphaned  uint64
+	Reclaimed uint64
 }
 
 // KindDone counts one kind's final jobs.
@@ -211,7 +226,8 @@ func (e *Engine) Status() Status {
 		Params: params,
 		Counters: CounterStatus{
 			Completed: e.counts.Completed, Failed: e.counts.Failed, Cancelled: e.counts.Cancelled,
-			Attached: e.counts.Attached, Retained: len(e.retained),
+			Attached: e.counts.Attached, Retained: len(e.retained), RetainedBytes: e.retainedBytes,
+			Orphaned: e.counts.Orphaned, Reclaimed: e.counts.Reclaimed,
 		},
 		Batching: BatchingStatus{MaxBatchSize: e.cfg.MaxBatchSize, MaxBatchWait: e.cfg.MaxBatchWait},
 		Limits:   LimitsStatus{MaxPending: e.cfg.MaxPending, PlanConcurrency: e.cfg.PlanConcurrency},
@@ -225,6 +241,7 @@ func (e *Engine) Status() Status {
 		ls := LaneStatus{Name: l.name, Backend: l.backend.Name(), Reserved: l.reserved, Finishing: l.finishing, Proved: l.proved,
 			DeviceMemory: l.deviceMem}
 		if it := l.starting; it != nil {
+			ls.Abandoned = it.live == 0
 			for _, p := range it.parts {
 				if !p.dropped {
 					ls.Job, ls.Kind = p.job.id, p.job.kind.Name
@@ -293,6 +310,9 @@ func (e *Engine) Status() Status {
 		}
 		js := JobStatus{ID: j.id, Kind: j.kind.Name, Circuit: j.circuit, Priority: j.prio.String(),
 			State: j.state, Age: now.Sub(j.submitted), Waiters: j.holders, Stages: live[j.id]}
+		if j.orphanTimer != nil {
+			js.OrphanedFor = now.Sub(j.orphanedAt)
+		}
 		if j.batch != nil {
 			js.Batch = j.batch.seq
 		}

@@ -32,9 +32,12 @@ func (e *Engine) Submit(ctx context.Context, req *Request) (SubmitResult, error)
 	return res, nil
 }
 
-// Prove submits a request and waits for its result. If ctx ends first,
-// the job is cancelled as soon as no other Prove or Await caller waits on
-// it, unless a Submit caller owns it.
+// Prove submits a request and waits for its result. If ctx ends first
+// and no other Prove or Await caller waits on the job and no Submit caller
+// owns it, the job is orphaned: with a request id it keeps running for
+// Config.OrphanGrace, and a retry with the same request id attaches to it
+// (or, once it ended, gets its retained result); without one, or with no
+// grace, it is cancelled at once.
 func (e *Engine) Prove(ctx context.Context, req *Request) (Result, error) {
 	j, _, err := e.submit(ctx, req, false)
 	if err != nil {
@@ -56,19 +59,24 @@ func (e *Engine) Prove(ctx context.Context, req *Request) (Result, error) {
 	}
 }
 
-// wantedLocked says whether anyone still wants j: a caller waits on it, or
-// a SubmitProof caller owns it and could still learn its id.
+// wantedLocked says whether anyone still wants j: a caller waits on it, a
+// SubmitProof caller owns it and could still learn its id, or it waits out
+// its orphan grace for a caller to come back.
 func (e *Engine) wantedLocked(j *job) bool {
-	return j.holders > 0 || (j.keep && !j.orphaned)
+	return j.holders > 0 || (j.keep && !j.lost) || j.orphanTimer != nil
 }
 
 // releaseHolderLocked drops one holder. A job nobody wants any more is
+// orphaned when a caller could come back for it (orphanLocked), else
 // cancelled: a queued or running one at once (when a Prove caller gave up
 // on it), a planning one by ending its plan's context (its submitter then
 // decides).
 func (e *Engine) releaseHolderLocked(j *job) {
 	j.holders--
 	if j.state.Final() || e.wantedLocked(j) {
+		return
+	}
+	if (j.state == StatePlanning || j.abandoned) && e.orphanLocked(j) {
 		return
 	}
 	switch {
@@ -78,6 +86,66 @@ func (e *Engine) releaseHolderLocked(j *job) {
 		e.log.Info("caller went away; cancelling its job", "job", j.id)
 		e.endLocked(j, StateCancelled, nil, nil)
 	}
+}
+
+// errOrphanExpired is the cause recorded for a job cancelled because no
+// caller came back within its orphan grace.
+var errOrphanExpired = errors.New("every caller left and none came back within orphan_grace")
+
+// orphanLocked starts the orphan grace of j, whose callers have all left,
+// and says whether it did: only a job with a request id can be attached to
+// again, and only when Config.OrphanGrace is set.
+func (e *Engine) orphanLocked(j *job) bool {
+	grace := e.cfg.OrphanGrace
+	if grace <= 0 || j.anonymous || e.closing {
+		return false
+	}
+	j.orphanedAt = time.Now()
+	var t *time.Timer
+	t = time.AfterFunc(grace, func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.orphanExpiredLocked(j, t)
+	})
+	j.orphanTimer = t
+	e.counts.Orphaned++
+	e.log.Info("job orphaned: every caller left; it keeps running until one comes back with its request id",
+		"job", j.id, "state", j.state.String(), "orphan_grace", grace)
+	return true
+}
+
+// orphanExpiredLocked ends the grace of j that timer t measured: unless a
+// caller came back (or it ended) meanwhile, it is cancelled, or its plan
+// stopped. A timer that fired while a caller came back (its Stop too late)
+// is no longer j's and does nothing, even if j was orphaned again since.
+func (e *Engine) orphanExpiredLocked(j *job, t *time.Timer) {
+	if j.orphanTimer != t || j.state.Final() {
+		return
+	}
+	j.orphanTimer = nil
+	if e.wantedLocked(j) {
+		return
+	}
+	e.log.Info("orphan grace over; cancelling the job", "job", j.id, "state", j.state.String(),
+		"orphaned_for", time.Since(j.orphanedAt).Round(time.Millisecond))
+	if j.state == StatePlanning {
+		j.planCancel()
+		return
+	}
+	e.endLocked(j, StateCancelled, errOrphanExpired, nil)
+}
+
+// claimLocked ends j's orphan grace because a caller came back for it.
+func (e *Engine) claimLocked(j *job) {
+	if j.orphanTimer == nil {
+		return
+	}
+	j.orphanTimer.Stop()
+	j.orphanTimer = nil
+	e.counts.Reclaimed++
+	e.log.Info("caller came back for an orphaned job", "job", j.id, "state", j.state.String(),
+		"orphaned_for", time.Since(j.orphanedAt).Round(time.Millisecond))
+	j.orphanedAt = time.Time{}
 }
 
 // submit queues req or attaches to the job with its request id. detached
@@ -179,7 +247,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 	}
 	// What the submitter hears when it has left: its own context's error.
 	left := func(err error) (*job, SubmitResult, error) {
-		if j.submitterLeft && (!detached || j.orphaned) {
+		if j.submitterLeft && (!detached || j.lost) {
 			return nil, SubmitResult{}, ctx.Err()
 		}
 		return nil, SubmitResult{}, err
@@ -266,7 +334,7 @@ func (e *Engine) submitterLeftLocked(j *job, detached bool) {
 	}
 	j.submitterLeft = true
 	if detached {
-		j.orphaned = j.anonymous
+		j.lost = j.anonymous
 		if j.state == StatePlanning && !e.wantedLocked(j) {
 			j.planCancel()
 		}
@@ -279,6 +347,10 @@ func (e *Engine) submitterLeftLocked(j *job, detached bool) {
 // dropPlanningLocked removes a job whose planning ended without queueing
 // it; err is what callers waiting for the plan are told.
 func (e *Engine) dropPlanningLocked(j *job, err error) {
+	if j.orphanTimer != nil {
+		j.orphanTimer.Stop()
+		j.orphanTimer = nil
+	}
 	j.planErr = err
 	close(j.planned)
 	if e.jobs[j.id] == j {
@@ -290,10 +362,11 @@ func (e *Engine) dropPlanningLocked(j *job, err error) {
 func (e *Engine) hold(j *job, detached bool) {
 	if detached {
 		j.keep = true
-		j.orphaned = false
+		j.lost = false
 	} else {
 		j.holders++
 	}
+	e.claimLocked(j)
 }
 
 func (e *Engine) unhold(j *job, detached bool) {
@@ -376,7 +449,7 @@ func (e *Engine) Await(ctx context.Context, id string, timeout time.Duration) (R
 		e.mu.Unlock()
 		return r, nil
 	}
-	j.holders++
+	e.hold(j, false)
 	e.mu.Unlock()
 	defer e.unhold(j, false)
 

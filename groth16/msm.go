@@ -145,7 +145,9 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 			}
 			var s summer[A, B, PA, PB]
 			s.init()
-			scanChunk(&chunks[ci], scalars, sel, points, cPoints, cScalars, &s)
+			if err := scanChunk(&chunks[ci], scalars, sel, points, cPoints, cScalars, &s, y); err != nil {
+				return err
+			}
 			sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 		}
 		return nil
@@ -164,13 +166,25 @@ func msm[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](points
 	return res, nil
 }
 
+// scanYield is how many scalars the scan of one chunk visits between two
+// yields: milliseconds, even where every one is a batched addition.
+const scanYield = 1 << 14
+
 // scanChunk sums the points of chunk c whose scalars are 1 into s and
 // copies those with other non-zero scalars, and their scalars, to
 // cPoints/cScalars from the chunk's offset; zeros are skipped. points[k] is
-// the chunk's k-th point counted from its pointLo.
-func scanChunk[A, B any, PA affine[A], PB batchPtr[B, A]](c *msmChunk, scalars []fr.Element, sel *r1cs.Bitset, points, cPoints []A, cScalars []fr.Element, s *summer[A, B, PA, PB]) {
+// the chunk's k-th point counted from its pointLo. y, when not nil, is
+// called every scanYield scalars; its error stops the scan.
+func scanChunk[A, B any, PA affine[A], PB batchPtr[B, A]](c *msmChunk, scalars []fr.Element, sel *r1cs.Bitset, points, cPoints []A, cScalars []fr.Element, s *summer[A, B, PA, PB], y func() error) error {
 	k, out := c.pointLo, c.offset
 	for i := c.lo; i < c.hi; i++ {
+		// A chunk is an eighth of the scalars on two cores: seconds at
+		// 2^27, so it yields as it goes.
+		if y != nil && (i-c.lo)%scanYield == scanYield-1 {
+			if err := y(); err != nil {
+				return err
+			}
+		}
 		if sel != nil && !sel.Get(i) {
 			continue
 		}
@@ -186,6 +200,7 @@ func scanChunk[A, B any, PA affine[A], PB batchPtr[B, A]](c *msmChunk, scalars [
 		}
 		k++
 	}
+	return nil
 }
 
 // msmPiece is the most points one gnark-crypto MultiExp call gets.

@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"math/bits"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -143,16 +144,22 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 		base := len(cScalars)
 		cPoints, cScalars = cPoints[:base+wGeneral], cScalars[:base+wGeneral]
 		sums := make([]J, len(chunks))
-		par.Chunks(len(chunks), 1, workers, func(a, b int) {
+		err = par.Do(context.Background(), len(chunks), 1, workers, func(a, b int) error {
 			for ci := a; ci < b; ci++ {
 				var s summer[A, B, PA, PB]
 				s.init()
 				c := chunks[ci]
 				c.offset += base
-				scanChunk(&c, scalars, sel, pts, cPoints, cScalars, &s)
+				if err := scanChunk(&c, scalars, sel, pts, cPoints, cScalars, &s, y); err != nil {
+					return err
+				}
 				sumInto[A, J, B, PA, PJ](&s, &sums[ci])
 			}
+			return nil
 		})
+		if err != nil {
+			return res, err
+		}
 		for i := range sums {
 			PJ(&ones).AddAssign(&sums[i])
 		}

@@ -216,3 +216,46 @@ func TestMultiExpPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestMSMScanYields: the scalar scan yields inside its chunks (every
+// scanYield scalars), the result does not depend on it, and the yield's
+// error stops the MSM.
+func TestMSMScanYields(t *testing.T) {
+	n := 4*scanYield + 17
+	scalars, small, _, sel := msmInputs(1024, 0.5, 0.45, 21)
+	// Scalars and points repeat (G2 points for 2^16 would take seconds to
+	// make and are not needed here).
+	p1 := make([]bls.G1Affine, n)
+	sc := make([]fr.Element, n)
+	var big r1cs.Bitset
+	for i := range n {
+		p1[i], sc[i] = small[i%len(small)], scalars[i%len(scalars)]
+		big.Append()
+		if sel.Get(i % len(scalars)) {
+			big.Set(i)
+		}
+	}
+	scalars, sel = sc, &big
+	want, err := msmG1(p1, scalars, sel, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yields := 0
+	got, err := msmG1(p1, scalars, sel, 1, func() error { yields++; return nil })
+	if err != nil || !got.Equal(&want) {
+		t.Fatalf("with yields: differs (%v)", err)
+	}
+	if yields < n/scanYield {
+		t.Fatalf("%d yields over %d scalars, want one per %d at least", yields, n, scanYield)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := msmG1(p1, scalars, sel, 1, func() error {
+		if calls++; calls > 2 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("stopping yield: %v", err)
+	}
+}

@@ -221,6 +221,41 @@ func TestProveYieldError(t *testing.T) {
 	}
 }
 
+// TestProveStopsAtEveryYieldPoint: a context cancelled at any yield point
+// of Start or Finish, without a Yield function, ends the proof there with
+// the context's error: every yield point is a cancellation point.
+func TestProveStopsAtEveryYieldPoint(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 500, Inputs: 2, Seed: 9}
+	params, err := Setup(c, fixedToxicWaste(), SetupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := 0
+	if _, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+		ProveOptions{Yield: func(context.Context) error { points++; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	for at := 1; at <= points; at++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		n, after := 0, 0
+		// The Yield only counts and cancels; the context check before it
+		// is what must stop the proof at the next point.
+		_, err := Prove(ctx, params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+			ProveOptions{Yield: func(context.Context) error {
+				if n++; n == at {
+					cancel()
+				} else if n > at {
+					after++
+				}
+				return nil
+			}})
+		cancel()
+		if at < points && (!errors.Is(err, context.Canceled) || after != 0) {
+			t.Fatalf("cancelled at yield point %d of %d: err = %v, %d points passed after it", at, points, err, after)
+		}
+	}
+}
+
 // The proof bytes for fixed toxic waste, circuit and (r, s) are pinned: any
 // change in setup, synthesis, H or the MSMs shows up here. If this fails
 // after an intended change, the new value must be justified (and the Rust
@@ -259,6 +294,17 @@ func TestDeterministicProofGolden(t *testing.T) {
 	}
 	if yields < 8+6+2 { // the FFTs, six G1 MSMs, two G2 MSMs
 		t.Errorf("%d yield points passed, want at least 16", yields)
+	}
+	// Nor does a context that can end (every yield point checks it, and
+	// the MSMs run in pieces of YieldPoints).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancellable, err := Prove(ctx, params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1), ProveOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cancellable[0].Bytes() != enc {
+		t.Error("proof depends on the context")
 	}
 	const wantParams = "fa33332baef1f23cebf489996586fc9935392685b34c30dad0f60ee5ed417b47"
 	const wantProof = "878f854db54ed65bba13f1c33ab399e574dbb6ddbaf096d3b99a91b50998e01ae8bbb0433d96d8c3ba1097920889fc0c93ecff14740070a4fbba2f0b163eabc34ad79d2e974f1d0d9f53835d433264bdf46ed8263039d970df5c560b4073b848091ee2a4d0ab4a7aa011544017cd19faf544227ade7bad682021a854cbe01f1f93b0302d4642fa738b44f6b548f4fd29a6e9c981119017e933faa9a4228e758cdaa39b8662961b4e024ac0a17815cb02619c83d6acef2d825e30016f62f39e63"

@@ -6,7 +6,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/parallel"
-	"github.com/consensys/gnark-crypto/utils"
 
 	"github.com/cuzk-dev/cuzk/internal/ntt"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -43,9 +42,12 @@ import (
 // order (step 4's input), so the three vectors are live together only as
 // long as they are with a stored c.
 //
-// y, when not nil, is called between the steps; its error stops the
-// computation. The a vector's storage holds the result; a, b and c are
-// released from pa.
+// y, when not nil, is called between the steps and inside them (the
+// transforms' workers call it between blocks, the pointwise passes
+// between blocks of pointwiseBlock elements), so that no stretch of the
+// work between two calls is longer than a fraction of a second at 2^27;
+// its error stops the computation. The a vector's storage holds the
+// result; a, b and c are released from pa.
 func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
 	n := len(pa.A)
 	m, _ := DomainSize(n) // checked by CheckShape
@@ -93,27 +95,35 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 		if err := yield(); err != nil {
 			return nil, err
 		}
-		d.DIF(v, workers)
+		if err := d.DIFYield(v, workers, y); err != nil {
+			return nil, err
+		}
 		if err := yield(); err != nil {
 			return nil, err
 		}
-		d.DIT(v, toCoset, workers)
+		if err := d.DITYield(v, toCoset, workers, y); err != nil {
+			return nil, err
+		}
 	}
 	if err := yield(); err != nil {
 		return nil, err
 	}
 	// Steps 2 and 4: the product, and c reversed into b's storage.
-	parallel.Execute(m, func(lo, hi int) {
+	if err := pointwise(m, workers, y, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			a[i].Mul(&a[i], &b[i])
 		}
-	}, workers)
+	}); err != nil {
+		return nil, err
+	}
 	if cr == nil {
-		parallel.Execute(m, func(lo, hi int) {
+		if err := pointwise(m, workers, y, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				b[i] = c[(m-i)&(m-1)]
 			}
-		}, workers)
+		}); err != nil {
+			return nil, err
+		}
 		cr, c = b, nil
 	}
 	b = nil
@@ -121,13 +131,15 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 		if err := yield(); err != nil {
 			return nil, err
 		}
-		d.DIF(v, workers)
+		if err := d.DIFYield(v, workers, y); err != nil {
+			return nil, err
+		}
 	}
 	// Step 5: λ·(g^(−k)·a[p] − b[p]) with λ = den/m.
 	var lambda fr.Element
 	lambda.Sub(&gm, &one).Inverse(&lambda).Mul(&lambda, &mInv)
 	fromCoset := ntt.NewBitRevPowers(logM, gInv, lambda, lambda)
-	parallel.Execute(m, func(lo, hi int) {
+	if err := pointwise(m, workers, y, func(lo, hi int) {
 		var t fr.Element
 		for p := lo; p < hi; p++ {
 			f := fromCoset.At(p)
@@ -135,9 +147,37 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 			t.Mul(&cr[p], &lambda)
 			a[p].Sub(&a[p], &t)
 		}
-	}, workers)
-	utils.BitReverse(a)
+	}); err != nil {
+		return nil, err
+	}
+	if err := ntt.BitReverse(a, workers, y); err != nil {
+		return nil, err
+	}
 	return a[:m-1], nil
+}
+
+// pointwiseBlock is the most elements a pointwise pass of quotient runs
+// between two yields: 2^20 elements, at most three multiplications each,
+// tens of milliseconds on two cores.
+const pointwiseBlock = 1 << 20
+
+// pointwise runs f over [0, m) on workers goroutines: in one go without y,
+// else in blocks of pointwiseBlock with y before each but the first.
+func pointwise(m, workers int, y func() error, f func(lo, hi int)) error {
+	step := m
+	if y != nil {
+		step = pointwiseBlock
+	}
+	for lo := 0; lo < m; lo += step {
+		if lo > 0 {
+			if err := y(); err != nil {
+				return err
+			}
+		}
+		hi := min(lo+step, m)
+		parallel.Execute(hi-lo, func(i, j int) { f(lo+i, lo+j) }, workers)
+	}
+	return nil
 }
 
 // ProveShape is what ProveMemory needs to know of a circuit and its

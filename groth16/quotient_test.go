@@ -1,14 +1,19 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
@@ -160,4 +165,133 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPointwiseBlocks: pointwise visits every index once, in blocks of
+// pointwiseBlock with the yield function between them, and stops at the
+// yield's error.
+func TestPointwiseBlocks(t *testing.T) {
+	m := 3*pointwiseBlock + 5
+	seen := make([]uint8, m)
+	yields := 0
+	if err := pointwise(m, 3, func() error { yields++; return nil }, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			seen[i]++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range seen {
+		if v != 1 {
+			t.Fatalf("index %d visited %d times", i, v)
+		}
+	}
+	if yields != 3 {
+		t.Fatalf("%d yields, want 3", yields)
+	}
+	stop := errors.New("stop")
+	visited := 0
+	if err := pointwise(m, 1, func() error { return stop }, func(lo, hi int) { visited += hi - lo }); !errors.Is(err, stop) || visited != pointwiseBlock {
+		t.Fatalf("stopped with %v after %d elements", err, visited)
+	}
+	if err := pointwise(m, 2, nil, func(lo, hi int) {}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gapRecorder is a yield function that records the longest time between
+// two calls (and from the start to the first, and from the last to stop).
+type gapRecorder struct {
+	mu    sync.Mutex
+	last  time.Time
+	calls int
+	gaps  []time.Duration
+	// worstAt is the index of the call that ended the longest gap.
+	worst   time.Duration
+	worstAt int
+}
+
+func newGapRecorder() *gapRecorder { return &gapRecorder{last: time.Now()} }
+
+func (g *gapRecorder) yield() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	g.gaps = append(g.gaps, now.Sub(g.last))
+	if d := now.Sub(g.last); d > g.worst {
+		g.worst, g.worstAt = d, g.calls
+	}
+	g.last, g.calls = now, g.calls+1
+	return nil
+}
+
+// stop ends the recording and returns the longest gap and the median.
+func (g *gapRecorder) stop() (longest, median time.Duration) {
+	g.yield()
+	s := slices.Clone(g.gaps)
+	slices.Sort(s)
+	return s[len(s)-1], s[len(s)/2]
+}
+
+// BenchmarkYieldGaps measures how long the prover runs between two yield
+// (and cancellation) points: H of 2^$CUZK_BENCH_LOG rows (default 22) and
+// a G1 MSM of 2^19 and a G2 MSM of 2^18 random points and scalars, on
+// GOMAXPROCS workers. The longest gap is the most a cancel or an urgent
+// job waits for this work; each step between two points is of fixed size
+// (a transform's base block or layer segment of 2^14 butterflies, a
+// pointwise block of 2^20 elements, a bit-reversal piece of 2^16, a scan
+// stretch of 2^14 scalars, an MSM piece of 2^16 points) except the
+// butterfly pass over one of the top recursive blocks, 1/8 of the domain
+// on two cores.
+//
+//	CUZK_BENCH_LOG=24 go test -run '^$' -bench YieldGaps -benchtime 1x -v ./groth16
+func BenchmarkYieldGaps(b *testing.B) {
+	lg := 22
+	if v, err := strconv.Atoi(os.Getenv("CUZK_BENCH_LOG")); err == nil {
+		lg = v
+	}
+	workers := runtime.GOMAXPROCS(0)
+	m := 1 << lg
+	for b.Loop() {
+		pa := randomAssignment(m-1, m, 1)
+		g := newGapRecorder()
+		t0 := time.Now()
+		if _, err := quotient(pa, workers, g.yield); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(t0)
+		longest, median := g.stop()
+		b.Logf("H of 2^%d: %v, %d yield points, longest gap %v (before point %d), median %v", lg, d.Round(time.Millisecond), g.calls, longest.Round(time.Millisecond), g.worstAt, median)
+		b.ReportMetric(longest.Seconds(), "h-longest-gap-s")
+
+		// 2^12 distinct points, repeated (making 2^19 takes minutes); the
+		// scalars are all distinct and general.
+		scalars, s1, s2, _ := msmInputs(1<<12, 0, 0, 3)
+		scalars = make([]fr.Element, 1<<19)
+		p1, p2 := make([]bls.G1Affine, 1<<19), make([]bls.G2Affine, 1<<18)
+		for i := range scalars {
+			scalars[i].SetUint64(uint64(i)*0x9e3779b97f4a7c15 + 1)
+			scalars[i].Square(&scalars[i])
+			p1[i] = s1[i%len(s1)]
+			if i < len(p2) {
+				p2[i] = s2[i%len(s2)]
+			}
+		}
+		for _, c := range []struct {
+			name string
+			run  func(y func() error) error
+		}{
+			{"G1 2^19", func(y func() error) error { _, err := msmG1(p1, scalars, nil, workers, y); return err }},
+			{"G2 2^18", func(y func() error) error { _, err := msmG2(p2, scalars[:1<<18], nil, workers, y); return err }},
+		} {
+			g := newGapRecorder()
+			t0 := time.Now()
+			if err := c.run(g.yield); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(t0)
+			longest, median := g.stop()
+			b.Logf("MSM %s: %v, %d yield points, longest gap %v, median %v", c.name, d.Round(time.Millisecond), g.calls, longest.Round(time.Millisecond), median.Round(time.Millisecond))
+		}
+	}
 }

@@ -371,30 +371,18 @@ func setupMemory(aux, workers int) int64 {
 	return 2*fr.Bytes*int64(aux) + tables + batches + int64(aux+63)/64*8*3
 }
 
-// synthStopped is the panic value a pass's yield function raises when the
-// context ends, to leave the circuit's code at once.
-type synthStopped struct{ err error }
-
 // synthesize runs one pass of c into sink, reporting progress as phase
 // (total rows, when known) and stopping when ctx ends.
 func (s *setup) synthesize(phase string, total int, sink r1cs.Sink) (cs *r1cs.CS, err error) {
 	s.begin(phase, int64(total))
 	rows := 0
-	defer func() {
-		if r := recover(); r != nil {
-			stop, ok := r.(synthStopped)
-			if !ok {
-				panic(r)
-			}
-			cs, err = nil, stop.err
-		}
-	}()
-	cs, err = r1cs.SynthesizeYielding(s.c, sink, func() {
+	cs, err = r1cs.SynthesizeYielding(s.c, sink, func() error {
 		if err := s.ctx.Err(); err != nil {
-			panic(synthStopped{err})
+			return err // leaves the circuit's code at once
 		}
 		rows += r1cs.YieldRows
 		s.progress(int64(rows))
+		return nil
 	})
 	if err != nil {
 		return nil, err

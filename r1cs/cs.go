@@ -63,13 +63,13 @@ type CS struct {
 	canon    canonicalizer
 	tmp      fr.Element
 	// yield is called every YieldRows rows (SynthesizeYielding).
-	yield func()
+	yield func() error
 }
 
 // YieldRows is how many rows a CS built by SynthesizeYielding enforces
 // between two calls of its yield function: a few milliseconds of
-// synthesis, so a paused synthesis stops soon, at the cost of one
-// predictable branch per row.
+// synthesis, so a paused or cancelled synthesis stops soon, at the cost
+// of one predictable branch per row.
 const YieldRows = 1 << 14
 
 // New returns a constraint system feeding sink, with input 0 (ONE)
@@ -132,7 +132,7 @@ func (cs *CS) AllocInput(value fr.Element) Variable {
 func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	cs.nrows++
 	if cs.yield != nil && cs.nrows&(YieldRows-1) == 0 {
-		cs.yield()
+		cs.stopIf(cs.yield())
 	}
 	if cs.evalRows != nil {
 		a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
@@ -235,12 +235,54 @@ func Synthesize(c Circuit, sink Sink) (*CS, error) {
 // SynthesizeYielding is Synthesize with yield called every YieldRows rows
 // (nil: never), from the synthesising goroutine. A scheduler passes a
 // function that blocks while more urgent work runs, so that a long
-// synthesis gives up its core within milliseconds instead of at its end.
-func SynthesizeYielding(c Circuit, sink Sink, yield func()) (*CS, error) {
-	cs := New(sink)
+// synthesis gives up its core within milliseconds instead of at its end,
+// and that returns an error once the synthesis is no longer wanted (its
+// job was cancelled): synthesis then stops at once, wherever the circuit
+// is, and SynthesizeYielding returns that error. The sink then holds a
+// partial assignment and must be dropped.
+func SynthesizeYielding(c Circuit, sink Sink, yield func() error) (cs *CS, err error) {
+	cs = New(sink)
 	cs.yield = yield
+	if yield != nil {
+		// The circuit cannot return from deep inside its gadgets, so a
+		// stop unwinds it as a panic of a type only this CS raises.
+		defer func() {
+			if r := recover(); r != nil {
+				st, ok := r.(stopped)
+				if !ok || st.cs != cs {
+					panic(r)
+				}
+				cs, err = nil, st.err
+			}
+		}()
+	}
 	if err := c.Synthesize(cs); err != nil {
 		return nil, err
 	}
 	return cs, nil
+}
+
+// stopped is what a CS panics with when its yield function returns an
+// error; SynthesizeYielding recovers it.
+type stopped struct {
+	cs  *CS
+	err error
+}
+
+func (cs *CS) stopIf(err error) {
+	if err != nil {
+		panic(stopped{cs, err})
+	}
+}
+
+// Yield calls the yield function SynthesizeYielding was given (nothing
+// without one). Enforce calls it every YieldRows rows; a circuit that does
+// long work between rows (hashing a whole tree natively, a nested
+// synthesis) calls it too, so that a pause or a cancellation reaches it.
+// When the synthesis is to stop, Yield does not return: the synthesis
+// unwinds to SynthesizeYielding.
+func (cs *CS) Yield() {
+	if cs.yield != nil {
+		cs.stopIf(cs.yield())
+	}
 }

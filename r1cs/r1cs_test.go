@@ -1,6 +1,7 @@
 package r1cs
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -419,8 +420,9 @@ func TestSynthesizeYielding(t *testing.T) {
 	n := 3*YieldRows + 5
 	calls := 0
 	pa := NewProvingAssignment(Size{})
-	cs, err := SynthesizeYielding(rowsCircuit(n), pa, func() {
+	cs, err := SynthesizeYielding(rowsCircuit(n), pa, func() error {
 		calls++
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -483,5 +485,49 @@ func TestOmitC(t *testing.T) {
 		if pa.Check() == nil {
 			t.Error("a c row in an assignment that omits c was not caught")
 		}
+	}
+}
+
+// TestSynthesizeYieldingStops: an error from the yield function stops the
+// synthesis at that row and is what SynthesizeYielding returns; a panic
+// of the circuit's own still propagates, and a nested synthesis's stop
+// ends only the nested one (whose error the circuit may return).
+func TestSynthesizeYieldingStops(t *testing.T) {
+	stop := errors.New("cancelled")
+	rows := 0
+	cs, err := SynthesizeYielding(rowsCircuit(10*YieldRows), NewProvingAssignment(Size{}), func() error {
+		rows += YieldRows
+		if rows == 2*YieldRows {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || cs != nil || rows != 2*YieldRows {
+		t.Fatalf("got %v after %d rows, want %v after %d", err, rows, stop, 2*YieldRows)
+	}
+
+	func() {
+		defer func() {
+			if r := recover(); r != "circuit bug" {
+				t.Fatalf("recovered %v, want the circuit's own panic", r)
+			}
+		}()
+		_, _ = SynthesizeYielding(circuitFunc(func(*CS) error { panic("circuit bug") }), NewProvingAssignment(Size{}), func() error { return nil })
+		t.Fatal("the circuit's panic was swallowed")
+	}()
+
+	outer := circuitFunc(func(cs *CS) error {
+		_, err := SynthesizeYielding(rowsCircuit(YieldRows), NewProvingAssignment(Size{}), func() error { return stop })
+		if !errors.Is(err, stop) {
+			t.Errorf("nested: %v", err)
+		}
+		cs.Yield() // the outer yield lets it go on
+		return rowsCircuit(3).Synthesize(cs)
+	})
+	if cs, err := SynthesizeYielding(outer, NewProvingAssignment(Size{}), func() error { return nil }); err != nil || cs.NumConstraints() != 3 {
+		t.Fatalf("outer after a nested stop: %v", err)
+	}
+	if _, err := SynthesizeYielding(circuitFunc(func(cs *CS) error { cs.Yield(); return nil }), NewProvingAssignment(Size{}), func() error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("CS.Yield with a stopping yield: %v", err)
 	}
 }

@@ -42,8 +42,13 @@
 //
 // Shutdown order (Server.Shutdown): health NOT_SERVING; gRPC stops taking
 // new RPCs; the engine drains until the deadline and then aborts what is
-// left, which ends the pending Prove/Await calls; gRPC calls still open
-// when the deadline has passed are cut; the HTTP listeners shut down, also
-// within the same deadline; the parameters are released. Every step shares
-// the one deadline, so Shutdown returns shortly after it.
+// left, which ends the pending Prove/Await calls with Unavailable; every
+// other call still in flight (a SubmitProof being planned, a PreloadSRS, a
+// health Watch) has its context ended and answers Unavailable with the
+// shutdown reason (the cause of Shutdown's context: the daemon names the
+// signal and --shutdown-timeout), never a transport error; calls that do
+// not return within callsFlush (2 s) of the deadline are cut; the HTTP
+// listeners shut down, also within the same deadline; the parameters are
+// released. Every step shares the one deadline, so Shutdown returns
+// shortly after it.
 package server

@@ -2,12 +2,16 @@ package server_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
@@ -119,5 +123,73 @@ func TestTooManyJobsIsResourceExhausted(t *testing.T) {
 	}
 	if _, err := d.c.Await(ctx, "slow", 0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShutdownDeadlineAnswersUnavailable: every call still in flight at
+// the shutdown deadline ends with Unavailable and the shutdown reason (the
+// cause of Shutdown's context), not a transport error: a Prove and an
+// AwaitProof on jobs the deadline aborts, a PreloadSRS waiting for memory
+// and a health Watch stream.
+func TestShutdownDeadlineAnswersUnavailable(t *testing.T) {
+	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1}, 0)
+	ctx := context.Background()
+	long := opts(testkind.Options{Partitions: 2, SynthesisDelayMS: 60_000})
+	if _, err := d.c.Submit(ctx, client.TestRequest("submitted", 10, long)); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	go func() {
+		_, err := d.c.Prove(ctx, client.TestRequest("proved", 10, long))
+		errs <- fmt.Errorf("prove: %w", err)
+	}()
+	go func() { _, err := d.c.Await(ctx, "submitted", 0); errs <- fmt.Errorf("await: %w", err) }()
+	waitFor(t, "both jobs waited on", func() bool {
+		st := d.eng.Status()
+		return len(st.Jobs) == 2 && st.Jobs[0].Waiters == 1 && st.Jobs[1].Waiters == 1
+	})
+	// Nothing else fits in the budget, so the preload waits.
+	all, ok := d.budget.TryAcquire(d.budget.Total() - d.budget.Used())
+	if !ok {
+		t.Fatal("budget")
+	}
+	defer all.Close()
+	go func() { _, _, err := d.c.Preload(ctx, "test-k12"); errs <- fmt.Errorf("preload: %w", err) }()
+	waitFor(t, "preload waiting for memory", func() bool { return d.budget.Waiting() == 1 })
+	watch, err := healthpb.NewHealthClient(d.c.Conn()).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watch.Recv(); err != nil {
+		t.Fatal(err)
+	}
+
+	reason := errors.New("terminated signal received; --shutdown-timeout 300ms passed")
+	sctx, cancel := context.WithTimeoutCause(context.Background(), 300*time.Millisecond, reason)
+	defer cancel()
+	start := time.Now()
+	_ = d.srv.Shutdown(sctx)
+	if el := time.Since(start); el > 300*time.Millisecond+time.Second {
+		t.Fatalf("Shutdown took %v", el)
+	}
+	for range 3 {
+		err := <-errs
+		if code(err) != codes.Unavailable || !strings.Contains(err.Error(), reason.Error()) || strings.Contains(err.Error(), "transport") {
+			t.Errorf("%v: want Unavailable with the shutdown reason", err)
+		}
+	}
+	// The watch saw NOT_SERVING first, then the end.
+	for {
+		resp, err := watch.Recv()
+		if err == nil {
+			if resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+				t.Errorf("health during shutdown: %v", resp.GetStatus())
+			}
+			continue
+		}
+		if code(err) != codes.Unavailable || !strings.Contains(err.Error(), reason.Error()) {
+			t.Errorf("health watch: %v, want Unavailable with the shutdown reason", err)
+		}
+		break
 	}
 }

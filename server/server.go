@@ -34,6 +34,7 @@ type Server struct {
 	health  *health.Server
 	grpc    *grpc.Server
 	auth    *Auth // nil: callers are not authenticated
+	calls   *callTracker
 
 	mu       sync.Mutex
 	http     []*http.Server
@@ -62,7 +63,7 @@ func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }
 // New returns a server for eng with the ProvingEngine, health and
 // reflection services registered.
 func New(eng *engine.Engine, opts ...Option) *Server {
-	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler)}
+	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler), calls: newCallTracker()}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -70,7 +71,10 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
-	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxSendMsgSize(cuzkv1.MaxMessageSize)}
+	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxSendMsgSize(cuzkv1.MaxMessageSize),
+		// Outermost, so every call, rejected ones too, ends at the
+		// shutdown deadline with an answer (drain.go).
+		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream)}
 	if s.auth != nil {
 		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
 		if s.auth.cert != nil {
@@ -150,9 +154,11 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 }
 
 // Shutdown stops the daemon in order (see the package documentation). The
-// engine gets until ctx's deadline to finish the jobs it holds; calls and
-// connections still open at the deadline are cut, so Shutdown returns
-// shortly after it.
+// engine gets until ctx's deadline to finish the jobs it holds; calls
+// still in flight at the deadline end with Unavailable and the reason
+// (context.Cause of ctx, when it carries one), and those that do not
+// return within callsFlush are cut with their connections, so Shutdown
+// returns shortly after the deadline.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
@@ -168,15 +174,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.eng.Shutdown(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	// Every job is final now, so pending calls return promptly; they may
-	// be written out until the deadline, then what lingers is cut.
+	// Every job is final now, so the calls waiting on jobs return
+	// promptly. At the deadline the others are ended too, with the
+	// reason, and get callsFlush to say so before what lingers is cut.
 	select {
 	case <-stopped:
 	case <-ctx.Done():
+		reason := shutdownReason(ctx)
+		s.calls.endCalls(reason)
+		flush := time.NewTimer(callsFlush)
+		defer flush.Stop()
 		select {
 		case <-stopped:
-		default:
-			s.log.Warn("gRPC calls still open at the shutdown deadline; closing them")
+		case <-flush.C:
+			s.log.Warn("gRPC calls still open after the shutdown deadline; closing them", "reason", reason)
 			s.grpc.Stop()
 			<-stopped
 		}

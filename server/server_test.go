@@ -57,6 +57,7 @@ type daemon struct {
 	budget *budget.Budget
 	params *srs.Manager
 	http   string // base URL of the status listener
+	addr   string // the gRPC address, for more connections (client.Dial)
 }
 
 // startDaemon serves an engine with the test kind on a unix socket or a
@@ -110,7 +111,7 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String()}
+	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String(), addr: addr}
 }
 
 func opts(o testkind.Options) []byte {
@@ -314,8 +315,10 @@ func TestDuplicateRequestID(t *testing.T) {
 	}
 }
 
+// TestClientDisconnectCancelsJob: with orphan_grace = 0, a job whose
+// client goes away mid-proof is cancelled at once.
 func TestClientDisconnectCancelsJob(t *testing.T) {
-	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1}, 0)
+	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1, OrphanGrace: -1}, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -334,6 +337,94 @@ func TestClientDisconnectCancelsJob(t *testing.T) {
 		res, err := d.c.Await(context.Background(), "vanishing", 10*time.Millisecond)
 		return err != nil && res.GetStatus() == cuzkv1.AwaitProofResponse_CANCELLED
 	})
+	d.waitIdle(t)
+}
+
+// TestRetryAfterClientTimeout is Curio's client at its ProveTimeout: the
+// Prove call's deadline passes mid-proof, and the client closes its
+// connection; the job runs on (orphan_grace), /status shows it orphaned,
+// and the retried task's Prove with the same request id, on a new
+// connection, attaches to it and gets the proof. An AwaitProof or a
+// SubmitProof with the request id attaches the same way, and a Prove
+// retry also after the job ended.
+func TestRetryAfterClientTimeout(t *testing.T) {
+	d := startDaemon(t, "unix", engine.Config{SynthesisWorkers: 1, OrphanGrace: time.Minute}, 0)
+	for _, retry := range []string{"prove", "await", "submit"} {
+		t.Run(retry, func(t *testing.T) {
+			id := "porep-1000-" + retry
+			req := client.TestRequest(id, 10, opts(testkind.Options{Partitions: 6, SynthesisDelayMS: 100}))
+			first, err := client.Dial(d.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The ProveTimeout, short of the job's 6 × 100 ms of synthesis.
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if _, err := first.Prove(ctx, req); code(err) != codes.DeadlineExceeded {
+				t.Fatalf("prove: %v", err)
+			}
+			first.Close()
+			var doc statusdoc.Status
+			waitFor(t, "job orphaned", func() bool {
+				doc = getStatusDoc(t, d)
+				return len(doc.Jobs) == 1 && doc.Jobs[0].Waiters == 0 && doc.Jobs[0].OrphanedFor > 0
+			})
+			if doc.Jobs[0].State != "running" {
+				t.Fatalf("orphaned job %+v", doc.Jobs[0])
+			}
+
+			second, err := client.Dial(d.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer second.Close()
+			var res *cuzkv1.AwaitProofResponse
+			switch retry {
+			case "prove":
+				res, err = second.Prove(context.Background(), req)
+			case "await":
+				res, err = second.Await(context.Background(), id, 0)
+			case "submit":
+				var sub *cuzkv1.SubmitProofResponse
+				if sub, err = second.Submit(context.Background(), req); err != nil || sub.GetJobId() != id {
+					t.Fatalf("submit retry: %v %v", sub, err)
+				}
+				res, err = second.Await(context.Background(), id, 0)
+			}
+			if err != nil || res.GetStatus() != cuzkv1.AwaitProofResponse_COMPLETED || res.GetJobId() != id {
+				t.Fatalf("retry: %v %v", res, err)
+			}
+			verify(t, 10, res.GetProof(), 6)
+			c := getStatusDoc(t, d).Counters
+			if c.Orphaned == 0 || c.Reclaimed == 0 || c.Cancelled != 0 {
+				t.Fatalf("counters %+v", c)
+			}
+		})
+	}
+	if c := getStatusDoc(t, d).Counters; c.Completed != 3 || c.Orphaned != 3 || c.Reclaimed != 3 || c.Attached != 2 {
+		t.Fatalf("counters %+v: want each job proved once, orphaned and reclaimed once (the Prove and SubmitProof retries attached)", c)
+	}
+
+	// A job that ends while nobody waits keeps its result for the retry.
+	req := client.TestRequest("porep-1000-late", 10, opts(testkind.Options{SynthesisDelayMS: 300}))
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := d.c.Prove(ctx, req); errc <- err }()
+	waitFor(t, "job running", func() bool {
+		js := d.eng.Status().Jobs
+		return len(js) == 1 && js[0].State == engine.StateRunning
+	})
+	cancel()
+	<-errc
+	waitFor(t, "job completed", func() bool { return getStatusDoc(t, d).Counters.Completed == 4 })
+	res, err := d.c.Prove(context.Background(), req)
+	if err != nil || res.GetStatus() != cuzkv1.AwaitProofResponse_COMPLETED {
+		t.Fatalf("retry after the job ended: %v %v", res, err)
+	}
+	verify(t, 10, res.GetProof(), 1)
+	if c := getStatusDoc(t, d).Counters; c.Completed != 4 {
+		t.Fatalf("the retry proved again: %+v", c)
+	}
 	d.waitIdle(t)
 }
 
@@ -664,4 +755,19 @@ func TestAwaitAbortedByShutdown(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("await did not return after the shutdown")
 	}
+}
+
+// getStatusDoc reads the daemon's GET /status document.
+func getStatusDoc(t *testing.T, d *daemon) statusdoc.Status {
+	t.Helper()
+	resp, err := http.Get(d.http + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc statusdoc.Status
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/status: %v %v", resp.Status, err)
+	}
+	return doc
 }

@@ -31,7 +31,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, l := range st.Lanes {
 		d.Lanes = append(d.Lanes, statusdoc.Lane{Name: l.Name, Backend: l.Backend, Reserved: l.Reserved, Job: l.Job,
-			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory})
+			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory, Abandoned: l.Abandoned})
 	}
 	for _, g := range st.Devices {
 		d.GPUs = append(d.GPUs, statusdoc.GPU{Ordinal: g.Ordinal, Name: g.Name, TotalBytes: g.TotalBytes, FreeBytes: g.FreeBytes, Job: g.Job})
@@ -41,7 +41,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, j := range st.Jobs {
 		dj := statusdoc.Job{ID: j.ID, Kind: j.Kind, Circuit: j.Circuit, Priority: j.Priority, State: j.State.String(),
-			Batch: j.Batch, Age: j.Age, Waiters: j.Waiters, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
+			Batch: j.Batch, Age: j.Age, Waiters: j.Waiters, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
 			Stages: stages(j.Stages)}
 		for _, p := range j.Partitions {
 			dj.Partitions = append(dj.Partitions, statusdoc.Partition(p))

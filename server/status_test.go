@@ -43,7 +43,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		Memory: engine.MemoryStatus{TotalBytes: 1},
 		Queues: []engine.QueueStatus{{Kind: "test", Pending: 1}},
 		Jobs: []engine.JobStatus{{ID: "j", Kind: "test", Circuit: "test-k10", Priority: "normal", State: engine.StateRunning, Batch: 3,
-			Waiters: 1, Partitions: []engine.PartitionStatus{{Index: 0, State: "synthesizing"}}, Stages: []engine.StageRecord{stage}}},
+			Waiters: 1, OrphanedFor: time.Second, Partitions: []engine.PartitionStatus{{Index: 0, State: "synthesizing"}}, Stages: []engine.StageRecord{stage}}},
 		Params:   []srs.EntryStatus{{CircuitID: "test-k10", Tier: srs.TierHot, Bytes: 5}},
 		Kinds:    []string{"test"},
 		ByKind:   map[string]engine.KindDone{"test": {Completed: 1}},
@@ -51,7 +51,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		RecentJobs: []engine.RecentJob{{ID: "r", Kind: "test", Circuit: "test-k10", Priority: "low", State: engine.StateFailed, Batch: 2,
 			Partitions: 1, Submitted: t0, Finished: t0.Add(time.Second), Error: errors.New("boom").Error(), StagesDropped: 1,
 			Stages: []engine.StageRecord{stage, {Job: "r", Partition: -1, Stage: "self_check", Start: t0, Worker: "verifier"}}}},
-		Lanes:   []engine.LaneStatus{{Name: "gpu0", Backend: "cuda+checked", Job: "j", DeviceMemory: 80 << 30}, {Name: "reserved", Backend: "cuda+checked", Reserved: true}},
+		Lanes:   []engine.LaneStatus{{Name: "gpu0", Backend: "cuda+checked", Job: "j", DeviceMemory: 80 << 30}, {Name: "reserved", Backend: "cuda+checked", Reserved: true, Abandoned: true}},
 		Urgent:  engine.UrgentStatus{Enabled: true, MaxDomain: 1 << 20, ReservedBytes: 1 << 30, Pauses: 3, PausedTime: time.Second},
 		Devices: []engine.DeviceStatus{{Ordinal: 0, Name: "NVIDIA H200", TotalBytes: 140 << 30, FreeBytes: 100 << 30, Lane: "gpu0", Job: "j", Kind: "test"}},
 	}
@@ -95,6 +95,8 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"urgent", "urgent.enabled", "urgent.max_constraints", "urgent.reserved_bytes", "urgent.active", "urgent.paused",
 		"urgent.pauses", "urgent.paused_ns",
 		"gpus", "gpus[].ordinal", "gpus[].name", "gpus[].vram_total_bytes", "gpus[].vram_free_bytes", "gpus[].job_id",
+		// New: orphaned jobs (orphan_grace) and the memory of retained results.
+		"jobs[].orphaned_ns", "counters.orphaned", "lanes[].abandoned", "counters.reclaimed", "counters.retained_bytes",
 	}
 	for _, timing := range []string{"queue_wait_ns", "srs_load_ns", "synthesis_ns", "prove_ns", "total_ns"} {
 		want = append(want, "recent_jobs[].timings."+timing)

@@ -220,15 +220,28 @@ type circuit struct {
 	fail   bool
 }
 
+// delayStep is how often a synthesis delay checks for a pause or a
+// cancellation (r1cs.CS.Yield), as real synthesis does every
+// r1cs.YieldRows rows.
+const delayStep = 5 * time.Millisecond
+
 func (c *circuit) Synthesize(cs *r1cs.CS) error {
-	if c.delay > 0 {
-		time.Sleep(c.delay)
+	for end := time.Now().Add(c.delay); ; {
+		cs.Yield()
+		left := time.Until(end)
+		if left <= 0 {
+			break
+		}
+		time.Sleep(min(left, delayStep))
 	}
 	if c.fail {
 		return ErrInjected
 	}
+	// The repeats yield through cs: a pause or a cancellation reaches them.
+	yield := func() error { cs.Yield(); return nil }
 	for range c.repeat - 1 {
-		if _, err := r1cs.Synthesize(c.mixed, r1cs.NewProvingAssignment(r1cs.Size{})); err != nil {
+		cs.Yield()
+		if _, err := r1cs.SynthesizeYielding(c.mixed, r1cs.NewProvingAssignment(r1cs.Size{}), yield); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
+	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/parallel"
@@ -171,20 +173,30 @@ func Powers(dst []fr.Element, x *fr.Element, workers int) {
 // DIF transforms a (len n, natural order) in place into bit-reversed order:
 // afterwards a[p] = Σᵢ a_in[i]·ω^(i·bitrev(p)). It equals gnark-crypto's
 // fft.Domain.FFT(a, fft.DIF).
-func (d *Domain) DIF(a []fr.Element, workers int) {
+func (d *Domain) DIF(a []fr.Element, workers int) { _ = d.DIFYield(a, workers, nil) }
+
+// DIFYield is DIF with y (nil: none) called from the workers between
+// pieces of the work, each at most a few hundred milliseconds of one core
+// at 2^27 (a butterfly pass over one block of at most 2^23 pairs; base
+// blocks and layer segments are far shorter): y blocks to pause the
+// transform, and its first error stops every worker and is returned, a
+// left in an unspecified state.
+func (d *Domain) DIFYield(a []fr.Element, workers int, y func() error) error {
 	d.check(a)
 	workers = max(workers, 1)
+	st := newStopper(y)
 	// Top layers, each spread over all workers, until there are enough
 	// independent blocks for the workers to share without a tail.
 	size := d.n
 	for ; size > 1<<baseLog && d.n/size < 4*workers && workers > 1; size /= 2 {
-		d.layerAll(a, size, workers, ctBlock)
+		d.layerAll(a, size, workers, ctBlock, st)
 	}
 	parallel.Execute(d.n/size, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			d.ctRec(a[b*size:(b+1)*size], b)
+			d.ctRec(a[b*size:(b+1)*size], b, st)
 		}
 	}, workers)
+	return st.error()
 }
 
 // DIT transforms a (len n, bit-reversed order) in place into natural order:
@@ -192,24 +204,80 @@ func (d *Domain) DIF(a []fr.Element, workers int) {
 // when scale is not nil), afterwards a[i] = Σₖ x[k]·ω^(i·k). Without scale it
 // equals gnark-crypto's fft.Domain.FFT(a, fft.DIT).
 func (d *Domain) DIT(a []fr.Element, scale *BitRevPowers, workers int) {
+	_ = d.DITYield(a, scale, workers, nil)
+}
+
+// DITYield is DIT with y called as DIFYield calls it.
+func (d *Domain) DITYield(a []fr.Element, scale *BitRevPowers, workers int, y func() error) error {
 	d.check(a)
 	if scale != nil && scale.log != d.log {
 		panic(fmt.Sprintf("ntt: scale for 2^%d applied to a domain of 2^%d", scale.log, d.log))
 	}
 	workers = max(workers, 1)
+	st := newStopper(y)
 	size := d.n
 	for size > 1<<baseLog && d.n/size < 4*workers && workers > 1 {
 		size /= 2
 	}
 	parallel.Execute(d.n/size, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			d.gsRec(a[b*size:(b+1)*size], b, scale)
+			d.gsRec(a[b*size:(b+1)*size], b, scale, st)
 		}
 	}, workers)
 	for size *= 2; size <= d.n; size *= 2 {
-		d.layerAll(a, size, workers, gsBlock)
+		d.layerAll(a, size, workers, gsBlock, st)
 	}
+	return st.error()
 }
+
+// stopper shares one transform's yield function between its workers:
+// after the first error every worker's next check stops it. A nil
+// stopper never stops.
+type stopper struct {
+	y      func() error
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+}
+
+func newStopper(y func() error) *stopper {
+	if y == nil {
+		return nil
+	}
+	return &stopper{y: y}
+}
+
+// stop calls the yield function and says whether the work must stop.
+func (s *stopper) stop() bool {
+	if s == nil {
+		return false
+	}
+	if s.failed.Load() {
+		return true
+	}
+	if err := s.y(); err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+		s.failed.Store(true)
+		return true
+	}
+	return false
+}
+
+func (s *stopper) error() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// segment is the most butterflies layerAll runs between two yields.
+const segment = 1 << 14
 
 func (d *Domain) check(a []fr.Element) {
 	if len(a) != d.n {
@@ -223,15 +291,24 @@ type blockFunc func(lo, hi []fr.Element, z *fr.Element)
 
 // layerAll runs the layer of blocks of size `size` over the whole vector,
 // its butterflies split evenly over the workers.
-func (d *Domain) layerAll(a []fr.Element, size, workers int, f blockFunc) {
+func (d *Domain) layerAll(a []fr.Element, size, workers int, f blockFunc, st *stopper) {
+	if st != nil && st.failed.Load() {
+		return
+	}
 	m := size / 2
 	blocks := d.n / size
 	// Butterflies are numbered blk·m + j; each worker takes one range of
-	// them, cut at block boundaries.
+	// them, cut at block boundaries (and, to yield, into segments).
 	parallel.Execute(blocks*m, func(lo, hi int) {
 		for lo < hi {
+			if st.stop() {
+				return
+			}
 			blk, j0 := lo/m, lo%m
 			j1 := min(m, j0+hi-lo)
+			if st != nil {
+				j1 = min(j1, j0+segment)
+			}
 			base := blk * size
 			f(a[base+j0:base+j1], a[base+m+j0:base+m+j1], d.twiddle(blk))
 			lo += j1 - j0
@@ -248,21 +325,27 @@ func (d *Domain) twiddle(blk int) *fr.Element {
 }
 
 // ctRec is the sequential depth-first DIF of block blk (at its layer).
-func (d *Domain) ctRec(a []fr.Element, blk int) {
+func (d *Domain) ctRec(a []fr.Element, blk int, st *stopper) {
 	size := len(a)
+	if st.stop() {
+		return
+	}
 	if size <= 1<<baseLog {
 		d.ctBase(a, blk)
 		return
 	}
 	m := size / 2
 	ctBlock(a[:m], a[m:], d.twiddle(blk))
-	d.ctRec(a[:m], 2*blk)
-	d.ctRec(a[m:], 2*blk+1)
+	d.ctRec(a[:m], 2*blk, st)
+	d.ctRec(a[m:], 2*blk+1, st)
 }
 
 // gsRec is the sequential depth-first DIT of block blk (at its layer).
-func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers) {
+func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers, st *stopper) {
 	size := len(a)
+	if st.stop() {
+		return
+	}
 	if size <= 1<<baseLog {
 		if scale != nil {
 			scale.apply(a, blk*size)
@@ -271,9 +354,11 @@ func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers) {
 		return
 	}
 	m := size / 2
-	d.gsRec(a[:m], 2*blk, scale)
-	d.gsRec(a[m:], 2*blk+1, scale)
-	gsBlock(a[:m], a[m:], d.twiddle(blk))
+	d.gsRec(a[:m], 2*blk, scale, st)
+	d.gsRec(a[m:], 2*blk+1, scale, st)
+	if st == nil || !st.failed.Load() {
+		gsBlock(a[:m], a[m:], d.twiddle(blk))
+	}
 }
 
 // ctBase runs every remaining layer of block blk, breadth first: at depth
@@ -428,6 +513,40 @@ func (s *BitRevPowers) apply(a []fr.Element, off int) {
 		f.Mul(&s.lo[p&mask], &s.hi[p>>s.h])
 		a[r].Mul(&a[r], &f)
 	}
+}
+
+// BitReverse permutes a (a power-of-two length) into bit-reversed order,
+// as gnark-crypto's utils.BitReverse does, on workers goroutines, with y
+// (nil: none) called between pieces of 2^16 elements as DIFYield calls
+// it; its first error stops the permutation (a is then partly permuted)
+// and is returned. At 2^27 the permutation is seconds of one core, most
+// of it cache misses.
+func BitReverse(a []fr.Element, workers int, y func() error) error {
+	n := len(a)
+	if n < 2 {
+		return nil
+	}
+	if n&(n-1) != 0 {
+		panic(fmt.Sprintf("ntt: bit reversal of %d elements", n))
+	}
+	nbits := bits.TrailingZeros(uint(n))
+	st := newStopper(y)
+	const piece = 1 << 16
+	// Each pair (i, bitrev(i)) is swapped once, by the worker whose range
+	// holds the smaller index, so the workers never touch the same pair.
+	parallel.Execute((n+piece-1)/piece, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			if st.stop() {
+				return
+			}
+			for i := p * piece; i < min(n, (p+1)*piece); i++ {
+				if j := reverse(i, nbits); i < j {
+					a[i], a[j] = a[j], a[i]
+				}
+			}
+		}
+	}, max(workers, 1))
+	return st.error()
 }
 
 // reverse is bitrev over nbits bits.

@@ -1,14 +1,17 @@
 package ntt
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/utils"
 )
 
 func randomVector(n int, seed uint64) []fr.Element {
@@ -195,4 +198,65 @@ func TestLarge(t *testing.T) {
 	d.DIT(got, nil, 2)
 	ref.FFT(want, fft.DIT, fft.WithNbTasks(2))
 	equal(t, "2^22/DIT", got, want)
+}
+
+// TestYield: DIFYield, DITYield and BitReverse with a yield function that
+// lets them go on give what DIF, DIT and gnark-crypto's bit reversal give,
+// calling it at least once per base block (so a pause or a stop is never
+// more than a base block or a layer segment away), also in compact mode;
+// an error from it stops every worker and is returned.
+func TestYield(t *testing.T) {
+	stop := errors.New("stop")
+	for _, lg := range []int{1, 4, 12, 15} {
+		n := 1 << lg
+		in := randomVector(n, uint64(lg))
+		for _, maxTable := range []int{MaxTable, n / 8} {
+			d, err := newDomain(n, 2, max(maxTable, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scale := NewBitRevPowers(lg, fr.NewElement(7), fr.NewElement(3), fr.NewElement(5))
+			for _, workers := range []int{1, 2, 3} {
+				var calls atomic.Int64
+				y := func() error { calls.Add(1); return nil }
+				want, got := slices.Clone(in), slices.Clone(in)
+				d.DIF(want, workers)
+				if err := d.DIFYield(got, workers, y); err != nil {
+					t.Fatal(err)
+				}
+				equal(t, fmt.Sprintf("DIFYield 2^%d, %d workers", lg, workers), got, want)
+				d.DIT(want, scale, workers)
+				if err := d.DITYield(got, scale, workers, y); err != nil {
+					t.Fatal(err)
+				}
+				equal(t, fmt.Sprintf("DITYield 2^%d, %d workers", lg, workers), got, want)
+				utils.BitReverse(want)
+				if err := BitReverse(got, workers, y); err != nil {
+					t.Fatal(err)
+				}
+				equal(t, fmt.Sprintf("BitReverse 2^%d, %d workers", lg, workers), got, want)
+				if base := int64(max(1, n>>baseLog)); calls.Load() < 2*base {
+					t.Fatalf("2^%d: %d yields over two transforms of %d base blocks", lg, calls.Load(), base)
+				}
+
+				var after atomic.Int64
+				failing := func() error {
+					if after.Add(1) > 1 {
+						return stop
+					}
+					return nil
+				}
+				if err := d.DIFYield(slices.Clone(in), workers, failing); n >= 1<<baseLog && !errors.Is(err, stop) {
+					t.Fatalf("DIFYield 2^%d stopped with %v", lg, err)
+				}
+				after.Store(0)
+				if err := d.DITYield(slices.Clone(in), nil, workers, failing); n >= 1<<baseLog && !errors.Is(err, stop) {
+					t.Fatalf("DITYield 2^%d stopped with %v", lg, err)
+				}
+				if err := BitReverse(slices.Clone(in), workers, func() error { return stop }); !errors.Is(err, stop) && n > 1 {
+					t.Fatalf("BitReverse 2^%d stopped with %v", lg, err)
+				}
+			}
+		}
+	}
 }

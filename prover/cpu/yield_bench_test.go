@@ -20,9 +20,11 @@ import (
 
 // BenchmarkYieldOverhead measures what the yield points cost a proof that
 // is never paused: Start + Finish of test-k$CUZK_BENCH_LOG (default 18) on
-// the CPU backend, without a prover.Yield in the context and with one that
-// returns at once (what every ordinary item of an engine with the reserved
-// lane carries), alternating in pairs (CUZK_BENCH_PAIRS, default 3) so that a
+// the CPU backend, under a context that cannot end and without a
+// prover.Yield (no yield points: the MSMs in pieces of 2^22), and under a
+// cancellable context with a Yield that returns at once (what every item
+// of the engine carries: each yield point checks for a cancel, and for
+// urgent work with the reserved lane), alternating in pairs (CUZK_BENCH_PAIRS, default 3) so that a
 // change of machine load lands on both sides of a ratio. It reports the
 // median per-pair ratio yield/plain. Parameters come from
 // testparams.DefaultDir, generated once.
@@ -60,7 +62,11 @@ func BenchmarkYieldOverhead(b *testing.B) {
 		cs.AppendInputRows()
 		ctx := context.Background()
 		if y != nil {
-			ctx = prover.WithYield(ctx, y)
+			// As an engine item: a context that can end, which makes every
+			// yield point a cancellation point too.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(prover.WithYield(ctx, y))
+			defer cancel()
 		}
 		c := processCPU()
 		t := time.Now()

@@ -66,6 +66,10 @@ type Lane struct {
 	Finishing    int    `json:"finishing"`
 	Proved       uint64 `json:"proved"`
 	DeviceMemory int64  `json:"device_memory_bytes,omitempty"`
+	// Abandoned: the lane is still in a device call for jobs that were
+	// cancelled meanwhile (it cannot be interrupted); its result is
+	// dropped and its memory released when it returns.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // Urgent describes the reserved lane: HIGH and CRITICAL jobs whose
@@ -133,15 +137,19 @@ type Queue struct {
 
 // Job is a job that is not final.
 type Job struct {
-	ID         string        `json:"job_id"`
-	Kind       string        `json:"proof_kind"`
-	Circuit    string        `json:"circuit_id"`
-	Priority   string        `json:"priority"`
-	State      string        `json:"state"` // planning, queued, running
-	Batch      uint64        `json:"batch,omitempty"`
-	Age        time.Duration `json:"age_ns"`
-	Waiters    int           `json:"waiters"`
-	Partitions []Partition   `json:"partitions"`
+	ID       string        `json:"job_id"`
+	Kind     string        `json:"proof_kind"`
+	Circuit  string        `json:"circuit_id"`
+	Priority string        `json:"priority"`
+	State    string        `json:"state"` // planning, queued, running
+	Batch    uint64        `json:"batch,omitempty"`
+	Age      time.Duration `json:"age_ns"`
+	Waiters  int           `json:"waiters"`
+	// OrphanedFor is how long ago its last caller left, while it runs on
+	// for [engine] orphan_grace waiting for one to come back (absent: it
+	// is not orphaned).
+	OrphanedFor time.Duration `json:"orphaned_ns,omitempty"`
+	Partitions  []Partition   `json:"partitions"`
 	// Stages are the stages its partitions have been through so far, by
 	// start time.
 	Stages []Stage `json:"stages,omitempty"`
@@ -221,6 +229,14 @@ type Counters struct {
 	Cancelled uint64 `json:"cancelled"`
 	Attached  uint64 `json:"attached_duplicates"`
 	Retained  int    `json:"retained_results"`
+	// RetainedBytes is the memory the retained results hold, at most
+	// [engine] completed_job_max_bytes.
+	RetainedBytes int64 `json:"retained_bytes"`
+	// Orphaned counts jobs whose callers all left and that kept running
+	// for [engine] orphan_grace; Reclaimed, the times a caller came back
+	// (a retry with the same request id) while one was orphaned.
+	Orphaned  uint64 `json:"orphaned"`
+	Reclaimed uint64 `json:"reclaimed"`
 }
 
 // KindCounters count one proof kind's final jobs.

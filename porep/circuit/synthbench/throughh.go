@@ -55,7 +55,7 @@ func ThroughH(ctx context.Context, c r1cs.Circuit, what string, workers int, gua
 	rec := procmem.NewRecorder(50 * time.Millisecond)
 	rec.Step("synthesis")
 	pa := r1cs.NewAssignment(r1cs.Size{Constraints: m, Inputs: shape.Inputs, Aux: shape.Aux}, nil, r1cs.AssignmentOptions{OmitC: true})
-	cs, err := r1cs.SynthesizeYielding(c, pa, func() {})
+	cs, err := r1cs.SynthesizeYielding(c, pa, func() error { return ctx.Err() })
 	if err != nil {
 		rec.Stop()
 		return nil, err
