@@ -312,30 +312,46 @@ func (st *poseidonState) fill(lc *r1cs.LC, terms []symTerm) {
 // emit allocates v and enforces the next template row.
 func (st *poseidonState) emit(cs *r1cs.CS, v *fr.Element) {
 	cs.Alloc(*v)
+	cs.Enforce(st.nextRow())
+}
+
+// emitKnown allocates v and enforces the next template row, whose A, B and
+// C evaluate to a, b and c at the witness (the permutation's own
+// intermediate values): a templated assignment takes them as they are
+// instead of evaluating the row's combinations, some of which have dozens
+// of terms (the state after the partial rounds).
+func (st *poseidonState) emitKnown(cs *r1cs.CS, v, a, b, c *fr.Element) {
+	cs.Alloc(*v)
+	cs.EnforceKnown(a, b, c, st.nextRow())
+}
+
+func (st *poseidonState) nextRow() func(a, b, c *r1cs.LC) {
 	row := &st.tm.rows[st.k]
 	st.k++
-	cs.Enforce(func(a, b, c *r1cs.LC) {
+	return func(a, b, c *r1cs.LC) {
 		st.fill(a, row.a)
 		st.fill(b, row.b)
 		st.fill(c, row.c)
-	})
+	}
 }
 
 // sbox emits quintic_s_box: ensure_allocated (the element is always a Num
-// when an S-box after the first round sees it), l², l⁴ and l⁵ + post, and
-// leaves l⁵ + post in x.
+// when an S-box after the first round sees it: (l)·(ONE) = (x)), l², l⁴
+// and (l)·(l⁴) = (l⁵ + post − post), and leaves l⁵ + post in x.
 func (st *poseidonState) sbox(cs *r1cs.CS, x *fr.Element, post *fr.Element) {
-	st.emit(cs, x)
-	var l2, l4 fr.Element
-	l2.Square(x)
-	st.emit(cs, &l2)
+	l := *x
+	st.emitKnown(cs, x, &l, &frOne, &l)
+	var l2, l4, l5 fr.Element
+	l2.Square(&l)
+	st.emitKnown(cs, &l2, &l, &l, &l2)
 	l4.Square(&l2)
-	st.emit(cs, &l4)
-	x.Mul(x, &l4)
+	st.emitKnown(cs, &l4, &l2, &l2, &l4)
+	l5.Mul(&l, &l4)
+	*x = l5
 	if post != nil {
 		x.Add(x, post)
 	}
-	st.emit(cs, x)
+	st.emitKnown(cs, x, &l, &l4, &l5)
 }
 
 func (tm *poseidonTemplate) synthesize(cs *r1cs.CS, preimage []AllocatedNum) AllocatedNum {
@@ -361,15 +377,16 @@ func (tm *poseidonTemplate) synthesize(cs *r1cs.CS, preimage []AllocatedNum) All
 	quintic(&s[0])
 	s[0].Add(&s[0], &post[0])
 	for i := 1; i < t; i++ {
-		var x, l2, l4 fr.Element
+		// (x + pre)² = l2, l2² = l4, (x + pre)·(l4) = (v − post).
+		var x, l2, l4, l5 fr.Element
 		x.Add(&s[i], &pre[i])
 		l2.Square(&x)
-		st.emit(cs, &l2)
+		st.emitKnown(cs, &l2, &x, &x, &l2)
 		l4.Square(&l2)
-		st.emit(cs, &l4)
-		s[i].Mul(&x, &l4)
-		s[i].Add(&s[i], &post[i])
-		st.emit(cs, &s[i])
+		st.emitKnown(cs, &l4, &l2, &l2, &l4)
+		l5.Mul(&x, &l4)
+		s[i].Add(&l5, &post[i])
+		st.emitKnown(cs, &s[i], &x, &l4, &l5)
 	}
 	mulMatrix(s, scratch, p.MDS)
 	for r := 1; r < p.HalfFullRounds; r++ {
@@ -410,7 +427,7 @@ func (tm *poseidonTemplate) synthesize(cs *r1cs.CS, preimage []AllocatedNum) All
 	}
 	mulMatrix(s, scratch, p.MDS)
 	out := s[1]
-	st.emit(cs, &out)
+	st.emitKnown(cs, &out, &out, &frOne, &out)
 	if st.k != len(tm.rows) {
 		panic("gadgets: Poseidon witness and row template out of step")
 	}

@@ -230,6 +230,14 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 			return nil, err
 		}
 		pend.Times.FFT += time.Since(t0)
+		if spent := 2 * int64(len(h)) * fr.Bytes; spent >= 1<<28 {
+			// b and c are spent too. Returned now, the h MSM's peak is
+			// what it holds; left to the collector, the 32 GiB WindowPoSt
+			// partition's anonymous RSS rose 1.45 GB above the engine's
+			// reservation during msm h, all of it this garbage under the
+			// heap's soft limit (docs/performance.md, "Full size").
+			debug.FreeOSMemory()
+		}
 		if err := run(&pend.Times.MSMG1, func() (e error) { opt.stage(i, "msm h"); pp.h, e = msmQueryG1(hq, h, nil, workers, y); return }); err != nil {
 			return nil, err
 		}

@@ -27,6 +27,11 @@ const (
 	// which the CS computes while the circuit adds terms (the sink must
 	// be a templated *ProvingAssignment).
 	NeedRowValues
+	// IgnoreC: the sink never reads C (an assignment that omits c). The
+	// circuit's closures still fill C, but into an LC that drops every
+	// term, so C is neither built, merged nor evaluated; the sink gets an
+	// empty C.
+	IgnoreC
 )
 
 // Sink consumes what a circuit emits. Rows are passed only when the
@@ -55,13 +60,18 @@ type CS struct {
 	// evalRows is set for NeedRowValues: rows are evaluated as they are
 	// built, straight into this assignment.
 	evalRows *ProvingAssignment
-	inputs   int
-	aux      int
-	nrows    int
-	ns       []namespace
-	scratch  [3]LC
-	canon    canonicalizer
-	tmp      fr.Element
+	// exact is the sink when it is an exact *ProvingAssignment: rows with
+	// known values (EnforceKnown) go to it without their multiplications.
+	exact *ProvingAssignment
+	// dropC is an LC in discard mode, the C of rows whose C nobody reads.
+	dropC   LC
+	inputs  int
+	aux     int
+	nrows   int
+	ns      []namespace
+	scratch [3]LC
+	canon   canonicalizer
+	tmp     fr.Element
 	// yield is called every YieldRows rows (SynthesizeYielding).
 	yield func() error
 }
@@ -91,6 +101,13 @@ func New(sink Sink) *CS {
 		for i := range cs.scratch {
 			cs.scratch[i].ev = pa
 		}
+	}
+	if n&IgnoreC != 0 {
+		cs.scratch[2].ev = &discard
+	}
+	cs.dropC.ev = &discard
+	if pa, ok := sink.(*ProvingAssignment); ok && !pa.templated {
+		cs.exact = pa
 	}
 	one := fr.One()
 	cs.AllocInput(one)
@@ -130,10 +147,7 @@ func (cs *CS) AllocInput(value fr.Element) Variable {
 // Enforce adds the row (A)·(B) = (C); build fills A, B and C, which start
 // empty. build is not called when the sink does not consume rows.
 func (cs *CS) Enforce(build func(a, b, c *LC)) {
-	cs.nrows++
-	if cs.yield != nil && cs.nrows&(YieldRows-1) == 0 {
-		cs.stopIf(cs.yield())
-	}
+	cs.countRow()
 	if cs.evalRows != nil {
 		a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
 		a.one.SetZero()
@@ -146,7 +160,14 @@ func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	if !cs.rows {
 		return
 	}
-	a, b, c := &cs.scratch[0], &cs.scratch[1], &cs.scratch[2]
+	a, b, c := cs.buildRow(build, &cs.scratch[2])
+	cs.sink.Enforce(cs, a, b, c)
+}
+
+// buildRow fills the scratch A and B, and c (the scratch C, or a C in
+// discard mode), with build and canonicalises them.
+func (cs *CS) buildRow(build func(a, b, c *LC), c *LC) (_, _, _ *LC) {
+	a, b := &cs.scratch[0], &cs.scratch[1]
 	a.Reset()
 	b.Reset()
 	c.Reset()
@@ -161,7 +182,42 @@ func (cs *CS) Enforce(build func(a, b, c *LC)) {
 	if len(c.terms) > 1 {
 		cs.canon.canon(c)
 	}
-	cs.sink.Enforce(cs, a, b, c)
+	return a, b, c
+}
+
+// EnforceKnown is Enforce for a row whose evaluations at the witness the
+// caller already has: a, b and c must be exactly the values build's
+// combinations take (a gadget that computes its witness natively, as
+// Poseidon does, holds them). A templated assignment records them without
+// calling build, which saves a multiplication per term of every long
+// combination; an exact one takes them too, and builds and merges only A
+// and B, for the densities; every other sink (recorder, test system, key
+// generation) gets the row from build, as Enforce gives it, so the
+// circuits' golden digests and satisfaction tests still evaluate every
+// combination, and their mode tests compare the assignments with the
+// values taken against those evaluated.
+func (cs *CS) EnforceKnown(a, b, c *fr.Element, build func(a, b, c *LC)) {
+	switch {
+	case cs.evalRows != nil:
+		cs.countRow()
+		cs.evalRows.EnforceValues(a, b, c)
+	case cs.exact != nil:
+		// The densities need A's and B's terms, not their values; C is
+		// not needed at all.
+		cs.countRow()
+		la, lb, _ := cs.buildRow(build, &cs.dropC)
+		cs.exact.enforceKnown(la, lb, a, b, c)
+	default:
+		cs.Enforce(build)
+	}
+}
+
+// countRow counts a row and yields every YieldRows rows.
+func (cs *CS) countRow() {
+	cs.nrows++
+	if cs.yield != nil && cs.nrows&(YieldRows-1) == 0 {
+		cs.stopIf(cs.yield())
+	}
 }
 
 // Push enters a namespace. Names only matter to test systems, which report

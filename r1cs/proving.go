@@ -1,6 +1,8 @@
 package r1cs
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -27,7 +29,9 @@ type Densities struct {
 //
 // It runs in one of two modes:
 //   - exact (NewProvingAssignment): every row's LCs are built, merged and
-//     evaluated, and the densities are computed;
+//     evaluated, and the densities are computed (rows enforced with their
+//     values, CS.EnforceKnown, are built and merged for the densities
+//     only);
 //   - templated (NewTemplatedAssignment): the densities come from an earlier
 //     exact synthesis of the same circuit, and rows are evaluated while the
 //     circuit adds terms, without building or merging LCs — several times
@@ -50,9 +54,10 @@ type ProvingAssignment struct {
 
 // AssignmentOptions choose what a ProvingAssignment records.
 type AssignmentOptions struct {
-	// OmitC leaves C empty: the c evaluations are neither computed (exact
-	// mode) nor stored. For a satisfied witness c = a∘b row by row, so a
-	// prover can recompute them when it needs them (groth16 does, in its
+	// OmitC leaves C empty: the circuit's C terms are dropped as they are
+	// added (IgnoreC), so c is neither built, merged, evaluated nor
+	// stored. For a satisfied witness c = a∘b row by row, so a prover can
+	// recompute them when it needs them (groth16 does, in its
 	// H stage) and a 2^27-row partition holds 4.3 GB less from synthesis
 	// to its transforms. For a witness that does not satisfy its circuit
 	// the recomputed c differs and the proof fails verification, exactly
@@ -106,10 +111,14 @@ func (pa *ProvingAssignment) HasC() bool { return !pa.omitC }
 
 // Needs implements Sink.
 func (pa *ProvingAssignment) Needs() Needs {
+	n := NeedValues | NeedRows
 	if pa.templated {
-		return NeedValues | NeedRowValues
+		n = NeedValues | NeedRowValues
 	}
-	return NeedValues | NeedRows
+	if pa.omitC {
+		n |= IgnoreC
+	}
+	return n
 }
 
 // AllocInput implements Sink.
@@ -158,6 +167,32 @@ func (pa *ProvingAssignment) Enforce(_ *CS, a, b, c *LC) {
 	if !pa.omitC {
 		pa.C = grow(pa.C)
 		pa.eval(&pa.C[n], c, nil, nil)
+	}
+}
+
+// enforceKnown records a row whose evaluations are known (CS.EnforceKnown)
+// and marks the densities of its canonical A and B, as Enforce would.
+func (pa *ProvingAssignment) enforceKnown(la, lb *LC, a, b, c *fr.Element) {
+	pa.A = append(pa.A, *a)
+	pa.B = append(pa.B, *b)
+	if !pa.omitC {
+		pa.C = append(pa.C, *c)
+	}
+	d := pa.Density
+	for i := range la.terms {
+		if v := la.terms[i].Var; v.IsAux() {
+			d.AAux.Set(v.Index())
+		}
+	}
+	if !lb.one.IsZero() {
+		d.BInput.Set(0)
+	}
+	for i := range lb.terms {
+		if v := lb.terms[i].Var; v.IsAux() {
+			d.BAux.Set(v.Index())
+		} else {
+			d.BInput.Set(v.Index())
+		}
 	}
 }
 
@@ -249,6 +284,46 @@ func (pa *ProvingAssignment) Bytes() int64 {
 		n += int64(cap(d.AAux.words)+cap(d.BInput.words)+cap(d.BAux.words)) * 8
 	}
 	return n
+}
+
+// Digest is a SHA-256 fingerprint of everything the prover takes from the
+// assignment: the lengths and elements of a, b, c, the inputs and the aux
+// variables (each element 32 bytes little-endian canonical, as Recorder
+// writes them), then the three density bitmaps (length and words, u64 LE).
+// An assignment that omits c hashes an empty c, so its digest equals that
+// of a full one with C cleared. Golden tests pin it so that no speed-up of
+// synthesis changes what is proved.
+func (pa *ProvingAssignment) Digest() [32]byte {
+	h := sha256.New()
+	var buf [32 * 256]byte
+	putLen := func(n int) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(n))
+		h.Write(b[:])
+	}
+	for _, v := range [][]fr.Element{pa.A, pa.B, pa.C, pa.Input, pa.Aux} {
+		putLen(len(v))
+		for len(v) > 0 {
+			k := min(len(v), len(buf)/32)
+			for i := range k {
+				fr.LittleEndian.PutElement((*[32]byte)(buf[32*i:]), v[i])
+			}
+			h.Write(buf[:32*k])
+			v = v[k:]
+		}
+	}
+	d := pa.Density
+	for _, s := range []*Bitset{&d.AAux, &d.BInput, &d.BAux} {
+		putLen(s.Len())
+		for _, w := range s.words {
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], w)
+			h.Write(b[:])
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // WitnessAssignment records only the input and aux values; it skips every

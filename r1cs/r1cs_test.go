@@ -531,3 +531,97 @@ func TestSynthesizeYieldingStops(t *testing.T) {
 		t.Fatalf("CS.Yield with a stopping yield: %v", err)
 	}
 }
+
+// cSpy records the C every row reaches it with.
+type cSpy struct {
+	needs Needs
+	terms int
+	one   int
+	rows  int
+}
+
+func (s *cSpy) Needs() Needs           { return s.needs }
+func (s *cSpy) AllocInput(*fr.Element) {}
+func (s *cSpy) Alloc(*fr.Element)      {}
+func (s *cSpy) Enforce(_ *CS, _, _, c *LC) {
+	s.rows++
+	s.terms += len(c.Terms())
+	if !c.OneCoeff().IsZero() {
+		s.one++
+	}
+}
+
+// TestIgnoreC: a sink that ignores C gets an empty C whatever the circuit
+// adds to it (every LC method, whole LCs included), and the circuit's A
+// and B are untouched by it; without IgnoreC it gets the terms.
+func TestIgnoreC(t *testing.T) {
+	c := circuitFunc(func(cs *CS) error {
+		x := cs.Alloc(elem(5))
+		y := cs.Alloc(elem(7))
+		var num LC
+		three := elem(3)
+		num.AddScaled(&three, x).Add(y)
+		cs.Enforce(func(a, b, c *LC) {
+			a.Add(x)
+			b.Add(y)
+			c.Add(x).Sub(y).AddScaled(&three, x).SubScaled(&three, y).AddLC(&num).SubLC(&num).AddScaledLC(&three, &num)
+		})
+		cs.Enforce(func(a, b, c *LC) { a.Add(y); b.AddOne(); c.Set(&num) })
+		return nil
+	})
+	for _, tc := range []struct {
+		needs     Needs
+		wantTerms int
+	}{{NeedValues | NeedRows, 2 + 2}, {NeedValues | NeedRows | IgnoreC, 0}} {
+		s := &cSpy{needs: tc.needs}
+		if _, err := Synthesize(c, s); err != nil {
+			t.Fatal(err)
+		}
+		if s.rows != 2 || s.terms != tc.wantTerms || (tc.needs&IgnoreC != 0 && s.one != 0) {
+			t.Errorf("needs %b: %d rows, %d C terms (want %d), %d C with a constant", tc.needs, s.rows, s.terms, tc.wantTerms, s.one)
+		}
+	}
+}
+
+// TestEnforceKnown: a row enforced with its values gives the assignment
+// Enforce gives, exact (densities from the built A and B) and templated;
+// the values are what the assignments record, and a recorder still gets
+// the built row.
+func TestEnforceKnown(t *testing.T) {
+	circuit := func(known bool) Circuit {
+		return circuitFunc(func(cs *CS) error {
+			x := cs.Alloc(elem(5))
+			w := cs.AllocInput(elem(2))
+			y := cs.Alloc(elem(3*5 + 2))
+			three := elem(3)
+			build := func(a, b, c *LC) { a.AddScaled(&three, x).Add(w).Add(x).Sub(x); b.AddOne().Add(w); c.Add(y).Add(y) }
+			if known {
+				va, vb, vc := elem(17), elem(3), elem(34)
+				cs.EnforceKnown(&va, &vb, &vc, build)
+			} else {
+				cs.Enforce(build)
+			}
+			return nil
+		})
+	}
+	want := NewProvingAssignment(Size{})
+	Synthesize(circuit(false), want)
+	for _, template := range []*Densities{nil, want.Density} {
+		pa := NewAssignment(Size{}, template, AssignmentOptions{})
+		Synthesize(circuit(true), pa)
+		if pa.Digest() != want.Digest() {
+			t.Errorf("templated=%v: assignment differs: a %v b %v c %v", template != nil, pa.A, pa.B, pa.C)
+		}
+	}
+	if !want.Density.AAux.Get(0) || want.Density.AAux.Get(1) || !want.Density.BInput.Get(0) || !want.Density.BInput.Get(1) || want.Density.BAux.Get(0) {
+		t.Error("densities of the built row are wrong")
+	}
+	recorded := func(c Circuit) string {
+		rec := NewRecorder()
+		Synthesize(c, rec)
+		return rec.Digest().R1CS
+	}
+	if recorded(circuit(true)) != recorded(circuit(false)) {
+		t.Error("a recorder got a different row from EnforceKnown")
+	}
+}

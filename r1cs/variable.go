@@ -55,11 +55,19 @@ type Term struct {
 // mode: each term is multiplied by its variable's value and folded into the
 // ONE accumulator as it is added, and no terms are kept. Its value is then
 // simply its ONE coefficient.
+//
+// The C of a row whose sink ignores C (IgnoreC) is in discard mode: terms
+// are dropped as they are added, so a circuit pays one comparison per term
+// for a C nobody reads. Its value is meaningless.
 type LC struct {
 	terms []Term
 	one   fr.Element         // coefficient of ONE; in evaluation mode, the value
-	ev    *ProvingAssignment // evaluation mode when non-nil
+	ev    *ProvingAssignment // evaluation mode when non-nil; discard mode when &discard
 }
+
+// discard marks an LC in discard mode (its ev). It is never read or
+// written: only its address matters, so sharing it is safe.
+var discard ProvingAssignment
 
 var (
 	coeffOne      = fr.One()
@@ -107,6 +115,9 @@ func (lc *LC) next() *Term {
 // Add adds 1·v.
 func (lc *LC) Add(v Variable) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		if val := lc.ev.value(v); !val.IsZero() {
 			lc.one.Add(&lc.one, val)
 		}
@@ -124,6 +135,9 @@ func (lc *LC) Add(v Variable) *LC {
 // Sub adds −1·v.
 func (lc *LC) Sub(v Variable) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		if val := lc.ev.value(v); !val.IsZero() {
 			lc.one.Sub(&lc.one, val)
 		}
@@ -141,6 +155,9 @@ func (lc *LC) Sub(v Variable) *LC {
 // AddScaled adds c·v. A zero c adds nothing (no term, so no density).
 func (lc *LC) AddScaled(c *fr.Element, v Variable) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		accumulate(&lc.one, c, lc.ev.value(v))
 		return lc
 	}
@@ -159,6 +176,9 @@ func (lc *LC) AddScaled(c *fr.Element, v Variable) *LC {
 // SubScaled adds −c·v. A zero c adds nothing.
 func (lc *LC) SubScaled(c *fr.Element, v Variable) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		var t fr.Element
 		accumulate(&t, c, lc.ev.value(v))
 		lc.one.Sub(&lc.one, &t)
@@ -198,6 +218,9 @@ func (lc *LC) SubConst(c *fr.Element) *LC {
 // AddLC adds every term of o.
 func (lc *LC) AddLC(o *LC) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		v := o.valueAt(lc.ev)
 		lc.one.Add(&lc.one, &v)
 		return lc
@@ -210,6 +233,9 @@ func (lc *LC) AddLC(o *LC) *LC {
 // SubLC subtracts every term of o.
 func (lc *LC) SubLC(o *LC) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		v := o.valueAt(lc.ev)
 		lc.one.Sub(&lc.one, &v)
 		return lc
@@ -226,6 +252,9 @@ func (lc *LC) SubLC(o *LC) *LC {
 // AddScaledLC adds c times every term of o.
 func (lc *LC) AddScaledLC(c *fr.Element, o *LC) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		v := o.valueAt(lc.ev)
 		v.Mul(&v, c)
 		lc.one.Add(&lc.one, &v)
@@ -248,6 +277,9 @@ func (lc *LC) AddScaledLC(c *fr.Element, o *LC) *LC {
 // Set makes lc a copy of o, reusing lc's storage.
 func (lc *LC) Set(o *LC) *LC {
 	if lc.ev != nil {
+		if lc.ev == &discard {
+			return lc
+		}
 		lc.one = o.valueAt(lc.ev)
 		return lc
 	}

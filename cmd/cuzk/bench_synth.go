@@ -24,15 +24,20 @@ import (
 )
 
 type synthReport struct {
-	C1              string                 `json:"c1"`
-	Synthetic       string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
-	CS              synthbench.CSKind      `json:"cs"`
-	Iterations      []synthbench.Iteration `json:"iterations"`
-	MedianNsPerRow  float64                `json:"median_ns_per_constraint"`
-	PeakRSSBytes    uint64                 `json:"peak_rss_bytes"`
-	GoVersion       string                 `json:"go_version"`
-	GOMAXPROCS      int                    `json:"gomaxprocs"`
-	BellpersonNsRow float64                `json:"bellperson_ns_per_constraint,omitempty"`
+	C1             string                 `json:"c1"`
+	Synthetic      string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
+	CS             synthbench.CSKind      `json:"cs"`
+	OmitC          bool                   `json:"omit_c,omitempty"`
+	Iterations     []synthbench.Iteration `json:"iterations"`
+	MedianNsPerRow float64                `json:"median_ns_per_constraint"`
+	// MedianCPUNsPerRow is the median of the process's user+system CPU
+	// time per row: on a shared machine the measure that neighbours
+	// disturb least.
+	MedianCPUNsPerRow float64 `json:"median_cpu_ns_per_constraint"`
+	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
+	GoVersion         string  `json:"go_version"`
+	GOMAXPROCS        int     `json:"gomaxprocs"`
+	BellpersonNsRow   float64 `json:"bellperson_ns_per_constraint,omitempty"`
 }
 
 func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,6 +46,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	partition := fs.Int("partition", -1, "synthesise only partition K (default all)")
 	iters := fs.Int("i", 3, "iterations")
 	csName := fs.String("cs", "proving", "constraint system: proving, templated, witness or count")
+	omitC := fs.Bool("omit-c", false, "proving and templated: leave c out of the assignment (r1cs.AssignmentOptions.OmitC), as the CPU prover takes it")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `file` after the runs")
 	traceFile := fs.String("trace", "", "write an execution trace to `file`")
@@ -64,6 +70,9 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	kind, err := synthbench.ParseCSKind(*csName)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if *omitC && kind != synthbench.CSProving && kind != synthbench.CSTemplated {
+		return fail("--omit-c is for --cs proving or templated")
 	}
 	if *compare != "" {
 		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
@@ -92,7 +101,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 			printThroughH(stdout, rep, *asJSON)
 			return exitOK
 		}
-		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 	}
 	if size.set {
 		return fail("--sector-size needs --synthetic (a C1 knows its size)")
@@ -116,7 +125,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 }
 
 // runSynthBench measures circuits as rep.CS and prints the report.
@@ -150,12 +159,15 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		fmt.Fprintf(stdout, "synthetic %s\n", rep.Synthetic)
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr", "bytes/constr", "allocs/constr", "peak RSS")
+		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %8s %8s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr",
+			"user/c", "sys/c", "faults/kc", "bytes/constr", "allocs/constr", "peak RSS")
 	}
-	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
+	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, OmitC: rep.OmitC, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
 		if !asJSON {
-			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
-				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
+			rows := float64(max(r.Constraints, 1))
+			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %8.1f %8.1f %10.2f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
+				time.Duration(r.WallNs).Round(time.Millisecond), r.NsPerRow, float64(r.UserNs)/rows, float64(r.SysNs)/rows, 1000*float64(r.MinorFaults)/rows,
+				r.BytesPerRow, r.AllocsPerRw, r.PeakRSS>>20)
 		}
 	})
 	if err != nil {
@@ -176,11 +188,15 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 	}
 	rep.Iterations = its
 	ns := make([]float64, len(its))
+	cpu := make([]float64, len(its))
 	for i, r := range its {
 		ns[i] = r.NsPerRow
+		cpu[i] = float64(r.UserNs+r.SysNs) / float64(max(r.Constraints, 1))
 	}
 	slices.Sort(ns)
+	slices.Sort(cpu)
 	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
+	rep.MedianCPUNsPerRow = cpu[(len(cpu)-1)/2]
 	rep.PeakRSSBytes = bench.PeakRSS()
 	if b, err := readRustBench(findUp(rustBench)); err == nil && rep.Synthetic == "" {
 		rep.BellpersonNsRow = b
@@ -191,7 +207,11 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		enc.Encode(rep)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, kind, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
+	what := string(kind)
+	if rep.OmitC {
+		what += ", omit-c"
+	}
+	fmt.Fprintf(stdout, "median %.1f ns/constraint (%s), CPU %.1f ns/constraint, peak RSS %d MiB, GOMAXPROCS %d\n", rep.MedianNsPerRow, what, rep.MedianCPUNsPerRow, rep.PeakRSSBytes>>20, rep.GOMAXPROCS)
 	if rep.BellpersonNsRow > 0 {
 		fmt.Fprintf(stdout, "bellperson (tools/rustref bench, single core, ProvingAssignment): %.1f ns/constraint → cuzk (%s)/bellperson = %.2f\n",
 			rep.BellpersonNsRow, kind, rep.MedianNsPerRow/rep.BellpersonNsRow)
@@ -266,20 +286,23 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		}
 	})
 	rounds = max(rounds, 1)
-	run := func(bin string) (float64, error) {
+	type result struct{ wall, cpu float64 }
+	run := func(bin string) (result, error) {
 		cmd := exec.CommandContext(ctx, bin, rest...)
 		cmd.Stderr = stderr
 		out, err := cmd.Output()
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", bin, err)
+			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}
 		var rep synthReport
 		if err := json.Unmarshal(out, &rep); err != nil {
-			return 0, fmt.Errorf("%s: %w", bin, err)
+			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}
-		return rep.MedianNsPerRow, nil
+		return result{rep.MedianNsPerRow, rep.MedianCPUNsPerRow}, nil
 	}
-	var a, b, ratios []float64
+	// CPU figures compare only when both builds report them (older ones
+	// do not).
+	var a, b, ratios, cpuA, cpuB, cpuRatios []float64
 	for r := 0; r < rounds; r++ {
 		// Alternate which build goes first, so warm-up and the machine's
 		// drift fall on both alike.
@@ -300,14 +323,21 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		if r%2 == 1 {
 			x, y = y, x
 		}
-		a, b, ratios = append(a, x), append(b, y), append(ratios, x/y)
-		fmt.Fprintf(stdout, "round %d: this %.1f ns/constraint, other %.1f, ratio %.3f\n", r, x, y, x/y)
+		a, b, ratios = append(a, x.wall), append(b, y.wall), append(ratios, x.wall/y.wall)
+		line := fmt.Sprintf("round %d: this %.1f ns/constraint, other %.1f, ratio %.3f", r, x.wall, y.wall, x.wall/y.wall)
+		if x.cpu > 0 && y.cpu > 0 {
+			cpuA, cpuB, cpuRatios = append(cpuA, x.cpu), append(cpuB, y.cpu), append(cpuRatios, x.cpu/y.cpu)
+			line += fmt.Sprintf("; CPU this %.1f, other %.1f, ratio %.3f", x.cpu, y.cpu, x.cpu/y.cpu)
+		}
+		fmt.Fprintln(stdout, line)
 	}
-	slices.Sort(a)
-	slices.Sort(b)
-	slices.Sort(ratios)
+	med := func(v []float64) float64 { slices.Sort(v); return v[(len(v)-1)/2] }
 	fmt.Fprintf(stdout, "median: this %.1f, other %.1f ns/constraint; ratio this/other %.3f (min %.3f, max %.3f over %d rounds)\n",
-		a[(len(a)-1)/2], b[(len(b)-1)/2], ratios[(len(ratios)-1)/2], ratios[0], ratios[len(ratios)-1], rounds)
+		med(a), med(b), med(ratios), ratios[0], ratios[len(ratios)-1], rounds)
+	if len(cpuRatios) > 0 {
+		fmt.Fprintf(stdout, "median CPU: this %.1f, other %.1f ns/constraint; ratio this/other %.3f (min %.3f, max %.3f over %d rounds)\n",
+			med(cpuA), med(cpuB), med(cpuRatios), cpuRatios[0], cpuRatios[len(cpuRatios)-1], len(cpuRatios))
+	}
 	return exitOK
 }
 

@@ -41,8 +41,8 @@ func TestBenchSynthCount2KiB(t *testing.T) {
 	}
 	code, out, _ := runCmd(t, "bench", "synth", "--cs", "count", "-i", "1", "--rust-bench", rustBench, "--partition", "0")
 	for _, re := range []string{
-		`(?m)^0\s+0\s+count\s+2687921\s+40\s+2685673\s+\S+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\d+ MiB$`,
-		`(?m)^median [\d.]+ ns/constraint \(count\), peak RSS \d+ MiB`,
+		`(?m)^0\s+0\s+count\s+2687921\s+40\s+2685673\s+\S+(\s+[\d.]+){6}\s+\d+ MiB$`,
+		`(?m)^median [\d.]+ ns/constraint \(count\), CPU [\d.]+ ns/constraint, peak RSS \d+ MiB`,
 		`(?m)^bellperson .*637\.0 ns/constraint → cuzk \(count\)/bellperson = [\d.]+$`,
 	} {
 		if code != exitOK || !regexp.MustCompile(re).MatchString(out) {
@@ -92,7 +92,7 @@ func TestBenchSynthCompare(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if n := len(regexp.MustCompile(`(?m)^round \d: this [\d.]+ ns/constraint, other [\d.]+, ratio [\d.]+$`).FindAllString(string(out), -1)); n != 3 {
+	if n := len(regexp.MustCompile(`(?m)^round \d: this [\d.]+ ns/constraint, other [\d.]+, ratio [\d.]+; CPU this [\d.]+, other [\d.]+, ratio [\d.]+$`).FindAllString(string(out), -1)); n != 3 {
 		t.Fatalf("%d rounds:\n%s", n, out)
 	}
 	m := regexp.MustCompile(`ratio this/other ([\d.]+) \(min ([\d.]+), max ([\d.]+) over 3 rounds\)`).FindStringSubmatch(string(out))
@@ -131,6 +131,28 @@ func TestBenchSynthSynthetic(t *testing.T) {
 	} {
 		if code, _, stderr := runCmd(t, bad...); code != exitError || stderr == "" {
 			t.Errorf("%v: exit %d %q", bad, code, stderr)
+		}
+	}
+}
+
+// --omit-c measures the assignment without c that the CPU prover takes,
+// exact and templated; it is refused where there is no c to omit. Every
+// iteration reports its CPU time and page faults.
+func TestBenchSynthOmitC(t *testing.T) {
+	for _, cs := range []string{"proving", "templated"} {
+		rep := synthJSON(t, "--synthetic", "--sector-size", "2KiB", "--kind", "window-post", "--cs", cs, "--omit-c", "-i", "2")
+		if !rep.OmitC || string(rep.CS) != cs || len(rep.Iterations) != 2 || rep.MedianCPUNsPerRow <= 0 {
+			t.Fatalf("%s: %+v", cs, rep)
+		}
+		for _, it := range rep.Iterations {
+			if it.Constraints != 21866 || it.UserNs+it.SysNs <= 0 || it.MinorFaults < 0 {
+				t.Errorf("%s: %+v", cs, it)
+			}
+		}
+	}
+	for _, cs := range []string{"witness", "count"} {
+		if code, _, stderr := runCmd(t, "bench", "synth", "--synthetic", "--sector-size", "2KiB", "--cs", cs, "--omit-c"); code != exitError || !strings.Contains(stderr, "--omit-c") {
+			t.Errorf("%s --omit-c: exit %d %q", cs, code, stderr)
 		}
 	}
 }

@@ -11,8 +11,9 @@ import (
 
 // fullsizeDir holds the full-size golden of issue 20: a 32 GiB WindowPoSt
 // partition (one real sector from rust-fil-proofs, padded to 2,349 as
-// upstream pads) proven by the daemon on a 24 GiB, 2-core machine with
-// INSECURE test parameters (scripts/fullsize-window-post.sh), its
+// upstream pads) proven by `cuzk prove-post` on a 24 GiB, 2-core machine
+// with INSECURE test parameters (scripts/fullsize-window-post.sh --cli;
+// 52 min, docs/performance.md), accepted by the Rust reference, its
 // verifying key under the official name and its public values.
 const fullsizeDir = "../../testdata/fullsize/window-post-32GiB"
 

@@ -91,6 +91,17 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 	var rec *procmem.Recorder
 	if *o.stageReport != "" {
 		rec = procmem.NewRecorder(0)
+		// Each step also goes to FILE.partial as it ends (JSON lines), so a
+		// run that is killed keeps what it measured.
+		partial, err := os.Create(*o.stageReport + ".partial")
+		if err != nil {
+			return fail("--stage-report: %v", err)
+		}
+		defer partial.Close()
+		rec.OnStep = func(s procmem.Stage) {
+			b, _ := json.Marshal(s)
+			partial.Write(append(b, '\n'))
+		}
 		rec.Step("plan and parameters")
 		opt.Stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
 	}

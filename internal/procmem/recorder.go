@@ -34,6 +34,9 @@ type Recorder struct {
 	done  []Stage
 	stop  chan struct{}
 	wg    sync.WaitGroup
+	// OnStep, when set, is given each step as it ends (a benchmark writes
+	// it out at once, so a run killed later keeps what it measured).
+	OnStep func(Stage)
 }
 
 // NewRecorder returns a recorder sampling every interval (0: 100 ms).
@@ -98,6 +101,9 @@ func (r *Recorder) endLocked() {
 	r.cur.Wall = time.Since(r.start)
 	r.cur.CPU = processCPU() - r.cpu0
 	r.done = append(r.done, *r.cur)
+	if r.OnStep != nil {
+		r.OnStep(*r.cur)
+	}
 	r.cur = nil
 }
 

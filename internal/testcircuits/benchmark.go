@@ -8,7 +8,9 @@ import (
 
 // BenchmarkSynthesis synthesises c once per iteration into a fresh backend and
 // reports ns/constraint. Templated assignments reuse the densities of one
-// exact synthesis, as the prover does for every proof after the first.
+// exact synthesis, as the prover does for every proof after the first;
+// the -omitc variants leave c out (r1cs.AssignmentOptions.OmitC), as the
+// CPU prover takes them.
 func BenchmarkSynthesis(b *testing.B, c r1cs.Circuit) {
 	cs, err := r1cs.Synthesize(c, r1cs.Counter{})
 	if err != nil {
@@ -19,12 +21,15 @@ func BenchmarkSynthesis(b *testing.B, c r1cs.Circuit) {
 	if _, err := r1cs.Synthesize(c, exact); err != nil {
 		b.Fatal(err)
 	}
+	omitC := r1cs.AssignmentOptions{OmitC: true}
 	for _, mode := range []struct {
 		name string
 		new  func() r1cs.Sink
 	}{
 		{"exact", func() r1cs.Sink { return r1cs.NewProvingAssignment(size) }},
 		{"templated", func() r1cs.Sink { return r1cs.NewTemplatedAssignment(size, exact.Density) }},
+		{"exact-omitc", func() r1cs.Sink { return r1cs.NewAssignment(size, nil, omitC) }},
+		{"templated-omitc", func() r1cs.Sink { return r1cs.NewAssignment(size, exact.Density, omitC) }},
 		{"witness", func() r1cs.Sink { return r1cs.NewWitnessAssignment(size) }},
 	} {
 		b.Run(mode.name, func(b *testing.B) {

@@ -68,6 +68,25 @@ type postVanillaFile struct {
 	VanillaProofs   []string `json:"vanilla_proofs"`
 }
 
+// circuitFromVanilla is the 2 KiB partition circuit of kind ("window",
+// "winning") built from rust-fil-proofs' vanilla proofs.
+func circuitFromVanilla(t *testing.T, kind string) *FallbackPoSt {
+	t.Helper()
+	rp, rnd, proofs, ok := loadPostVanilla(t, kind)
+	if !ok {
+		t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
+	}
+	shape, err := DimsOf(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [32]byte, []*post.VanillaProof, bool) {
 	rp, rnd, proofs, _, ok := loadPostVanillaFile(t, kind)
 	return rp, rnd, proofs, ok
@@ -158,18 +177,7 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 	for _, kind := range []string{"window", "winning"} {
 		t.Run(kind, func(t *testing.T) {
 			g := golden.Require(t, kind+"_post_2KiB")
-			rp, rnd, proofs, ok := loadPostVanilla(t, kind)
-			if !ok {
-				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
-			}
-			shape, err := DimsOf(rp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := circuitFromVanilla(t, kind)
 			rec := r1cs.NewRecorder()
 			if _, err := r1cs.Synthesize(f, rec); err != nil {
 				t.Fatal(err)

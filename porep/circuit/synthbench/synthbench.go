@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"syscall"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -54,6 +55,16 @@ type Iteration struct {
 	// Options.PeakRSS reads it (VmHWM never decreases from one iteration
 	// to the next); 0 without it.
 	PeakRSS uint64 `json:"peak_rss_bytes"`
+	// UserNs and SysNs are the process's user and system CPU time during
+	// the run (getrusage: the garbage collector's workers included), and
+	// MinorFaults its page faults. They separate the synthesis itself
+	// (user time, flat per row at every size) from the first touch of
+	// fresh memory (system time: one fault per 4 KiB page the vectors
+	// grow into, which the kernel zeroes and, in a VM, the host may first
+	// have to back).
+	UserNs      int64 `json:"user_ns"`
+	SysNs       int64 `json:"sys_ns"`
+	MinorFaults int64 `json:"minor_faults"`
 }
 
 // Options configure Run.
@@ -61,6 +72,9 @@ type Options struct {
 	CS         CSKind
 	Iterations int
 	Partition  int // -1: every partition
+	// OmitC builds proving and templated assignments without c
+	// (r1cs.AssignmentOptions.OmitC), as the CPU prover takes them.
+	OmitC bool
 	// PeakRSS, when set, reads the process's peak resident set after each
 	// run (cuzk passes bench.PeakRSS).
 	PeakRSS func() uint64
@@ -71,16 +85,20 @@ type Options struct {
 }
 
 // Need is the heap a run of kind allocates for a circuit of size hint: the
-// recorded vectors (a, b, c rows and the assignment, 32 bytes per element)
-// and the density bitmaps, as ProvingAssignment.Bytes counts them. A
-// templated run first needs an exact one for its densities, of the same
-// size.
-func Need(kind CSKind, hint r1cs.Size) int64 {
+// recorded vectors (a, b and, unless omitC, c rows and the assignment, 32
+// bytes per element) and the density bitmaps, as ProvingAssignment.Bytes
+// counts them. A templated run first needs an exact one for its
+// densities, of the same size.
+func Need(kind CSKind, hint r1cs.Size, omitC bool) int64 {
 	const fr = 32
 	vars := int64(hint.Inputs + hint.Aux)
+	rowVectors := int64(3)
+	if omitC {
+		rowVectors = 2
+	}
 	switch kind {
 	case CSProving, CSTemplated:
-		return fr*(3*int64(hint.Constraints)+vars) + 3*vars/8
+		return fr*(rowVectors*int64(hint.Constraints)+vars) + 3*vars/8
 	case CSWitness:
 		return fr * vars
 	}
@@ -120,10 +138,11 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 	hint := counted.Size()
 	hint.Constraints += hint.Inputs // the prover's input rows
 	if opt.Guard != nil {
-		if err := opt.Guard(Need(opt.CS, hint)); err != nil {
+		if err := opt.Guard(Need(opt.CS, hint, opt.OmitC)); err != nil {
 			return nil, err
 		}
 	}
+	aopt := r1cs.AssignmentOptions{OmitC: opt.OmitC}
 	for it := 0; it < opt.Iterations; it++ {
 		for _, k := range idx {
 			if err := ctx.Err(); err != nil {
@@ -131,7 +150,7 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 			}
 			c := parts[k]
 			if opt.CS == CSTemplated && densities[k] == nil {
-				pa := r1cs.NewProvingAssignment(hint)
+				pa := r1cs.NewAssignment(hint, nil, aopt)
 				if _, err := r1cs.Synthesize(c, pa); err != nil {
 					return out, err
 				}
@@ -143,9 +162,9 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 			var backend r1cs.Sink
 			switch opt.CS {
 			case CSProving:
-				backend = r1cs.NewProvingAssignment(hint)
+				backend = r1cs.NewAssignment(hint, nil, aopt)
 			case CSTemplated:
-				backend = r1cs.NewTemplatedAssignment(hint, densities[k])
+				backend = r1cs.NewAssignment(hint, densities[k], aopt)
 			case CSWitness:
 				backend = r1cs.NewWitnessAssignment(hint)
 			case CSCount:
@@ -155,12 +174,14 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 			}
 			runtime.GC()
 			bytes0, allocs0 := heapCounters()
+			ru0 := usage()
 			t := time.Now()
 			cs, err := r1cs.Synthesize(c, backend)
 			wall := time.Since(t)
 			if err != nil {
 				return out, err
 			}
+			ru1 := usage()
 			bytes1, allocs1 := heapCounters()
 			shape := cs.Size()
 			rows := float64(max(shape.Constraints, 1))
@@ -170,6 +191,9 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 				NsPerRow:    float64(wall.Nanoseconds()) / rows,
 				BytesPerRow: float64(bytes1-bytes0) / rows,
 				AllocsPerRw: float64(allocs1-allocs0) / rows,
+				UserNs:      ru1.user - ru0.user,
+				SysNs:       ru1.sys - ru0.sys,
+				MinorFaults: ru1.minflt - ru0.minflt,
 			}
 			if opt.PeakRSS != nil {
 				r.PeakRSS = opt.PeakRSS()
@@ -182,6 +206,18 @@ func Run(ctx context.Context, parts []r1cs.Circuit, opt Options, each func(Itera
 		}
 	}
 	return out, nil
+}
+
+type rusage struct{ user, sys, minflt int64 }
+
+// usage reads the process's CPU times (ns) and minor faults; zeros when
+// getrusage fails.
+func usage() rusage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return rusage{}
+	}
+	return rusage{user: ru.Utime.Nano(), sys: ru.Stime.Nano(), minflt: ru.Minflt}
 }
 
 // heapCounters reads cumulative heap bytes and objects allocated.
