@@ -21,6 +21,8 @@ var allowedImports = map[string]bool{
 	module + "/server/statusdoc": true,
 	// The client reads bearer-token files with it.
 	module + "/internal/tokenfile": true,
+	// The kinds' names and wire values.
+	module + "/proofkind": true,
 }
 
 // TestImportsAllowList fails when bench (or its tests) depends on a

@@ -2,32 +2,74 @@ package bench
 
 import (
 	"encoding/base64"
-	"errors"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-func TestParseProofType(t *testing.T) {
-	for in, want := range map[string]ProofType{
-		"porep": TypePoRep, "PoRep-C2": TypePoRep, "seal-commit": TypePoRep,
-		"snap": TypeSnap, "snap-deals": TypeSnap, "update": TypeSnap,
-		"wpost": TypeWPoSt, "window-post": TypeWPoSt, "windowpost": TypeWPoSt,
-		"winning": TypeWinning, "winning-post": TypeWinning, "winningpost": TypeWinning,
-		"test": TypeTest,
-	} {
-		got, err := ParseProofType(in)
-		if err != nil || got != want {
-			t.Errorf("%q: %v %v", in, got, err)
+// Request copies every field of the template but the request id, and
+// shares the byte fields: a field added to the proto and forgotten here
+// fails.
+func TestSpecRequestCopiesEveryField(t *testing.T) {
+	tmpl := &cuzkv1.SubmitProofRequest{}
+	m := tmpl.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		switch {
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			l.Append(protoreflect.ValueOfBytes([]byte("entry")))
+		case fd.Kind() == protoreflect.BytesKind:
+			m.Set(fd, protoreflect.ValueOfBytes([]byte(fd.Name())))
+		case fd.Kind() == protoreflect.StringKind:
+			m.Set(fd, protoreflect.ValueOfString("template-"+string(fd.Name())))
+		case fd.Kind() == protoreflect.EnumKind:
+			m.Set(fd, protoreflect.ValueOfEnum(protoreflect.EnumNumber(3)))
+		case fd.Kind() == protoreflect.Uint32Kind:
+			m.Set(fd, protoreflect.ValueOfUint32(uint32(100+i)))
+		case fd.Kind() == protoreflect.Uint64Kind:
+			m.Set(fd, protoreflect.ValueOfUint64(uint64(100+i)))
+		default:
+			t.Fatalf("field %s: kind %v not covered by this test", fd.Name(), fd.Kind())
 		}
 	}
-	if _, err := ParseProofType("c2"); !errors.Is(err, ErrUnknownType) {
+	spec := &Spec{Template: tmpl}
+	got := spec.Request("r-1")
+	want := proto.Clone(tmpl).(*cuzkv1.SubmitProofRequest)
+	want.RequestId = "r-1"
+	if !proto.Equal(got, want) {
+		t.Fatalf("Request:\n%v\nwant\n%v", got, want)
+	}
+	if &got.VanillaProof[0] != &tmpl.VanillaProof[0] || &got.VanillaProofs[0][0] != &tmpl.VanillaProofs[0][0] {
+		t.Error("byte fields copied, not shared")
+	}
+	if tmpl.RequestId != "template-request_id" {
+		t.Error("Request changed the template")
+	}
+	if spec.Kind() != proofkind.WindowPoSt {
+		t.Errorf("Kind %v", spec.Kind())
+	}
+}
+
+// A report shows the spec's scalar fields and the kind's name.
+func TestSpecJSON(t *testing.T) {
+	spec := &Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_WINNING_POST, RegisteredProof: 0, SectorSize: 2048,
+		Randomness: make([]byte, 32)}, Circuit: "winning-2k", Partitions: 1}
+	b, err := json.Marshal(spec)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if TypeTest.Kind() != client.TestProofKind || TypePoRep.Kind() != cuzkv1.ProofKind_POREP_SEAL_COMMIT || TypeWinning.Kind() != cuzkv1.ProofKind_WINNING_POST {
-		t.Fatal("wire kinds")
+	if want := `{"type":"winning-post","registered_proof":0,"sector_size":2048,"circuit":"winning-2k","partitions":1}`; string(b) != want {
+		t.Errorf("%s\nwant %s", b, want)
+	}
+	if got := spec.Describe(); got != "winning-post (winning-2k, 1 partition(s)), registered_proof 0" {
+		t.Errorf("Describe: %q", got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // Result statuses besides the wire's COMPLETED, FAILED, CANCELLED, TIMEOUT
@@ -33,20 +34,20 @@ const (
 // Result is one proof as the client saw it, with the daemon's timings.
 // Daemon durations are whole milliseconds (the wire's resolution).
 type Result struct {
-	Index     int           `json:"index"`
-	Type      ProofType     `json:"type"`
-	RequestID string        `json:"request_id"`
-	JobID     string        `json:"job_id,omitempty"`
-	Status    string        `json:"status"`
-	Error     string        `json:"error,omitempty"`
-	Start     time.Time     `json:"start"`
-	End       time.Time     `json:"end"`
-	Wall      time.Duration `json:"wall_ns"`
-	QueueWait time.Duration `json:"queue_wait_ns"`
-	SRSLoad   time.Duration `json:"srs_load_ns"`
-	Synthesis time.Duration `json:"synthesis_ns"`
-	Prove     time.Duration `json:"prove_ns"`
-	Total     time.Duration `json:"total_ns"`
+	Index     int            `json:"index"`
+	Kind      proofkind.Kind `json:"type"`
+	RequestID string         `json:"request_id"`
+	JobID     string         `json:"job_id,omitempty"`
+	Status    string         `json:"status"`
+	Error     string         `json:"error,omitempty"`
+	Start     time.Time      `json:"start"`
+	End       time.Time      `json:"end"`
+	Wall      time.Duration  `json:"wall_ns"`
+	QueueWait time.Duration  `json:"queue_wait_ns"`
+	SRSLoad   time.Duration  `json:"srs_load_ns"`
+	Synthesis time.Duration  `json:"synthesis_ns"`
+	Prove     time.Duration  `json:"prove_ns"`
+	Total     time.Duration  `json:"total_ns"`
 	// ProofBytes is the proof's length (192 bytes per partition).
 	ProofBytes int    `json:"proof_bytes"`
 	Proof      []byte `json:"-"`
@@ -92,7 +93,7 @@ func NewRunID(prefix string) string {
 
 // Prove sends one request through the Prove RPC and measures it.
 func Prove(ctx context.Context, c *client.Client, spec *Spec, index int, requestID string) Result {
-	r := Result{Index: index, Type: spec.Type, RequestID: requestID, Start: time.Now()}
+	r := Result{Index: index, Kind: spec.Kind(), RequestID: requestID, Start: time.Now()}
 	resp, err := c.RPC().Prove(ctx, &cuzkv1.ProveRequest{Submit: spec.Request(requestID)})
 	r.End = time.Now()
 	r.Wall = r.End.Sub(r.Start)
@@ -158,7 +159,7 @@ func RunBatch(ctx context.Context, c *client.Client, spec *Spec, opt BatchOption
 				}
 				var r Result
 				if err := ctx.Err(); err != nil {
-					r = Result{Index: i, Type: spec.Type, RequestID: fmt.Sprintf("%s-%d", opt.RunID, i), Status: StatusError, Error: err.Error(), Start: time.Now(), End: time.Now()}
+					r = Result{Index: i, Kind: spec.Kind(), RequestID: fmt.Sprintf("%s-%d", opt.RunID, i), Status: StatusError, Error: err.Error(), Start: time.Now(), End: time.Now()}
 				} else {
 					r = Prove(ctx, c, spec, i, fmt.Sprintf("%s-%d", opt.RunID, i))
 				}

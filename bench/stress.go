@@ -18,13 +18,14 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // Rate is one entry of a stress mix: arrivals of a proof type per second.
 type Rate struct {
-	Type      ProofType `json:"type"`
-	PerSecond float64   `json:"per_second"`
-	Text      string    `json:"text"` // as given, e.g. "2/m"
+	Kind      proofkind.Kind `json:"type"`
+	PerSecond float64        `json:"per_second"`
+	Text      string         `json:"text"` // as given, e.g. "2/m"
 }
 
 // ErrBadMix: a --mix value that ParseMix rejects.
@@ -44,11 +45,11 @@ func ParseMix(s string) ([]Rate, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %q: want TYPE=RATE, e.g. porep=2/m", ErrBadMix, item)
 		}
-		t, err := ParseProofType(strings.TrimSpace(name))
+		t, err := proofkind.Parse(strings.TrimSpace(name))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadMix, err)
 		}
-		if slices.ContainsFunc(out, func(r Rate) bool { return r.Type == t }) {
+		if slices.ContainsFunc(out, func(r Rate) bool { return r.Kind == t }) {
 			return nil, fmt.Errorf("%w: %s given twice", ErrBadMix, t)
 		}
 		num, unit, ok := strings.Cut(strings.TrimSpace(rate), "/")
@@ -68,7 +69,7 @@ func ParseMix(s string) ([]Rate, error) {
 		default:
 			return nil, fmt.Errorf("%w: rate %q: unit must be s, m (min) or h", ErrBadMix, rate)
 		}
-		out = append(out, Rate{Type: t, PerSecond: v, Text: strings.TrimSpace(rate)})
+		out = append(out, Rate{Kind: t, PerSecond: v, Text: strings.TrimSpace(rate)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: empty", ErrBadMix)
@@ -100,8 +101,8 @@ func ParseArrivals(s string) (Arrivals, error) {
 
 // Arrival is one planned submission.
 type Arrival struct {
-	At   time.Duration `json:"at_ns"`
-	Type ProofType     `json:"type"`
+	At   time.Duration  `json:"at_ns"`
+	Kind proofkind.Kind `json:"type"`
 }
 
 // Schedule plans the arrivals in [0, d), in time order.
@@ -119,12 +120,12 @@ func Schedule(mix []Rate, d time.Duration, a Arrivals, seed uint64) []Arrival {
 				if at >= d {
 					break
 				}
-				out = append(out, Arrival{At: at, Type: r.Type})
+				out = append(out, Arrival{At: at, Kind: r.Kind})
 			}
 		default:
 			rng := rand.New(rand.NewPCG(seed, uint64(i)))
 			for t := rng.ExpFloat64() * mean; t < float64(d); t += rng.ExpFloat64() * mean {
-				out = append(out, Arrival{At: time.Duration(t), Type: r.Type})
+				out = append(out, Arrival{At: time.Duration(t), Kind: r.Kind})
 			}
 		}
 	}
@@ -151,15 +152,15 @@ type StressOptions struct {
 // KindStats are one proof type's (or all types') outcomes in a stress run.
 // Submitted = Rejected + Completed + Failed + Cancelled + Lost.
 type KindStats struct {
-	Type           ProofType `json:"type"`
-	Planned        int       `json:"planned"`
-	Submitted      int       `json:"submitted"`
-	Rejected       int       `json:"rejected"`
-	Completed      int       `json:"completed"`
-	Failed         int       `json:"failed"`
-	Cancelled      int       `json:"cancelled"`
-	DrainCancelled int       `json:"drain_cancelled"` // part of Cancelled
-	Lost           int       `json:"lost"`
+	Kind           string `json:"type"` // the kind's name, or "all"
+	Planned        int    `json:"planned"`
+	Submitted      int    `json:"submitted"`
+	Rejected       int    `json:"rejected"`
+	Completed      int    `json:"completed"`
+	Failed         int    `json:"failed"`
+	Cancelled      int    `json:"cancelled"`
+	DrainCancelled int    `json:"drain_cancelled"` // part of Cancelled
+	Lost           int    `json:"lost"`
 	// Moved counts the jobs a daemon refused or lost that went on to
 	// another daemon (each is also counted by its final outcome).
 	Moved int `json:"moved"`
@@ -239,7 +240,7 @@ type StressProgress struct {
 // in advance, whatever the daemon's progress, for a bounded time.
 type Stress struct {
 	c     *client.Client
-	specs map[ProofType]*Spec
+	specs map[proofkind.Kind]*Spec
 	mix   []Rate
 	opt   StressOptions
 	plan  []Arrival
@@ -256,7 +257,7 @@ type Stress struct {
 }
 
 // NewStress plans a run; specs must hold a Spec for every type in mix.
-func NewStress(c *client.Client, specs map[ProofType]*Spec, mix []Rate, opt StressOptions) (*Stress, error) {
+func NewStress(c *client.Client, specs map[proofkind.Kind]*Spec, mix []Rate, opt StressOptions) (*Stress, error) {
 	if opt.Duration <= 0 {
 		return nil, fmt.Errorf("stress: duration must be positive")
 	}
@@ -270,8 +271,8 @@ func NewStress(c *client.Client, specs map[ProofType]*Spec, mix []Rate, opt Stre
 		opt.RunID = NewRunID("bench-stress")
 	}
 	for _, r := range mix {
-		if specs[r.Type] == nil {
-			return nil, fmt.Errorf("stress: no request for proof type %s", r.Type)
+		if specs[r.Kind] == nil {
+			return nil, fmt.Errorf("stress: no request for proof type %s", r.Kind)
 		}
 	}
 	return &Stress{c: c, specs: specs, mix: mix, opt: opt, plan: Schedule(mix, opt.Duration, opt.Arrivals, opt.Seed)}, nil
@@ -337,9 +338,9 @@ arrivals:
 		}
 		rep.LastArrival = time.Since(s.start)
 		s.submitted.Add(1)
-		id := fmt.Sprintf("%s-%s-%d", s.opt.RunID, a.Type, i)
+		id := fmt.Sprintf("%s-%s-%d", s.opt.RunID, a.Kind, i)
 		wg.Go(func() {
-			r := s.one(ctx, awaitCtx, s.specs[a.Type], i, id)
+			r := s.one(ctx, awaitCtx, s.specs[a.Kind], i, id)
 			s.final.Add(1)
 			if r.OK() {
 				s.completed.Add(1)
@@ -377,16 +378,16 @@ arrivals:
 
 	SortByIndex(results)
 	rep.Results = results
-	byType := map[ProofType]*KindStats{}
+	byType := map[proofkind.Kind]*KindStats{}
 	for _, r := range s.mix {
-		byType[r.Type] = &KindStats{Type: r.Type}
+		byType[r.Kind] = &KindStats{Kind: r.Kind.String()}
 	}
 	for _, a := range s.plan {
-		byType[a.Type].Planned++
+		byType[a.Kind].Planned++
 	}
-	lat := map[ProofType][3][]time.Duration{}
+	lat := map[proofkind.Kind][3][]time.Duration{}
 	for _, r := range results {
-		k := byType[r.Type]
+		k := byType[r.Kind]
 		k.Submitted++
 		if len(r.Moved) > 0 {
 			k.Moved++
@@ -396,9 +397,9 @@ arrivals:
 			k.Rejected++
 		case r.OK():
 			k.Completed++
-			l := lat[r.Type]
+			l := lat[r.Kind]
 			l[0], l[1], l[2] = append(l[0], r.Wall), append(l[1], r.QueueWait), append(l[2], r.Total)
-			lat[r.Type] = l
+			lat[r.Kind] = l
 		case r.Status == StatusCancelled:
 			k.Cancelled++
 			if r.DrainCancelled {
@@ -412,10 +413,10 @@ arrivals:
 		}
 	}
 	var all [3][]time.Duration
-	rep.All.Type = "all"
+	rep.All.Kind = "all"
 	for _, r := range s.mix {
-		k := byType[r.Type]
-		l := lat[r.Type]
+		k := byType[r.Kind]
+		l := lat[r.Kind]
 		k.Latency, k.QueueWait, k.Total = NewDist(l[0]), NewDist(l[1]), NewDist(l[2])
 		for i := range all {
 			all[i] = append(all[i], l[i]...)
@@ -465,7 +466,7 @@ arrivals:
 // forgot it (Unavailable, NotFound) is submitted again, to another daemon
 // if one is ready, and recorded as moved.
 func (s *Stress) one(ctx, awaitCtx context.Context, spec *Spec, index int, id string) Result {
-	r := Result{Index: index, Type: spec.Type, RequestID: id, Start: time.Now()}
+	r := Result{Index: index, Kind: spec.Kind(), RequestID: id, Start: time.Now()}
 	sub, err := s.c.Submit(ctx, spec.Request(id))
 	place(s.c, &r, id)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 func TestParseMix(t *testing.T) {
@@ -14,19 +16,19 @@ func TestParseMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Rate{{TypePoRep, 2.0 / 60, "2/m"}, {TypeTest, 1.5, "1.5/s"}, {TypeWinning, 0.01, "36/h"}}
+	want := []Rate{{proofkind.PoRep, 2.0 / 60, "2/m"}, {proofkind.Test, 1.5, "1.5/s"}, {proofkind.WinningPoSt, 0.01, "36/h"}}
 	if len(mix) != len(want) {
 		t.Fatalf("%+v", mix)
 	}
 	for i := range want {
-		if mix[i].Type != want[i].Type || math.Abs(mix[i].PerSecond-want[i].PerSecond) > 1e-12 || mix[i].Text != want[i].Text {
+		if mix[i].Kind != want[i].Kind || math.Abs(mix[i].PerSecond-want[i].PerSecond) > 1e-12 || mix[i].Text != want[i].Text {
 			t.Errorf("%d: %+v, want %+v", i, mix[i], want[i])
 		}
 	}
 	for _, bad := range []struct{ in, want string }{
 		{"porep=2", "needs a unit"},
 		{"porep", "TYPE=RATE"},
-		{"pore=2/s", "unknown proof type"},
+		{"pore=2/s", "unknown proof kind"},
 		{"porep=-1/s", "positive"},
 		{"porep=x/s", "positive"},
 		{"porep=1/d", "unit must be"},
@@ -41,10 +43,10 @@ func TestParseMix(t *testing.T) {
 }
 
 func TestScheduleFixed(t *testing.T) {
-	s := Schedule([]Rate{{Type: TypeTest, PerSecond: 2}, {Type: TypePoRep, PerSecond: 1}}, 3*time.Second, Fixed, 0)
+	s := Schedule([]Rate{{Kind: proofkind.Test, PerSecond: 2}, {Kind: proofkind.PoRep, PerSecond: 1}}, 3*time.Second, Fixed, 0)
 	var test, porep []time.Duration
 	for _, a := range s {
-		if a.Type == TypeTest {
+		if a.Kind == proofkind.Test {
 			test = append(test, a.At)
 		} else {
 			porep = append(porep, a.At)
@@ -59,7 +61,7 @@ func TestScheduleFixed(t *testing.T) {
 }
 
 func TestSchedulePoisson(t *testing.T) {
-	mix := []Rate{{Type: TypeTest, PerSecond: 100}, {Type: TypePoRep, PerSecond: 10}}
+	mix := []Rate{{Kind: proofkind.Test, PerSecond: 100}, {Kind: proofkind.PoRep, PerSecond: 10}}
 	d := 10 * time.Second
 	a := Schedule(mix, d, Poisson, 7)
 	b := Schedule(mix, d, Poisson, 7)
@@ -69,15 +71,15 @@ func TestSchedulePoisson(t *testing.T) {
 	if slices.Equal(a, Schedule(mix, d, Poisson, 8)) {
 		t.Fatal("different seeds, same schedule")
 	}
-	n := map[ProofType]int{}
+	n := map[proofkind.Kind]int{}
 	for i, x := range a {
 		if x.At < 0 || x.At >= d || (i > 0 && x.At < a[i-1].At) {
 			t.Fatalf("arrival %d at %v", i, x.At)
 		}
-		n[x.Type]++
+		n[x.Kind]++
 	}
 	// Counts are Poisson(λ·d): 1000 ± 5·√1000 and 100 ± 5·√100.
-	if math.Abs(float64(n[TypeTest])-1000) > 5*math.Sqrt(1000) || math.Abs(float64(n[TypePoRep])-100) > 50 {
+	if math.Abs(float64(n[proofkind.Test])-1000) > 5*math.Sqrt(1000) || math.Abs(float64(n[proofkind.PoRep])-100) > 50 {
 		t.Fatalf("counts %v", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 func report(memUsed, memLimit uint64, queues ...*cuzkv1.QueueStatus) *cuzkv1.GetStatusResponse {
@@ -81,7 +82,7 @@ func TestQueuePriorities(t *testing.T) {
 	for kind, want := range map[cuzkv1.ProofKind]cuzkv1.Priority{
 		cuzkv1.ProofKind_WINNING_POST: cuzkv1.Priority_CRITICAL, cuzkv1.ProofKind_WINDOW_POST_PARTITION: cuzkv1.Priority_HIGH,
 		cuzkv1.ProofKind_POREP_SEAL_COMMIT: cuzkv1.Priority_NORMAL, cuzkv1.ProofKind_SNAP_DEALS_UPDATE: cuzkv1.Priority_NORMAL,
-		TestProofKind: cuzkv1.Priority_NORMAL, 77: cuzkv1.Priority_NORMAL,
+		cuzkv1.ProofKind(proofkind.Test): cuzkv1.Priority_NORMAL, 77: cuzkv1.Priority_NORMAL,
 	} {
 		if got := jobPriority(&cuzkv1.SubmitProofRequest{ProofKind: kind}); got != want {
 			t.Errorf("%v: %v, want %v", kind, got, want)

@@ -27,31 +27,28 @@ import (
 	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
+// paramDir holds the parameters of test-k10 only, linked from the
+// machine's cache (testkit.TestParamsDir).
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-client-test-")
+	dir, remove, err := testkit.TestParamsDir(10)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	if err := testkind.WriteParams(dir, 10); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -84,15 +81,8 @@ func startDaemons(t *testing.T, n int) []*testDaemon {
 func serve(t *testing.T, addr string, sec *server.Security) *testDaemon {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	b := budget.New(2 << 30)
-	params := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b, Log: log})
-	eng, err := engine.New(engine.Options{
-		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := testkit.NewEngine(t, testkit.EngineOptions{Config: engine.Config{SynthesisWorkers: 1}, Locator: testkind.Locator(paramDir),
+		Budget: 2 << 30, Log: log}).Engine
 	opts := []server.Option{server.WithLogger(log)}
 	if sec != nil {
 		auth, err := server.NewAuth(*sec, log)
@@ -428,15 +418,19 @@ func TestSeveralDaemonsFindForeignJob(t *testing.T) {
 	}
 }
 
-// The client's queue names are the engine's.
-func TestQueueNamesMatchEngine(t *testing.T) {
-	for _, k := range []engine.ProofKind{engine.ProofKindPoRep, engine.ProofKindSnapDeals, engine.ProofKindWindowPoSt, engine.ProofKindWinningPoSt, engine.ProofKindTest} {
-		if got := client.QueueName(cuzkv1.ProofKind(k)); got != k.String() {
-			t.Errorf("%d: client %q, engine %q", k, got, k.String())
+// The client reads the daemon's queues by the kinds' descriptor names and
+// priorities; a kind it does not describe has no queue.
+func TestQueueNamesFromDescriptors(t *testing.T) {
+	for _, d := range proofkind.Builtin().All() {
+		if got := client.QueueName(cuzkv1.ProofKind(d.Kind)); got != d.Name {
+			t.Errorf("%d: client queue %q, descriptor %q", d.Kind, got, d.Name)
 		}
-		if got, want := client.QueuePriority(k.String()), cuzkv1.Priority(k.DefaultPriority()); got != want {
-			t.Errorf("%s: client priority %v, engine %v", k, got, want)
+		if got, want := client.QueuePriority(d.Name), cuzkv1.Priority(d.DefaultPriority); got != want {
+			t.Errorf("%s: client priority %v, descriptor %v", d.Name, got, want)
 		}
+	}
+	if got := client.QueueName(77); got != "" {
+		t.Errorf("kind 77: queue %q", got)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // BalancerName is the gRPC load-balancing policy of a client of several
@@ -83,6 +84,10 @@ func (w *watchCC) NewSubConn(addrs []resolver.Address, opts balancer.NewSubConnO
 			inner(s)
 		}
 	}
+	// The deprecation warns that a SubConn will hold one address; the base
+	// balancer makes one per address already, and gRPC has no other way
+	// for a balancer to make one.
+	//lint:ignore SA1019 one address per SubConn, as the warning asks
 	sc, err := w.ClientConn.NewSubConn(addrs, opts)
 	if err != nil && len(addrs) == 1 && w.pb.fleet != nil {
 		// No connection will be tried: do not wait for it.
@@ -310,37 +315,26 @@ func loadOf(st *cuzkv1.GetStatusResponse, added map[string]int, kind string, pri
 	return l
 }
 
-// Queue names are the daemon's GetStatus proof_kind values (the engine's
-// ProofKind.String, documented in api/cuzk/v1/README.md); a test pins
-// this table against the engine's.
-var queueNames = map[cuzkv1.ProofKind]string{
-	cuzkv1.ProofKind_POREP_SEAL_COMMIT:     "porep-c2",
-	cuzkv1.ProofKind_SNAP_DEALS_UPDATE:     "snap-update",
-	cuzkv1.ProofKind_WINDOW_POST_PARTITION: "window-post",
-	cuzkv1.ProofKind_WINNING_POST:          "winning-post",
-	TestProofKind:                          "test",
+// queueName is the daemon's GetStatus queue of a wire kind: the kind's
+// descriptor name ("" for a kind this build does not describe).
+func queueName(k cuzkv1.ProofKind) string {
+	if d, ok := proofkind.Lookup(proofkind.Kind(k)); ok {
+		return d.Name
+	}
+	return ""
 }
 
 // queuePriority is the default priority of a queue's kind, which is the
-// priority Curio's requests carry.
+// priority Curio's requests carry (NORMAL for a queue of a kind this
+// build does not describe).
 func queuePriority(name string) cuzkv1.Priority {
-	switch name {
-	case "winning-post":
-		return cuzkv1.Priority_CRITICAL
-	case "window-post":
-		return cuzkv1.Priority_HIGH
-	}
-	return cuzkv1.Priority_NORMAL
+	d, _ := proofkind.Builtin().Parse(name)
+	return cuzkv1.Priority(d.EffectivePriority(proofkind.PriorityUnspecified))
 }
 
-// jobPriority is the priority the daemon gives a request: its own, or the
-// default of its kind (an unknown value counts as NORMAL).
+// jobPriority is the priority the daemon gives a request: the kind's
+// descriptor's policy (proofkind.Descriptor.EffectivePriority).
 func jobPriority(req *cuzkv1.SubmitProofRequest) cuzkv1.Priority {
-	switch p := req.GetPriority(); p {
-	case cuzkv1.Priority_LOW, cuzkv1.Priority_NORMAL, cuzkv1.Priority_HIGH, cuzkv1.Priority_CRITICAL:
-		return p
-	case cuzkv1.Priority_PRIORITY_UNSPECIFIED:
-		return queuePriority(queueNames[req.GetProofKind()])
-	}
-	return cuzkv1.Priority_NORMAL
+	d, _ := proofkind.Lookup(proofkind.Kind(req.GetProofKind()))
+	return cuzkv1.Priority(d.EffectivePriority(proofkind.Priority(req.GetPriority())))
 }

@@ -11,16 +11,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
-
-// MaxMessageSize equals the daemon's limit (and Curio's client's): room
-// for a 32 GiB WindowPoSt partition of 58.6 MB.
-const MaxMessageSize = 256 << 20
-
-// TestProofKind is the wire value of the daemon's built-in test circuits
-// (engine.ProofKindTest), served only by a daemon started with
-// --enable-test-circuits.
-const TestProofKind cuzkv1.ProofKind = 1000
 
 // Errors a *JobError matches with errors.Is.
 var (
@@ -112,12 +104,12 @@ func Dial(addr string, opts ...grpc.DialOption) (*Client, error) {
 
 // defaultDialOptions are what every dial starts from (callers' options
 // come after and win): plaintext unless credentials are given (DialWith),
-// and messages up to MaxMessageSize both ways (a WindowPoSt partition of
+// and messages up to cuzkv1.MaxMessageSize both ways (a WindowPoSt partition of
 // 2,349 sectors is about 58 MB).
 func defaultDialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxCallSendMsgSize(cuzkv1.MaxMessageSize)),
 	}
 }
 
@@ -209,7 +201,7 @@ func (c *Client) Evict(ctx context.Context, circuitID string) (wasLoaded bool, f
 func TestRequest(requestID string, logRows int, options []byte) *cuzkv1.SubmitProofRequest {
 	return &cuzkv1.SubmitProofRequest{
 		RequestId:       requestID,
-		ProofKind:       TestProofKind,
+		ProofKind:       cuzkv1.ProofKind(proofkind.Test),
 		RegisteredProof: uint64(logRows),
 		SectorSize:      1 << logRows,
 		VanillaProof:    options,

@@ -98,7 +98,7 @@ func (f *fleet) intercept(ctx context.Context, method string, req, reply any, cc
 		} else {
 			sub = req.(*cuzkv1.SubmitProofRequest)
 		}
-		r.kind, r.prio = queueNames[sub.GetProofKind()], jobPriority(sub)
+		r.kind, r.prio = queueName(sub.GetProofKind()), jobPriority(sub)
 		return f.place(ctx, r, sub.GetRequestId(), reply, call)
 	case methodAwait, methodCancel:
 		if pin != "" {

@@ -184,10 +184,11 @@ type Pipeline struct {
 	// work (WinningPoSt), pauses other work while urgent work runs and
 	// holds memory.reserved_lane_budget back for it. Not in the Rust cuzk.
 	ReservedLane bool `toml:"reserved_lane"`
-	// UrgentMaxConstraints: HIGH and CRITICAL proofs whose circuit has at
-	// most this many rows (its evaluation domain) are urgent; 0 means the
-	// engine's default, 2^20. Not in the Rust cuzk.
-	UrgentMaxConstraints uint32 `toml:"urgent_max_constraints"`
+	// UrgentMaxDomain: HIGH and CRITICAL proofs whose circuit's
+	// evaluation domain has at most this many rows are urgent; 0 means the
+	// engine's default, 2^20. Not in the Rust cuzk. (The TOML key,
+	// urgent_max_constraints, is kept for existing configurations.)
+	UrgentMaxDomain uint32 `toml:"urgent_max_constraints"`
 }
 
 // Prover is the [prover] section (not in the Rust cuzk): the CPU Groth16

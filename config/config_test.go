@@ -57,7 +57,7 @@ func TestDefaults(t *testing.T) {
 		{"gpus.cpu_fallback", d.GPUs.CPUFallback, true},
 		{"memory.reserved_lane_budget", d.Memory.ReservedLaneBudget, AutoBudget},
 		{"pipeline.reserved_lane", d.Pipeline.ReservedLane, true},
-		{"pipeline.urgent_max_constraints", d.Pipeline.UrgentMaxConstraints, uint32(0)},
+		{"pipeline.urgent_max_constraints", d.Pipeline.UrgentMaxDomain, uint32(0)},
 		{"scheduler.max_batch_size", d.Scheduler.MaxBatchSize, uint32(1)},
 		{"scheduler.max_batch_wait_ms", d.Scheduler.MaxBatchWaitMS, int64(10000)},
 		{"scheduler.sort_by_type", d.Scheduler.SortByType, true},

@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // BenchmarkPipelineEfficiency measures how close a stream of jobs gets to
@@ -108,17 +107,9 @@ func median(d []time.Duration) time.Duration {
 // served) and returns the stage records.
 func runStream(b *testing.B, k, proverThreads, repeat, jobs, parts int, cfg engine.Config) []engine.StageRecord {
 	b.Helper()
-	bud := budget.New(8 << 30)
-	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: bud})
-	e, err := engine.New(engine.Options{
-		Config: cfg, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{Workers: proverThreads}, Params: m, Budget: bud,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Shutdown(context.Background())
-	if _, _, err := m.Preload(context.Background(), testkind.CircuitID(k), 0); err != nil {
+	e := testkit.NewEngine(b, testkit.EngineOptions{Config: cfg, Locator: testkind.Locator(paramDir), Budget: 8 << 30,
+		Backend: &cpu.Backend{Workers: proverThreads}})
+	if _, _, err := e.Params.Preload(context.Background(), testkind.CircuitID(k), 0); err != nil {
 		b.Fatal(err)
 	}
 	var wg sync.WaitGroup

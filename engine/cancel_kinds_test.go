@@ -12,9 +12,10 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -48,45 +49,33 @@ func TestCancelStopsRealKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sectors, err := vanillagen.SealMany(ctx, porep, seal.DefaultMinerID, 1, 2, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(3)
-	wv, err := vanillagen.WindowPoSt(window, rnd, sectors, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nv, err := vanillagen.WinningPoSt(winning, rnd, sectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := vanillagen.SnapUpdate(update, sectors[1], 5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snapReq := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(update), SectorNumber: sectors[1].ID,
+	sectors := testkit.CCSectors(t, porep, 1, 2)
+	rnd := testkit.Randomness(3)
+	wv := testkit.PoStVanilla(t, window, rnd, sectors, 0)
+	nv := testkit.PoStVanilla(t, winning, rnd, sectors[:1], 0)
+	u := testkit.SnapUpdate(t, update, sectors[1], 5)
+	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(update), SectorNumber: sectors[1].ID,
 		MinerID: seal.DefaultMinerID, VanillaProofs: u.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = u.Request()
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(u)
 	kinds := []struct {
 		name string
 		req  *engine.Request
 	}{
-		{"porep", &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(porep), SectorNumber: in.Sector,
+		{"porep", &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(porep), SectorNumber: in.Sector,
 			MinerID: seal.DefaultMinerID, VanillaProof: c1json}},
-		{"window-post", &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(window), MinerID: seal.DefaultMinerID,
+		{"window-post", &engine.Request{Kind: proofkind.WindowPoSt, RegisteredProof: uint64(window), MinerID: seal.DefaultMinerID,
 			Randomness: rnd[:], VanillaProofs: wv}},
-		{"winning-post", &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(winning), MinerID: seal.DefaultMinerID,
+		{"winning-post", &engine.Request{Kind: proofkind.WinningPoSt, RegisteredProof: uint64(winning), MinerID: seal.DefaultMinerID,
 			Randomness: rnd[:], VanillaProofs: nv}},
 		{"snap", snapReq},
 	}
 
 	r := newRigWith(t, engine.Config{SynthesisWorkers: 1}, rigOptions{total: 8 << 30, locator: srs.FilecoinLocator(dir),
-		kinds: map[engine.ProofKind]engine.Kind{
-			engine.ProofKindPoRep:       &porepkind.Kind{},
-			engine.ProofKindWindowPoSt:  postkind.Window(),
-			engine.ProofKindWinningPoSt: postkind.Winning(),
-			engine.ProofKindSnapDeals:   &snapkind.Kind{},
+		kinds: map[proofkind.Kind]engine.Planner{
+			proofkind.PoRep:       &porepkind.Planner{},
+			proofkind.WindowPoSt:  postkind.Window(),
+			proofkind.WinningPoSt: postkind.Winning(),
+			proofkind.SnapDeals:   &snapkind.Planner{},
 		}})
 	for _, k := range kinds {
 		for _, stage := range []string{"synthesizing", "proving"} {

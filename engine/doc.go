@@ -13,14 +13,17 @@
 // its own goroutine (no global lock), and every kind, every sector size,
 // goes through the same pipeline.
 //
-// # Kinds
+// # Proof kinds
 //
-// A Kind turns a request into a Plan: a circuit id and partition circuits
-// with their public inputs. The engine knows no circuit; the daemon
-// registers one Kind per proof kind (ProofKindTest only with
-// --enable-test-circuits; see engine/testkind). Plan runs on the
+// A Planner turns a request into a Plan: a circuit id and partition
+// circuits with their public inputs. The engine knows no circuit; the
+// daemon registers one Planner per proof kind it serves (Options.Kinds;
+// proofkind.Test only with --enable-test-circuits, see engine/testkind),
+// and what the engine says about a kind (its name in status and logs,
+// its default priority, whether it batches) comes from the kind's
+// proofkind.Descriptor (Options.Descriptors). Plan runs on the
 // submitting goroutine, so invalid requests fail Submit with an error
-// wrapping ErrInvalidRequest (also when the Kind panics), and so do
+// wrapping ErrInvalidRequest (also when the Planner panics), and so do
 // missing parameters (ErrParamsNotFound) and jobs that can never fit in
 // the budget (ErrExceedsBudget).
 //
@@ -51,7 +54,7 @@
 //	                     │
 //	                     ▼
 //	rejected ◀──── PLANNING ──── Cancel ────────────────┐
-//	(no job kept;      │ Kind.Plan, parameters and       │
+//	(no job kept;      │ Planner.Plan, parameters and    │
 //	 the error goes    │ budget checks passed            │
 //	 to the caller)    ▼                                 │
 //	                QUEUED ───── Cancel ─────────────────┤
@@ -217,7 +220,7 @@
 //
 // # Panics
 //
-// A panic in a Kind's Plan, a circuit's synthesis, the backend's Start or
+// A panic in a Planner's Plan, a circuit's synthesis, the backend's Start or
 // Finish, or the self-check is recovered and logged at ERROR with its
 // stack ("recovered from a panic"); the request is rejected or the job
 // fails, and the engine keeps serving.

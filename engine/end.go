@@ -65,12 +65,12 @@ func (e *Engine) endLocked(j *job, st State, cause error, proof []byte) {
 	e.retained = append(e.retained, j)
 	e.retainedBytes += j.held
 
-	kc := e.counts.byKind[j.kind]
+	kc := e.counts.byKind[j.kind.Name]
 	if kc == nil {
 		kc = &kindCounts{}
-		e.counts.byKind[j.kind] = kc
+		e.counts.byKind[j.kind.Name] = kc
 	}
-	attrs := []any{"job", j.id, "kind", j.kind.String(), "circuit", j.circuit, "was", prev.String(),
+	attrs := []any{"job", j.id, "kind", j.kind.Name, "circuit", j.circuit, "was", prev.String(),
 		"total", j.timings.Total.Round(time.Millisecond)}
 	switch st {
 	case StateCompleted:

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -33,7 +34,7 @@ type Observer interface {
 // JobReport describes a job that reached a final state.
 type JobReport struct {
 	ID         string
-	Kind       ProofKind
+	Kind       proofkind.Descriptor
 	CircuitID  string
 	State      State
 	Partitions int
@@ -43,7 +44,11 @@ type JobReport struct {
 // Options are the engine's collaborators.
 type Options struct {
 	Config Config
-	Kinds  map[ProofKind]Kind
+	// Kinds are the proof kinds served, each with its planner.
+	Kinds map[proofkind.Kind]Planner
+	// Descriptors describe the kinds (name, default priority, batching);
+	// nil is proofkind.Builtin(). Every kind in Kinds needs one.
+	Descriptors *proofkind.Set
 	// Backend proves in the engine's one general lane, unless Lanes are
 	// given.
 	Backend prover.Backend
@@ -79,7 +84,8 @@ type Options struct {
 // memory budget, self-checks the proofs and keeps results for a while.
 type Engine struct {
 	cfg     Config
-	kinds   map[ProofKind]Kind
+	kinds   map[proofkind.Kind]servedKind
+	descs   *proofkind.Set
 	lanes   []*lane // general lanes, then the reserved one
 	gate    gate    // pauses ordinary work while urgent work runs
 	rnd     prover.RandomnessSource
@@ -131,12 +137,18 @@ type counters struct {
 	// Orphaned counts jobs whose callers all left while they were kept
 	// for the orphan grace; Reclaimed, the times a caller came back for
 	// one.
-	Orphaned  uint64 `json:"orphaned"`
-	Reclaimed uint64 `json:"reclaimed"`
-	byKind    map[ProofKind]*kindCounts
+	Orphaned  uint64                 `json:"orphaned"`
+	Reclaimed uint64                 `json:"reclaimed"`
+	byKind    map[string]*kindCounts // by kind name
 }
 
 type kindCounts struct{ completed, failed, cancelled uint64 }
+
+// servedKind is a proof kind the engine serves.
+type servedKind struct {
+	desc    proofkind.Descriptor
+	planner Planner
+}
 
 // New starts an engine and its workers. Stop them with Shutdown.
 func New(opt Options) (*Engine, error) {
@@ -155,12 +167,17 @@ func New(opt Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	kinds := make(map[ProofKind]Kind, len(opt.Kinds))
-	for k, v := range opt.Kinds {
-		if k == ProofKindUnspecified || v == nil {
-			return nil, fmt.Errorf("engine: cannot register a Kind for %v", k)
+	descs := opt.Descriptors
+	if descs == nil {
+		descs = proofkind.Builtin()
+	}
+	kinds := make(map[proofkind.Kind]servedKind, len(opt.Kinds))
+	for k, p := range opt.Kinds {
+		d, ok := descs.Lookup(k)
+		if !ok || p == nil {
+			return nil, fmt.Errorf("engine: cannot serve proof kind %d: it needs a descriptor and a planner", int32(k))
 		}
-		kinds[k] = v
+		kinds[k] = servedKind{desc: d, planner: p}
 	}
 	if opt.Randomness == nil {
 		opt.Randomness = prover.Fresh
@@ -170,6 +187,7 @@ func New(opt Options) (*Engine, error) {
 	e := &Engine{
 		cfg:        cfg,
 		kinds:      kinds,
+		descs:      descs,
 		lanes:      newLanes(opt, cfg),
 		rnd:        opt.Randomness,
 		params:     opt.Params,
@@ -189,7 +207,7 @@ func New(opt Options) (*Engine, error) {
 		proveWake:  make(chan struct{}),
 		idle:       make(chan struct{}),
 		wentIdle:   make(chan struct{}, 1),
-		counts:     counters{byKind: map[ProofKind]*kindCounts{}},
+		counts:     counters{byKind: map[string]*kindCounts{}},
 	}
 	if r := cfg.urgentReserve(opt.Budget.Total()); r > 0 {
 		opt.Budget.SetReserve(r, urgentBudgetPrio)
@@ -213,8 +231,8 @@ func New(opt Options) (*Engine, error) {
 }
 
 // Kinds lists the registered proof kinds.
-func (e *Engine) Kinds() []ProofKind {
-	out := make([]ProofKind, 0, len(e.kinds))
+func (e *Engine) Kinds() []proofkind.Kind {
+	out := make([]proofkind.Kind, 0, len(e.kinds))
 	for k := range e.kinds {
 		out = append(out, k)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 func TestProveCompletesAndReusesParams(t *testing.T) {
@@ -45,7 +46,7 @@ func TestBadInput(t *testing.T) {
 		req  *engine.Request
 		want error
 	}{
-		{"unknown kind", &engine.Request{Kind: engine.ProofKindWinningPoSt}, engine.ErrUnknownKind},
+		{"unknown kind", &engine.Request{Kind: proofkind.WinningPoSt}, engine.ErrUnknownKind},
 		{"unspecified kind", &engine.Request{}, engine.ErrUnknownKind},
 		{"malformed wrapper", func() *engine.Request {
 			q := testReq("", 10, testkind.Options{})

@@ -1,14 +1,10 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,30 +12,26 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// paramDir holds test parameters for test-k10 and test-k12, generated once
-// per test binary. test-k11 deliberately has none.
+// paramDir holds the parameters of test-k10 and test-k12 only, linked from
+// the machine's cache (testkit.TestParamsDir): test-k11 deliberately has
+// none.
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-engine-test-")
+	dir, remove, err := testkit.TestParamsDir(10, 12)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	for _, k := range []int{10, 12} {
-		if err := testkind.WriteParams(dir, k); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -47,7 +39,7 @@ type rig struct {
 	eng    *engine.Engine
 	budget *budget.Budget
 	params *srs.Manager
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 }
 
 // rigOptions change what newRigWith builds; zero fields mean the defaults
@@ -55,10 +47,10 @@ type rig struct {
 type rigOptions struct {
 	total   int64 // 0: a generous budget
 	minIdle time.Duration
-	kind    engine.Kind    // registered for ProofKindTest; nil: testkind
+	kind    engine.Planner // registered for proofkind.Test; nil: testkind
 	backend prover.Backend // nil: the CPU backend
 	// more kinds, lanes and the reserved lane's backend (engine.Options).
-	kinds  map[engine.ProofKind]engine.Kind
+	kinds  map[proofkind.Kind]engine.Planner
 	lanes  []engine.Lane
 	urgent prover.Backend
 	// locator finds the parameters; nil: the test kind's in paramDir.
@@ -74,77 +66,23 @@ func newRig(t *testing.T, cfg engine.Config, total int64, minIdle time.Duration)
 
 func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	t.Helper()
-	if o.total == 0 {
-		o.total = 4 << 30
-	}
 	if o.kind == nil {
 		o.kind = testkind.New()
 	}
-	if o.backend == nil {
-		o.backend = &cpu.Backend{}
-	}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := budget.New(o.total)
+	logs := &testkit.SyncBuffer{}
 	if o.locator == nil {
 		o.locator = testkind.Locator(paramDir)
 	}
-	m := srs.NewManager(srs.Options{Locator: o.locator, Budget: b, MinIdle: o.minIdle, Log: log})
-	kinds := map[engine.ProofKind]engine.Kind{engine.ProofKindTest: o.kind}
+	kinds := map[proofkind.Kind]engine.Planner{proofkind.Test: o.kind}
 	for k, v := range o.kinds {
 		kinds[k] = v
 	}
-	e, err := engine.New(engine.Options{
-		Config:        cfg,
-		Kinds:         kinds,
-		Backend:       o.backend,
-		Lanes:         o.lanes,
-		UrgentBackend: o.urgent,
-		Params:        m,
-		Budget:        b,
-		Log:           log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := e.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
+	e := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: testkind.Locator(paramDir), Budget: o.total,
+		MinIdle: o.minIdle, Backend: o.backend, Lanes: o.lanes, UrgentBackend: o.urgent, Log: testkit.Logger(t, logs)})
 	if g, ok := o.kind.(interface{ open() }); ok {
-		t.Cleanup(g.open) // runs before the shutdown above
+		t.Cleanup(g.open) // runs before the engine's shutdown
 	}
-	return &rig{eng: e, budget: b, params: m, logs: logs}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	if testing.Verbose() {
-		w.t.Logf("%s", p)
-	}
-	return len(p), nil
+	return &rig{eng: e.Engine, budget: e.Budget, params: e.Params, logs: logs}
 }
 
 // testReq builds a test-kind request for 2^k rows.
@@ -153,7 +91,7 @@ func testReq(id string, k int, opt testkind.Options) *engine.Request {
 	if err != nil {
 		panic(err)
 	}
-	return &engine.Request{RequestID: id, Kind: engine.ProofKindTest, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
+	return &engine.Request{RequestID: id, Kind: proofkind.Test, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
 }
 
 // verifyProof checks proof bytes against the test circuit's .vk file.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -117,8 +118,8 @@ type jobPart struct {
 
 type job struct {
 	id      string
-	kind    ProofKind
-	prio    Priority
+	kind    proofkind.Descriptor
+	prio    proofkind.Priority
 	digest  [32]byte
 	circuit string
 	plan    *Plan
@@ -180,7 +181,7 @@ type job struct {
 // each of its jobs is synthesised and proved as one item.
 type batch struct {
 	seq     uint64
-	prio    Priority
+	prio    proofkind.Priority
 	circuit string
 	active  int // items of the batch in synthesis now
 	// urgent: the batch takes the reserved lane and pauses ordinary work

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -35,10 +36,10 @@ type Lane struct {
 // DeviceStatus is one accelerator as the daemon's device query reports it
 // (Options.Devices), with the job its lane is proving.
 type DeviceStatus struct {
-	Index       int
-	Name        string
-	TotalMemory uint64
-	FreeMemory  uint64
+	Ordinal    int
+	Name       string
+	TotalBytes uint64
+	FreeBytes  uint64
 	// Lane is the name of the lane that proves on the device ("" if
 	// none); Job and Kind are that lane's current Start.
 	Lane string
@@ -52,7 +53,7 @@ const ReservedLaneName = "reserved"
 
 // urgentBudgetPrio is the budget priority of urgent items: above every job
 // priority, so they are served first and may use the reserve.
-const urgentBudgetPrio = int(PriorityCritical) + 1
+const urgentBudgetPrio = int(proofkind.PriorityCritical) + 1
 
 // lane is a Lane at work. Its fields other than the constants are guarded
 // by Engine.mu.
@@ -124,8 +125,8 @@ func (e *Engine) deviceLimit() int64 {
 
 // urgent says whether a job of priority prio whose circuit has domain rows
 // takes the reserved lane and pauses ordinary work.
-func (e *Engine) urgent(prio Priority, domain int) bool {
-	return e.cfg.ReservedLane && prio >= PriorityHigh && domain > 0 && domain <= e.cfg.UrgentMaxDomain
+func (e *Engine) urgent(prio proofkind.Priority, domain int) bool {
+	return e.cfg.ReservedLane && prio >= proofkind.PriorityHigh && domain > 0 && domain <= e.cfg.UrgentMaxDomain
 }
 
 // preempts says whether ordinary work gives way to urgent work.

@@ -14,16 +14,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -37,7 +38,7 @@ import (
 // vanilla` output.
 type latencyWorkload struct {
 	Name    string
-	Kinds   map[engine.ProofKind]engine.Kind
+	Kinds   map[proofkind.Kind]engine.Planner
 	Locator srs.Locator
 	// Circuits are preloaded before measuring (parameter loads are not
 	// what is measured).
@@ -84,12 +85,12 @@ func testLatencyWorkload(b *testing.B) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name:     fmt.Sprintf("test-k%d/test-k%d", crit, load),
-		Kinds:    map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
+		Kinds:    map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
 		Locator:  testkind.Locator(dir),
 		Circuits: []string{testkind.CircuitID(crit), testkind.CircuitID(load)},
 		Critical: func(i int) *engine.Request {
 			q := testReq(fmt.Sprintf("critical-%d", i), crit, testkind.Options{})
-			q.Priority = engine.PriorityCritical
+			q.Priority = proofkind.PriorityCritical
 			return q
 		},
 		Load: func(i int) *engine.Request { return testReq(fmt.Sprintf("load-%d", i), load, testkind.Options{}) },
@@ -106,20 +107,13 @@ func winning(b *testing.B, w *latencyWorkload) {
 	} else if gen {
 		b.Logf("generated 2 KiB WinningPoSt test parameters in %v", time.Since(t).Round(time.Second))
 	}
-	sector, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, seal.DefaultMinerID, 7, 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(1)
-	vanilla, err := vanillagen.WinningPoSt(p, rnd, sector)
-	if err != nil {
-		b.Fatal(err)
-	}
+	rnd := testkit.Randomness(1)
+	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
 	w.Name = strings.Replace(w.Name, "test-k0", "winning-2k", 1)
-	w.Kinds[engine.ProofKindWinningPoSt] = postkind.Winning()
+	w.Kinds[proofkind.WinningPoSt] = postkind.Winning()
 	w.Circuits[0] = string(p.CircuitID())
 	w.Critical = func(i int) *engine.Request {
-		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: engine.ProofKindWinningPoSt,
+		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: proofkind.WinningPoSt,
 			RegisteredProof: uint64(p), MinerID: seal.DefaultMinerID, Randomness: rnd[:], VanillaProofs: vanilla}
 	}
 }
@@ -155,19 +149,19 @@ func porepLoad(b *testing.B, crit int) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name: fmt.Sprintf("test-k%d/porep-2k (%d partitions)", crit, len(o.VanillaProofs)),
-		Kinds: map[engine.ProofKind]engine.Kind{
-			engine.ProofKindTest:  testkind.New(),
-			engine.ProofKindPoRep: &porepkind.Kind{},
+		Kinds: map[proofkind.Kind]engine.Planner{
+			proofkind.Test:  testkind.New(),
+			proofkind.PoRep: &porepkind.Planner{},
 		},
 		Locator:  srs.Chain(srs.FilecoinLocator(dir), testkind.Locator(dir)),
 		Circuits: []string{testkind.CircuitID(crit), string(cid)},
 		Critical: func(i int) *engine.Request {
 			q := testReq(fmt.Sprintf("critical-%d", i), crit, testkind.Options{})
-			q.Priority = engine.PriorityCritical
+			q.Priority = proofkind.PriorityCritical
 			return q
 		},
 		Load: func(i int) *engine.Request {
-			return &engine.Request{RequestID: fmt.Sprintf("porep-%d", i), Kind: engine.ProofKindPoRep, RegisteredProof: uint64(p),
+			return &engine.Request{RequestID: fmt.Sprintf("porep-%d", i), Kind: proofkind.PoRep, RegisteredProof: uint64(p),
 				SectorNumber: in.Sector, MinerID: seal.DefaultMinerID, VanillaProof: c1json}
 		},
 	}
@@ -271,19 +265,10 @@ type latencyResult struct {
 // alone.
 func runLatencyRound(b *testing.B, w latencyWorkload, m latencyMode, samples int, seed uint64, r *latencyResult) {
 	b.Helper()
-	bud := budget.New(12 << 30)
-	params := srs.NewManager(srs.Options{Locator: w.Locator, Budget: bud, TrustParams: true})
-	e, err := engine.New(engine.Options{
-		Config: m.cfg, Kinds: w.Kinds, Backend: &cpu.Backend{}, UrgentBackend: &cpu.Backend{},
-		Params: params, Budget: bud,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = e.Shutdown(context.Background())
-		e.ReleaseParams()
-	}()
+	te := testkit.NewEngine(b, testkit.EngineOptions{Config: m.cfg, Kinds: w.Kinds, Locator: w.Locator, Budget: 12 << 30, TrustParams: true,
+		UrgentBackend: &cpu.Backend{}})
+	defer te.Close()
+	e, params := te.Engine, te.Params
 	ctx := context.Background()
 	for _, c := range w.Circuits {
 		if _, _, err := params.Preload(ctx, c, 0); err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -118,7 +120,7 @@ func preload(t *testing.T, r *rig, ks ...int) {
 	}
 }
 
-func submitPrio(t *testing.T, r *rig, id string, k int, prio engine.Priority) {
+func submitPrio(t *testing.T, r *rig, id string, k int, prio proofkind.Priority) {
 	t.Helper()
 	q := testReq(id, k, testkind.Options{})
 	q.Priority = prio
@@ -162,9 +164,9 @@ func TestReservedLaneOvertakesRunningStart(t *testing.T) {
 		}
 	}
 
-	submitPrio(t, r, "normal", 12, engine.PriorityNormal)
+	submitPrio(t, r, "normal", 12, proofkind.PriorityNormal)
 	awaitStart(t, be, 12)
-	submitPrio(t, r, "critical", 10, engine.PriorityCritical)
+	submitPrio(t, r, "critical", 10, proofkind.PriorityCritical)
 	mustComplete(t, r, "critical", 10)
 	if j, ok := jobStatus(r.eng, "normal"); !ok || j.State != engine.StateRunning {
 		t.Fatalf("ordinary job no longer running when the critical one completed: %+v", j)
@@ -237,7 +239,7 @@ func TestOrdinarySynthesisPauses(t *testing.T) {
 	hc := &holdCircuit{rows: 2 * r1cs.YieldRows, ready: make(chan struct{}), proceed: make(chan struct{})}
 	be := newLaneBackend("lane-test")
 	r := newRigWith(t, engine.Config{SynthesisWorkers: 1, ReservedLane: true},
-		rigOptions{backend: be, kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: holdKind{hc}}})
+		rigOptions{backend: be, kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: holdKind{hc}}})
 	preload(t, r, 10, 12)
 	releaseUrgent := be.hold(10)
 	defer releaseUrgent()
@@ -249,9 +251,9 @@ func TestOrdinarySynthesisPauses(t *testing.T) {
 		}
 	}()
 
-	mustSubmit(t, r.eng, &engine.Request{RequestID: "ordinary", Kind: engine.ProofKindPoRep})
+	mustSubmit(t, r.eng, &engine.Request{RequestID: "ordinary", Kind: proofkind.PoRep})
 	<-hc.ready
-	submitPrio(t, r, "critical", 10, engine.PriorityCritical)
+	submitPrio(t, r, "critical", 10, proofkind.PriorityCritical)
 	awaitStart(t, be, 10) // the urgent item holds its memory and is in Start
 	if st := r.eng.Status(); st.Urgent.Active != 1 || st.Lanes[len(st.Lanes)-1].Job != "critical" {
 		t.Fatalf("urgent status %+v, lanes %+v", st.Urgent, st.Lanes)
@@ -302,11 +304,11 @@ func TestUrgentReserve(t *testing.T) {
 		preload(t, r, 12)
 		release := be.hold(12)
 		defer release()
-		submitPrio(t, r, "n1", 12, engine.PriorityNormal)
+		submitPrio(t, r, "n1", 12, proofkind.PriorityNormal)
 		awaitStart(t, be, 12)
-		submitPrio(t, r, "n2", 12, engine.PriorityNormal)
+		submitPrio(t, r, "n2", 12, proofkind.PriorityNormal)
 		waitFor(t, "n2 waiting for memory", 10*time.Second, func() bool { return r.eng.Status().Memory.Waiting == 1 })
-		submitPrio(t, r, "critical", 10, engine.PriorityCritical)
+		submitPrio(t, r, "critical", 10, proofkind.PriorityCritical)
 		mustComplete(t, r, "critical", 10)
 		if j, _ := jobStatus(r.eng, "n2"); j.State != engine.StateRunning || r.eng.Status().Memory.Waiting != 1 {
 			t.Fatalf("n2 %v, waiting %d: it should still wait for ordinary memory", j.State, r.eng.Status().Memory.Waiting)
@@ -326,7 +328,7 @@ func TestUrgentReserve(t *testing.T) {
 		}
 		// The same circuit at CRITICAL is urgent (2^12 rows) and may use
 		// the whole budget.
-		submitPrio(t, r, "urgent", 12, engine.PriorityCritical)
+		submitPrio(t, r, "urgent", 12, proofkind.PriorityCritical)
 		mustComplete(t, r, "urgent", 12)
 	})
 }
@@ -340,8 +342,8 @@ func TestLanesRunInParallel(t *testing.T) {
 	preload(t, r, 12)
 	release := be.hold(12)
 	defer release()
-	submitPrio(t, r, "a", 12, engine.PriorityNormal)
-	submitPrio(t, r, "b", 12, engine.PriorityNormal)
+	submitPrio(t, r, "a", 12, proofkind.PriorityNormal)
+	submitPrio(t, r, "b", 12, proofkind.PriorityNormal)
 	awaitStart(t, be, 12)
 	awaitStart(t, be, 12)
 	st := r.eng.Status()
@@ -387,14 +389,14 @@ func TestUrgentClassification(t *testing.T) {
 	cases := []struct {
 		id       string
 		k        int
-		prio     engine.Priority
+		prio     proofkind.Priority
 		reserved bool
 	}{
-		{"high-small", 10, engine.PriorityHigh, true},
-		{"critical-small", 10, engine.PriorityCritical, true},
-		{"normal-small", 10, engine.PriorityNormal, false},
-		{"high-big", 12, engine.PriorityHigh, false},
-		{"critical-big", 12, engine.PriorityCritical, false},
+		{"high-small", 10, proofkind.PriorityHigh, true},
+		{"critical-small", 10, proofkind.PriorityCritical, true},
+		{"normal-small", 10, proofkind.PriorityNormal, false},
+		{"high-big", 12, proofkind.PriorityHigh, false},
+		{"critical-big", 12, proofkind.PriorityCritical, false},
 	}
 	for _, on := range []bool{true, false} {
 		r := newRig(t, engine.Config{ReservedLane: on, UrgentMaxDomain: 1 << 11}, 0, 0)
@@ -432,16 +434,11 @@ func TestDeviceLanes(t *testing.T) {
 	mem := (s10.DeviceBytes() + s12.DeviceBytes()) / 2
 	be := newLaneBackend("fake-gpu")
 	devices := func() ([]engine.DeviceStatus, error) {
-		return []engine.DeviceStatus{{Index: 0, Name: "Fake GPU", TotalMemory: uint64(mem), FreeMemory: 1, Lane: "gpu0"}}, nil
+		return []engine.DeviceStatus{{Ordinal: 0, Name: "Fake GPU", TotalBytes: uint64(mem), FreeBytes: 1, Lane: "gpu0"}}, nil
 	}
-	b := newRigWith(t, engine.Config{}, rigOptions{lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}}})
-	e, err := engine.New(engine.Options{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
-		Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, Params: b.params, Budget: b.budget, Devices: devices})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Shutdown(context.Background())
-	_, err = e.Submit(context.Background(), testReq("big", 12, testkind.Options{}))
+	e := testkit.NewEngine(t, testkit.EngineOptions{Lanes: []engine.Lane{{Name: "gpu0", Backend: be, DeviceMemory: mem}},
+		Locator: testkind.Locator(paramDir), Devices: devices})
+	_, err := e.Submit(context.Background(), testReq("big", 12, testkind.Options{}))
 	if !errors.Is(err, engine.ErrExceedsBudget) || !strings.Contains(err.Error(), "device memory") {
 		t.Fatalf("partition larger than the device: %v", err)
 	}
@@ -452,7 +449,7 @@ func TestDeviceLanes(t *testing.T) {
 	}
 	awaitStart(t, be, 10)
 	st := e.Status()
-	if len(st.Devices) != 1 || st.Devices[0].Job != "small" || st.Devices[0].Kind != engine.ProofKindTest.String() ||
+	if len(st.Devices) != 1 || st.Devices[0].Job != "small" || st.Devices[0].Kind != proofkind.Test.String() ||
 		st.Devices[0].Name != "Fake GPU" || st.Memory.DeviceBytes != mem || st.Lanes[0].DeviceMemory != mem {
 		t.Fatalf("devices %+v, memory %+v, lanes %+v", st.Devices, st.Memory, st.Lanes)
 	}

@@ -18,13 +18,13 @@ import (
 // panicKind plans like the test kind, but its Plan panics for requests
 // whose vanilla proof is "plan", and its circuits panic in synthesis for
 // "synthesis".
-type panicKind struct{ inner *testkind.Kind }
+type panicKind struct{ inner *testkind.Planner }
 
 func (k panicKind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	switch string(req.VanillaProof) {
 	case "plan":
-		var m map[string]int
-		m["boom"]++ // a nil-map write, as a malformed input might cause
+		var fields []int
+		_ = fields[len(req.VanillaProof)] // an index out of range, as a malformed input might cause
 	case "synthesis":
 		return &engine.Plan{CircuitID: testkind.CircuitID(10), Partitions: []engine.Partition{
 			{Circuit: panicCircuit{}, PublicInputs: testkind.PublicInputs(10)},

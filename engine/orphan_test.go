@@ -61,7 +61,7 @@ func TestOrphanGrace(t *testing.T) {
 		req := testReq("wdpost-1000-0-7", 10, slow)
 		proveLeaving(t, r, req, engine.StateRunning)
 		j, ok := jobStatus(r.eng, req.RequestID)
-		if !ok || j.State.Final() || j.Holders != 0 || j.OrphanedFor <= 0 {
+		if !ok || j.State.Final() || j.Waiters != 0 || j.OrphanedFor <= 0 {
 			t.Fatalf("after its caller left: %+v (found %v)", j, ok)
 		}
 		if c := r.eng.Status().Counters; c.Orphaned != 1 || c.Cancelled != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -14,7 +15,7 @@ import (
 // PreloadParams makes a circuit's parameters resident at normal priority,
 // waiting for memory like any job would. already says they were resident.
 func (e *Engine) PreloadParams(ctx context.Context, circuitID string) (already bool, d time.Duration, err error) {
-	return e.params.Preload(ctx, circuitID, int(PriorityNormal))
+	return e.params.Preload(ctx, circuitID, int(proofkind.PriorityNormal))
 }
 
 // EvictParams drops a circuit's resident parameters unless a job uses them.

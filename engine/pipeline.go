@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -54,7 +55,7 @@ func (e *Engine) pickSynthLocked(reserved bool) *item {
 		full = true
 	}
 	inSynth := e.stage.highestInSynthesis()
-	ahead := PriorityUnspecified
+	ahead := proofkind.PriorityUnspecified
 	if full {
 		ahead = inSynth
 		for _, it := range e.readyQ {

@@ -8,12 +8,13 @@ import (
 	"context"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 )
 
 type collectorKey struct {
 	circuit string
-	prio    Priority
+	prio    proofkind.Priority
 }
 
 type collector struct {
@@ -61,7 +62,7 @@ func (e *Engine) enqueueLocked(j *job) {
 // more partitions per item than fit in the budget beside the parameters.
 // Jobs above NORMAL priority are never held back to wait for company.
 func (e *Engine) maxBatch(j *job) int {
-	if !j.kind.Batchable() || e.cfg.MaxBatchSize <= 1 || j.prio > PriorityNormal {
+	if !j.kind.Batchable || e.cfg.MaxBatchSize <= 1 || j.prio > proofkind.PriorityNormal {
 		return 1
 	}
 	sizes, err := e.params.Sizes(j.circuit)

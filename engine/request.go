@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -22,7 +22,7 @@ var (
 	// proof, sector size that does not match the registered proof, ...).
 	// Kinds wrap it.
 	ErrInvalidRequest = errors.New("invalid request")
-	// ErrUnknownKind is returned when no Kind is registered for the request's proof kind.
+	// ErrUnknownKind is returned when no Planner is registered for the request's proof kind.
 	ErrUnknownKind = errors.New("invalid proof_kind")
 	// ErrJobNotFound is returned when no job with that id is queued, running or retained.
 	ErrJobNotFound = errors.New("job not found")
@@ -54,123 +54,16 @@ var (
 	ErrParamsInUse = srs.ErrInUse
 )
 
-// ProofKind is the proof family of a request. The values of the four
-// Filecoin kinds equal the cuzk.v1 ProofKind wire values.
-type ProofKind int32
-
-// Proof kinds.
-const (
-	ProofKindUnspecified ProofKind = 0
-	ProofKindPoRep       ProofKind = 1 // POREP_SEAL_COMMIT (C2)
-	ProofKindSnapDeals   ProofKind = 2 // SNAP_DEALS_UPDATE
-	ProofKindWindowPoSt  ProofKind = 3 // WINDOW_POST_PARTITION
-	ProofKindWinningPoSt ProofKind = 4 // WINNING_POST
-	// ProofKindTest selects the built-in test circuits. Its wire value,
-	// 1000, lies far outside Curio's enum (0..4), so no Filecoin request
-	// can carry it by accident, and the daemon registers a Kind for it only
-	// when started with --enable-test-circuits; otherwise it is rejected
-	// like any unknown kind.
-	ProofKindTest ProofKind = 1000
-)
-
-// String is the queue name of the kind, as the Rust cuzk reports it in
-// GetStatus ("porep-c2", "snap-update", "window-post", "winning-post").
-func (k ProofKind) String() string {
-	switch k {
-	case ProofKindPoRep:
-		return "porep-c2"
-	case ProofKindSnapDeals:
-		return "snap-update"
-	case ProofKindWindowPoSt:
-		return "window-post"
-	case ProofKindWinningPoSt:
-		return "winning-post"
-	case ProofKindTest:
-		return "test"
-	}
-	return "ProofKind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// MetricLabel is the proof_kind label of the Rust cuzk's metrics
-// ("porep_c2", ...).
-func (k ProofKind) MetricLabel() string {
-	switch k {
-	case ProofKindPoRep:
-		return "porep_c2"
-	case ProofKindSnapDeals:
-		return "snap_update"
-	case ProofKindWindowPoSt:
-		return "window_post"
-	case ProofKindWinningPoSt:
-		return "winning_post"
-	case ProofKindTest:
-		return "test"
-	}
-	return "unknown"
-}
-
-// DefaultPriority is the priority of a request that names none.
-func (k ProofKind) DefaultPriority() Priority {
-	switch k {
-	case ProofKindWinningPoSt:
-		return PriorityCritical
-	case ProofKindWindowPoSt:
-		return PriorityHigh
-	}
-	return PriorityNormal
-}
-
-// Batchable says whether same-circuit requests of the kind may be proved
-// together. PoSt never is: its deadlines do not allow waiting for company.
-func (k ProofKind) Batchable() bool {
-	return k == ProofKindPoRep || k == ProofKindSnapDeals || k == ProofKindTest
-}
-
-// Priority orders jobs; higher runs first.
-type Priority int
-
-// Priorities; the values equal the cuzk.v1 Priority wire values.
-const (
-	PriorityUnspecified Priority = 0
-	PriorityLow         Priority = 1
-	PriorityNormal      Priority = 2
-	PriorityHigh        Priority = 3
-	PriorityCritical    Priority = 4
-)
-
-// PriorityFromWire maps a wire value: unknown values are NORMAL, as in the
-// Rust cuzk; 0 stays unspecified (the kind's default applies).
-func PriorityFromWire(v int32) Priority {
-	switch p := Priority(v); p {
-	case PriorityUnspecified, PriorityLow, PriorityNormal, PriorityHigh, PriorityCritical:
-		return p
-	}
-	return PriorityNormal
-}
-
-// String names the priority.
-func (p Priority) String() string {
-	switch p {
-	case PriorityLow:
-		return "low"
-	case PriorityNormal:
-		return "normal"
-	case PriorityHigh:
-		return "high"
-	case PriorityCritical:
-		return "critical"
-	}
-	return "unspecified"
-}
-
 // Request is a decoded SubmitProofRequest. Fields that do not belong to the
 // request's kind are ignored by its Kind.
 type Request struct {
 	// RequestID is the idempotency key and becomes the job id; empty lets
 	// the engine choose one.
-	RequestID       string
-	Kind            ProofKind
-	Priority        Priority
+	RequestID string
+	Kind      proofkind.Kind
+	// Priority is the request's; proofkind.PriorityUnspecified, or a value no
+	// priority has, gets the kind's (proofkind.Descriptor.EffectivePriority).
+	Priority        proofkind.Priority
 	SectorSize      uint64
 	RegisteredProof uint64
 
@@ -229,21 +122,21 @@ func (r *Request) digest() [32]byte {
 	return d
 }
 
-// Kind turns requests of one proof kind into partition circuits. Plan
+// Planner turns requests of one proof kind into partition circuits. Plan
 // validates the request fully and returns errors wrapping ErrInvalidRequest
 // for anything wrong with it. It runs on the submitting caller's goroutine,
 // before the job is queued. ctx carries the caller's values but ends only
 // when nobody wants the job any more (every caller left, Cancel, or
 // shutdown). A panic in Plan is recovered and rejects the request.
-type Kind interface {
+type Planner interface {
 	Plan(ctx context.Context, req *Request) (*Plan, error)
 }
 
-// KindFunc adapts a function to Kind.
-type KindFunc func(ctx context.Context, req *Request) (*Plan, error)
+// PlannerFunc adapts a function to Planner.
+type PlannerFunc func(ctx context.Context, req *Request) (*Plan, error)
 
-// Plan implements Kind.
-func (f KindFunc) Plan(ctx context.Context, req *Request) (*Plan, error) { return f(ctx, req) }
+// Plan implements Planner.
+func (f PlannerFunc) Plan(ctx context.Context, req *Request) (*Plan, error) { return f(ctx, req) }
 
 // Plan is what proving a request takes.
 type Plan struct {

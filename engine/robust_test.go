@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -33,7 +34,7 @@ const (
 // gateKind plans like the test kind, but each Plan waits until release is
 // closed, so a test can act while a job is planning.
 type gateKind struct {
-	inner   *testkind.Kind
+	inner   *testkind.Planner
 	release chan struct{}
 	once    sync.Once
 	mode    ctxMode
@@ -113,7 +114,7 @@ func waitPlanning(t *testing.T, e *engine.Engine, id string, holders int) {
 	t.Helper()
 	waitFor(t, id+" planning", 5*time.Second, func() bool {
 		j, ok := jobStatus(e, id)
-		return ok && j.State == engine.StatePlanning && j.Holders == holders
+		return ok && j.State == engine.StatePlanning && j.Waiters == holders
 	})
 }
 
@@ -215,7 +216,7 @@ func TestHigherPriorityExceedsSynthesisConcurrency(t *testing.T) {
 	mustSubmit(t, r.eng, testReq("normal", 10, testkind.Options{Partitions: 12, SynthesisDelayMS: 200}))
 	waitFor(t, "normal synthesising on both workers", 5*time.Second, func() bool { return r.eng.Status().Pipeline.Synthesizing == 2 })
 	q := testReq("critical", 10, testkind.Options{})
-	q.Priority = engine.PriorityCritical
+	q.Priority = proofkind.PriorityCritical
 	mustSubmit(t, r.eng, q)
 	queued := -1
 	waitFor(t, "critical job started", 10*time.Second, func() bool {

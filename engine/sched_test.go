@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // TestCriticalGetsNextProverSlot: with the prover busy and NORMAL jobs
@@ -32,7 +33,7 @@ func TestCriticalGetsNextProverSlot(t *testing.T) {
 		order = append(order, id)
 		mu.Unlock()
 	}
-	submit := func(id string, prio engine.Priority, k int) {
+	submit := func(id string, prio proofkind.Priority, k int) {
 		q := testReq(id, k, testkind.Options{})
 		q.Priority = prio
 		mustSubmit(t, r.eng, q)
@@ -40,14 +41,14 @@ func TestCriticalGetsNextProverSlot(t *testing.T) {
 		go await(id)
 	}
 	// A is long enough to prove that B and C are synthesised meanwhile.
-	submit("A", engine.PriorityNormal, 12)
-	submit("B", engine.PriorityNormal, 12)
-	submit("C", engine.PriorityNormal, 12)
+	submit("A", proofkind.PriorityNormal, 12)
+	submit("B", proofkind.PriorityNormal, 12)
+	submit("C", proofkind.PriorityNormal, 12)
 	waitFor(t, "A proving with B and C waiting", 10*time.Second, func() bool {
 		p := r.eng.Status().Pipeline
 		return p.Proving == 1 && p.Ready == 2
 	})
-	submit("D", engine.PriorityCritical, 12)
+	submit("D", proofkind.PriorityCritical, 12)
 	wg.Wait()
 	want := []string{"A", "D", "B", "C"}
 	for i := range want {
@@ -68,8 +69,8 @@ func TestPriorityOvertakesQueue(t *testing.T) {
 	waitFor(t, "blocker running", 5*time.Second, func() bool { return r.eng.Status().Pipeline.Synthesizing == 1 })
 	for _, s := range []struct {
 		id   string
-		prio engine.Priority
-	}{{"low", engine.PriorityLow}, {"n1", engine.PriorityNormal}, {"high", engine.PriorityHigh}, {"n2", engine.PriorityNormal}, {"crit", engine.PriorityCritical}} {
+		prio proofkind.Priority
+	}{{"low", proofkind.PriorityLow}, {"n1", proofkind.PriorityNormal}, {"high", proofkind.PriorityHigh}, {"n2", proofkind.PriorityNormal}, {"crit", proofkind.PriorityCritical}} {
 		q := testReq(s.id, 10, testkind.Options{})
 		q.Priority = s.prio
 		res := mustSubmit(t, r.eng, q)
@@ -135,14 +136,14 @@ func TestBatching(t *testing.T) {
 		// LOW waits for company; a NORMAL arrival flushes it and waits in
 		// turn; a HIGH arrival (never held for batching) flushes that.
 		l := testReq("low", 10, testkind.Options{})
-		l.Priority = engine.PriorityLow
+		l.Priority = proofkind.PriorityLow
 		mustSubmit(t, r.eng, l)
 		mustSubmit(t, r.eng, testReq("waiting", 10, testkind.Options{}))
 		if got := r.eng.Status().Batching.Collecting; got != 1 {
 			t.Fatalf("%d jobs collecting, want 1 (the NORMAL one)", got)
 		}
 		q := testReq("urgent", 10, testkind.Options{})
-		q.Priority = engine.PriorityHigh
+		q.Priority = proofkind.PriorityHigh
 		mustSubmit(t, r.eng, q)
 		if got := r.eng.Status().Batching.Collecting; got != 0 {
 			t.Fatalf("%d jobs still collecting after a HIGH arrival", got)
@@ -308,7 +309,7 @@ func TestAbandonedProveCancels(t *testing.T) {
 	go func() { res, _ := r.eng.Prove(context.Background(), q); resc <- res }()
 	waitFor(t, "second waiter", 5*time.Second, func() bool {
 		js := r.eng.Status().Jobs
-		return len(js) == 1 && js[0].Holders == 2
+		return len(js) == 1 && js[0].Waiters == 2
 	})
 	cancel2()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -329,7 +330,7 @@ func TestAbandonedProveCancels(t *testing.T) {
 	go func() { res, _ := r.eng.Await(context.Background(), "orphan", 300*time.Millisecond); awaited <- res }()
 	waitFor(t, "await attached", 5*time.Second, func() bool {
 		js := r.eng.Status().Jobs
-		return len(js) == 1 && js[0].Holders == 2
+		return len(js) == 1 && js[0].Waiters == 2
 	})
 	cancel3()
 	<-errc

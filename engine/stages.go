@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/cuzk-dev/cuzk/proofkind"
+
 // stageCounts counts the items in each stage of the pipeline. The
 // counts change only through its methods, one per transition of an item, so
 // the invariants hold in one place (all under Engine.mu):
@@ -18,7 +20,7 @@ type stageCounts struct {
 	inFlight      int
 	activeBatches int
 	synthesizing  int
-	synthByPrio   [PriorityCritical + 1]int
+	synthByPrio   [proofkind.PriorityCritical + 1]int
 	proving       int
 	finishing     int
 }
@@ -74,12 +76,12 @@ func (c *stageCounts) endFinish() { c.finishing-- }
 func (c *stageCounts) retire() { c.inFlight-- }
 
 // highestInSynthesis is the highest priority of an item in synthesis
-// (PriorityUnspecified when none is).
-func (c *stageCounts) highestInSynthesis() Priority {
-	p := PriorityUnspecified
+// (proofkind.PriorityUnspecified when none is).
+func (c *stageCounts) highestInSynthesis() proofkind.Priority {
+	p := proofkind.PriorityUnspecified
 	for i, n := range c.synthByPrio {
 		if n > 0 {
-			p = Priority(i)
+			p = proofkind.Priority(i)
 		}
 	}
 	return p

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/internal/procmem"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -148,7 +149,7 @@ type JobStatus struct {
 	State    State
 	Batch    uint64
 	Age      time.Duration
-	Holders  int
+	Waiters  int
 	// OrphanedFor is how long ago the job's last caller left, while it
 	// waits out its orphan grace for one to come back (0: not orphaned).
 	OrphanedFor time.Duration
@@ -189,10 +190,6 @@ type KindDone struct {
 	Failed    uint64
 	Cancelled uint64
 }
-
-// StandardKinds are the queues GetStatus always lists, registered or not,
-// so Curio's backpressure sum sees the same entries as from the Rust cuzk.
-var StandardKinds = []ProofKind{ProofKindPoRep, ProofKindSnapDeals, ProofKindWindowPoSt, ProofKindWinningPoSt}
 
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
@@ -247,7 +244,7 @@ func (e *Engine) Status() Status {
 			ls.Abandoned = it.live == 0
 			for _, p := range it.parts {
 				if !p.dropped {
-					ls.Job, ls.Kind = p.job.id, p.job.kind.String()
+					ls.Job, ls.Kind = p.job.id, p.job.kind.Name
 					break
 				}
 			}
@@ -271,21 +268,25 @@ func (e *Engine) Status() Status {
 		s.Urgent.MaxDomain = e.cfg.UrgentMaxDomain
 		s.Urgent.ReservedBytes, _ = e.budget.Reserve()
 	}
-	for k, c := range e.counts.byKind {
-		s.ByKind[k.String()] = KindDone{c.completed, c.failed, c.cancelled}
+	for name, c := range e.counts.byKind {
+		s.ByKind[name] = KindDone{c.completed, c.failed, c.cancelled}
 	}
-	kinds := slices.Clone(StandardKinds)
-	for k := range e.kinds {
-		if !slices.Contains(kinds, k) {
-			kinds = append(kinds, k)
+	// The queues: Curio's kinds always (served or not, so its
+	// backpressure sum sees the entries the Rust cuzk reports), then the
+	// other kinds served.
+	var kinds []proofkind.Kind
+	for _, d := range e.descs.All() {
+		if _, served := e.kinds[d.Kind]; d.Standard || served {
+			kinds = append(kinds, d.Kind)
 		}
-		s.Kinds = append(s.Kinds, k.String())
+	}
+	for _, sk := range e.kinds {
+		s.Kinds = append(s.Kinds, sk.desc.Name)
 	}
 	slices.Sort(s.Kinds)
-	queues := map[ProofKind]*QueueStatus{}
+	queues := map[proofkind.Kind]*QueueStatus{}
 	for _, k := range kinds {
-		q := &QueueStatus{Kind: k.String()}
-		queues[k] = q
+		queues[k] = &QueueStatus{Kind: e.descs.Name(k)}
 	}
 	live, recent := e.stages.snapshot(func(id string) bool {
 		j := e.jobs[id]
@@ -300,15 +301,15 @@ func (e *Engine) Status() Status {
 		if j.state == StatePlanning {
 			s.Limits.Planning++
 		}
-		if q := queues[j.kind]; q != nil {
+		if q := queues[j.kind.Kind]; q != nil {
 			if j.state == StateRunning {
 				q.InProgress++
 			} else {
 				q.Pending++
 			}
 		}
-		js := JobStatus{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(),
-			State: j.state, Age: now.Sub(j.submitted), Holders: j.holders, Stages: live[j.id]}
+		js := JobStatus{ID: j.id, Kind: j.kind.Name, Circuit: j.circuit, Priority: j.prio.String(),
+			State: j.state, Age: now.Sub(j.submitted), Waiters: j.holders, Stages: live[j.id]}
 		if j.orphanTimer != nil {
 			js.OrphanedFor = now.Sub(j.orphanedAt)
 		}
@@ -330,7 +331,7 @@ func (e *Engine) Status() Status {
 // recordEndLocked moves a job that just became final to the recent jobs of
 // the stage log.
 func (e *Engine) recordEndLocked(j *job) {
-	r := &RecentJob{ID: j.id, Kind: j.kind.String(), Circuit: j.circuit, Priority: j.prio.String(), State: j.state,
+	r := &RecentJob{ID: j.id, Kind: j.kind.Name, Circuit: j.circuit, Priority: j.prio.String(), State: j.state,
 		Partitions: len(j.parts), Submitted: j.submitted, Finished: j.finished, Timings: j.timings}
 	if j.batch != nil {
 		r.Batch = j.batch.seq

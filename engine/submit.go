@@ -168,7 +168,7 @@ func (e *Engine) submit(ctx context.Context, req *Request, detached bool) (*job,
 	}
 }
 
-func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest [32]byte, detached bool) (*job, SubmitResult, error) {
+func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, digest [32]byte, detached bool) (*job, SubmitResult, error) {
 	id := req.RequestID
 	if id == "" {
 		id = newJobID()
@@ -207,10 +207,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 			ErrIntakeFull, budget.FormatBytes(size), budget.FormatBytes(in), budget.FormatBytes(e.cfg.MaxIntakeBytes))
 	}
 	e.intake += size
-	prio := req.Priority
-	if prio == PriorityUnspecified {
-		prio = req.Kind.DefaultPriority()
-	}
+	prio := kind.desc.EffectivePriority(req.Priority)
 	// Plan under a context of our own: the caller's values, but ended only
 	// when nobody wants the job any more, so a retry that attached to it
 	// does not inherit the first caller's cancellation.
@@ -218,7 +215,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 	defer planCancel()
 	j := &job{
 		id:         id,
-		kind:       req.Kind,
+		kind:       kind.desc,
 		prio:       prio,
 		digest:     digest,
 		state:      StatePlanning,
@@ -273,14 +270,14 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 	case !e.wantedLocked(j):
 		// Every caller left and none can come back for it.
 		e.dropPlanningLocked(j, errPlanAbandoned)
-		e.log.Info("job dropped: its caller left while it was planned", "job", id, "kind", req.Kind.String())
+		e.log.Info("job dropped: its caller left while it was planned", "job", id, "kind", e.descs.Name(req.Kind))
 		return left(errPlanAbandoned)
 	case err != nil:
 		if stopped {
 			err = errPlanAbandoned
 		}
 		e.dropPlanningLocked(j, err)
-		e.log.Info("job rejected", "job", id, "kind", req.Kind.String(), "err", err)
+		e.log.Info("job rejected", "job", id, "kind", e.descs.Name(req.Kind), "err", err)
 		return left(err)
 	}
 	j.plan = plan
@@ -295,7 +292,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind Kind, req *Request, digest
 	}
 	j.state = StateQueued
 	close(j.planned)
-	e.log.Info("job queued", "job", id, "kind", j.kind.String(), "circuit", j.circuit, "priority", j.prio.String(),
+	e.log.Info("job queued", "job", id, "kind", j.kind.Name, "circuit", j.circuit, "priority", j.prio.String(),
 		"partitions", len(plan.Partitions), "queue_position", pos)
 	e.enqueueLocked(j)
 	if j.submitterLeft && !detached {
@@ -384,14 +381,14 @@ func (e *Engine) unhold(j *job, detached bool) {
 // plan runs the Kind and checks that the job can ever run: its parameters
 // exist and one partition fits in the memory budget with them. At most
 // Config.PlanConcurrency plans run at once.
-func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, error) {
+func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request) (*Plan, error) {
 	select {
 	case e.planSem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-e.planSem }()
-	plan, err := e.runKind(ctx, kind, req)
+	plan, err := e.runPlanner(ctx, kind, req)
 	if err != nil {
 		return nil, err
 	}
@@ -403,10 +400,7 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 		return nil, err
 	}
 	need := sizes.ParamsBytes() + sizes.WorkingSet()
-	prio := req.Priority
-	if prio == PriorityUnspecified {
-		prio = req.Kind.DefaultPriority()
-	}
+	prio := kind.desc.EffectivePriority(req.Priority)
 	bprio := int(prio)
 	if e.urgent(prio, sizes.Domain) {
 		bprio = urgentBudgetPrio
@@ -427,16 +421,16 @@ func (e *Engine) plan(ctx context.Context, kind Kind, req *Request) (*Plan, erro
 	return plan, nil
 }
 
-// runKind calls kind.Plan and turns a panic (a malformed request that a
-// Kind failed to reject) into an invalid-request error.
-func (e *Engine) runKind(ctx context.Context, kind Kind, req *Request) (plan *Plan, err error) {
+// runPlanner calls the planner and turns a panic (a malformed request that a
+// planner failed to reject) into an invalid-request error.
+func (e *Engine) runPlanner(ctx context.Context, kind servedKind, req *Request) (plan *Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.logPanic("plan", r, "kind", req.Kind.String(), "request_id", req.RequestID)
+			e.logPanic("plan", r, "kind", e.descs.Name(req.Kind), "request_id", req.RequestID)
 			plan, err = nil, fmt.Errorf("%w: %s: planning panicked: %v", ErrInvalidRequest, req.Kind, r)
 		}
 	}()
-	return kind.Plan(ctx, req)
+	return kind.planner.Plan(ctx, req)
 }
 
 // Await waits until the job is final, timeout passes (0: no limit; the

@@ -8,11 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
-	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // stageObserver collects StageTimed calls.
@@ -107,17 +105,8 @@ func TestStagesInStatus(t *testing.T) {
 // newObservedEngine is an engine with the test kind and obs.
 func newObservedEngine(t *testing.T, obs engine.Observer) *engine.Engine {
 	t.Helper()
-	b := budget.New(1 << 30)
-	m := srs.NewManager(srs.Options{Locator: testkind.Locator(paramDir), Budget: b})
-	e, err := engine.New(engine.Options{
-		Config: engine.Config{SynthesisWorkers: 1}, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{}, Params: m, Budget: b, Observer: obs,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Shutdown(context.Background()) })
-	return e
+	return testkit.NewEngine(t, testkit.EngineOptions{Config: engine.Config{SynthesisWorkers: 1}, Locator: testkind.Locator(paramDir),
+		Budget: 1 << 30, Observer: obs}).Engine
 }
 
 // A failed job is listed with its error; with LogTiming the stage lines

@@ -7,20 +7,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // BenchmarkWinningPoSt2KiB is the latency a storage provider waits for
 // when it wins a block: one real 2 KiB WinningPoSt (a CC sector sealed in
-// process, its vanilla proof from vanillagen) submitted to an idle engine
+// process, its vanilla proof from post.GenerateVanillaProofs) submitted to an idle engine
 // with the parameters resident, submit to self-checked proof, as the
 // daemon runs it (urgent lane, every core). The target is ≤ 3 s on
 // two cores. The INSECURE test parameters (47 MB) are generated once into
@@ -32,30 +33,12 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	if _, _, err := testparams.EnsureCircuit(context.Background(), p.CircuitID(), dir, testparams.Options{}); err != nil {
 		b.Fatal(err)
 	}
-	sector, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, seal.DefaultMinerID, 7, 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(1)
-	vanilla, err := vanillagen.WinningPoSt(p, rnd, sector)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bud := budget.New(4 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: bud, TrustParams: true})
-	e, err := engine.New(engine.Options{
-		Config:  engine.Config{ReservedLane: true},
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindWinningPoSt: postkind.Winning()},
-		Backend: &cpu.Backend{}, UrgentBackend: &cpu.Backend{},
-		Params: params, Budget: bud,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = e.Shutdown(context.Background())
-		e.ReleaseParams()
-	}()
+	rnd := testkit.Randomness(1)
+	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
+	e := testkit.NewEngine(b, testkit.EngineOptions{Config: engine.Config{ReservedLane: true},
+		Kinds:   map[proofkind.Kind]engine.Planner{proofkind.WinningPoSt: postkind.Winning()},
+		Locator: srs.FilecoinLocator(dir), TrustParams: true, UrgentBackend: &cpu.Backend{}})
+	params := e.Params
 	ctx := context.Background()
 	if _, _, err := params.Preload(ctx, string(p.CircuitID()), 0); err != nil {
 		b.Fatal(err)
@@ -63,7 +46,7 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	n := 0
 	prove := func() engine.Timings {
 		n++
-		q := &engine.Request{RequestID: fmt.Sprintf("winning-%d", n), Kind: engine.ProofKindWinningPoSt,
+		q := &engine.Request{RequestID: fmt.Sprintf("winning-%d", n), Kind: proofkind.WinningPoSt,
 			RegisteredProof: uint64(p), MinerID: seal.DefaultMinerID, Randomness: rnd[:], VanillaProofs: vanilla}
 		res, err := e.Prove(ctx, q)
 		if err != nil || res.State != engine.StateCompleted {

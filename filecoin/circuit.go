@@ -3,7 +3,9 @@ package filecoin
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
+
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // ErrUnknownCircuit is returned when a string is no known circuit id.
@@ -54,69 +56,33 @@ const (
 	CircuitUpdate64G  CircuitID = "snap-64g"
 )
 
-// CircuitKind is the proof family a circuit proves. The zero value is
-// invalid.
-type CircuitKind uint8
-
-// The circuit kinds.
-const (
-	CircuitKindPoRep CircuitKind = iota + 1
-	CircuitKindWindowPoSt
-	CircuitKindWinningPoSt
-	CircuitKindUpdate
-)
-
-// CircuitKinds lists the kinds in the order Circuits lists their ids.
-func CircuitKinds() []CircuitKind {
-	return []CircuitKind{CircuitKindPoRep, CircuitKindWindowPoSt, CircuitKindWinningPoSt, CircuitKindUpdate}
+// Kinds lists the Filecoin proof kinds, the ones with registered proofs
+// and official parameters, in the order Circuits lists their ids.
+func Kinds() []proofkind.Kind {
+	return []proofkind.Kind{proofkind.PoRep, proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals}
 }
 
-// circuitPrefix is the first part of the kind's circuit ids (Curio's).
-func (k CircuitKind) circuitPrefix() string {
-	switch k {
-	case CircuitKindPoRep:
-		return "porep"
-	case CircuitKindWindowPoSt:
-		return "wpost"
-	case CircuitKindWinningPoSt:
-		return "winning"
-	case CircuitKindUpdate:
-		return "snap"
+// ParseKind reads a Filecoin proof kind by any of its names
+// (proofkind.Parse); the test kind and unknown names are refused.
+func ParseKind(s string) (proofkind.Kind, error) {
+	k, err := proofkind.Parse(s)
+	if err == nil && !slices.Contains(Kinds(), k) {
+		err = fmt.Errorf("%v is not a Filecoin proof kind", k)
 	}
-	return ""
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w (porep-c2, window-post, winning-post or snap-update)", ErrUnknownCircuit, err)
+	}
+	return k, nil
 }
 
-// String is the kind's name on the command line: "porep", "window-post",
-// "winning-post" or "snap".
-func (k CircuitKind) String() string {
-	switch k {
-	case CircuitKindPoRep:
-		return "porep"
-	case CircuitKindWindowPoSt:
-		return "window-post"
-	case CircuitKindWinningPoSt:
-		return "winning-post"
-	case CircuitKindUpdate:
-		return "snap"
+// circuitPrefix is the first part of a Filecoin kind's circuit ids
+// (Curio's), from its descriptor; "" for any other kind.
+func circuitPrefix(k proofkind.Kind) string {
+	if !slices.Contains(Kinds(), k) {
+		return ""
 	}
-	return fmt.Sprintf("CircuitKind(%d)", uint8(k))
-}
-
-// ParseCircuitKind parses a kind name: the String forms, or the circuit id
-// prefixes and the Rust cuzk-bench aliases (wpost, windowpost, winning,
-// winningpost, snap-deals, update).
-func ParseCircuitKind(s string) (CircuitKind, error) {
-	switch strings.ToLower(s) {
-	case "porep", "porep-c2":
-		return CircuitKindPoRep, nil
-	case "window-post", "wpost", "windowpost":
-		return CircuitKindWindowPoSt, nil
-	case "winning-post", "winning", "winningpost":
-		return CircuitKindWinningPoSt, nil
-	case "snap", "snap-deals", "update":
-		return CircuitKindUpdate, nil
-	}
-	return 0, fmt.Errorf("%w: unknown circuit kind %q (porep, window-post, winning-post or snap)", ErrUnknownCircuit, s)
+	d, _ := proofkind.Lookup(k)
+	return d.CircuitPrefix
 }
 
 // circuitSizeSuffix is the size part of circuit ids ("2k", "32g").
@@ -129,7 +95,7 @@ var circuitSizeSuffix = map[SectorSize]string{
 }
 
 type circuitInfo struct {
-	kind CircuitKind
+	kind proofkind.Kind
 	size SectorSize
 }
 
@@ -137,9 +103,9 @@ type circuitInfo struct {
 // written after init.
 var circuits = func() map[CircuitID]circuitInfo {
 	m := map[CircuitID]circuitInfo{}
-	for _, k := range CircuitKinds() {
+	for _, k := range Kinds() {
 		for _, s := range PublishedSectorSizes() {
-			m[CircuitID(k.circuitPrefix()+"-"+circuitSizeSuffix[s])] = circuitInfo{k, s}
+			m[CircuitID(circuitPrefix(k)+"-"+circuitSizeSuffix[s])] = circuitInfo{k, s}
 		}
 	}
 	return m
@@ -149,21 +115,21 @@ var circuits = func() map[CircuitID]circuitInfo {
 // SnapDeals), then by ascending sector size.
 func Circuits() []CircuitID {
 	var out []CircuitID
-	for _, k := range CircuitKinds() {
+	for _, k := range Kinds() {
 		for _, s := range PublishedSectorSizes() {
-			out = append(out, CircuitID(k.circuitPrefix()+"-"+circuitSizeSuffix[s]))
+			out = append(out, CircuitID(circuitPrefix(k)+"-"+circuitSizeSuffix[s]))
 		}
 	}
 	return out
 }
 
 // CircuitIDFor is the circuit id of a kind at a published sector size.
-func CircuitIDFor(k CircuitKind, size SectorSize) (CircuitID, error) {
+func CircuitIDFor(k proofkind.Kind, size SectorSize) (CircuitID, error) {
 	suffix, ok := circuitSizeSuffix[size]
-	if !ok || k.circuitPrefix() == "" {
+	if !ok || circuitPrefix(k) == "" {
 		return "", fmt.Errorf("%w: no %v circuit for sector size %v", ErrUnknownCircuit, k, size)
 	}
-	return CircuitID(k.circuitPrefix() + "-" + suffix), nil
+	return CircuitID(circuitPrefix(k) + "-" + suffix), nil
 }
 
 // PoRepCircuits lists the PoRep circuit ids by ascending sector size.
@@ -173,7 +139,7 @@ func PoRepCircuits() []CircuitID {
 
 // PoRepCircuitID is the circuit id of a published sector size.
 func PoRepCircuitID(size SectorSize) (CircuitID, error) {
-	return CircuitIDFor(CircuitKindPoRep, size)
+	return CircuitIDFor(proofkind.PoRep, size)
 }
 
 // ParseCircuitID validates a circuit id string.
@@ -195,8 +161,9 @@ func (c CircuitID) info() (circuitInfo, error) {
 	return i, nil
 }
 
-// Kind is the proof family of the circuit; 0 for an unknown id.
-func (c CircuitID) Kind() CircuitKind { return circuits[c].kind }
+// Kind is the proof kind of the circuit; proofkind.Unspecified for an
+// unknown id.
+func (c CircuitID) Kind() proofkind.Kind { return circuits[c].kind }
 
 // SectorSize is the sector size the circuit proves.
 func (c CircuitID) SectorSize() (SectorSize, error) {
@@ -215,7 +182,7 @@ func (c CircuitID) SealSpec() (SealSpec, error) {
 }
 
 // errWrongKind says a circuit is not of the kind asked for.
-func (c CircuitID) errWrongKind(want CircuitKind) error {
+func (c CircuitID) errWrongKind(want proofkind.Kind) error {
 	return fmt.Errorf("%w: %q is a %v circuit, not %v", ErrUnknownCircuit, string(c), c.Kind(), want)
 }
 
@@ -226,8 +193,8 @@ func (c CircuitID) SealProof() (RegisteredSealProof, error) {
 	if err != nil {
 		return 0, err
 	}
-	if i.kind != CircuitKindPoRep {
-		return 0, c.errWrongKind(CircuitKindPoRep)
+	if i.kind != proofkind.PoRep {
+		return 0, c.errWrongKind(proofkind.PoRep)
 	}
 	for _, p := range SealProofs() {
 		if p.SectorSize() == i.size && p.APIVersion() == V1_1_0 && len(p.Features()) == 0 {
@@ -247,11 +214,11 @@ func (c CircuitID) PoStProof() (RegisteredPoStProof, error) {
 	}
 	want := WinningPoSt
 	switch i.kind {
-	case CircuitKindWinningPoSt:
-	case CircuitKindWindowPoSt:
+	case proofkind.WinningPoSt:
+	case proofkind.WindowPoSt:
 		want = WindowPoSt
 	default:
-		return 0, c.errWrongKind(CircuitKindWindowPoSt)
+		return 0, c.errWrongKind(proofkind.WindowPoSt)
 	}
 	for _, p := range PoStProofs() {
 		if p.SectorSize() == i.size && p.Type() == want && (want == WinningPoSt || p.APIVersion() == V1_2_0) {
@@ -267,8 +234,8 @@ func (c CircuitID) UpdateProof() (RegisteredUpdateProof, error) {
 	if err != nil {
 		return 0, err
 	}
-	if i.kind != CircuitKindUpdate {
-		return 0, c.errWrongKind(CircuitKindUpdate)
+	if i.kind != proofkind.SnapDeals {
+		return 0, c.errWrongKind(proofkind.SnapDeals)
 	}
 	p, err := UpdateProofForSize(i.size)
 	if err != nil {
@@ -284,13 +251,13 @@ func (c CircuitID) ParameterSetID() (ParameterSetID, error) {
 		return "", err
 	}
 	switch i.kind {
-	case CircuitKindWindowPoSt, CircuitKindWinningPoSt:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		p, err := c.PoStProof()
 		if err != nil {
 			return "", err
 		}
 		return p.ParameterSetID(), nil
-	case CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		p, err := c.UpdateProof()
 		if err != nil {
 			return "", err
@@ -308,11 +275,11 @@ func (c CircuitID) ParameterSetID() (ParameterSetID, error) {
 // with: "winning-<size>" or "wpost-<size>" (V1 and V1_2 alike); "" for an
 // invalid p.
 func (p RegisteredPoStProof) CircuitID() CircuitID {
-	k := CircuitKindWinningPoSt
+	k := proofkind.WinningPoSt
 	switch p.Type() {
 	case WinningPoSt:
 	case WindowPoSt:
-		k = CircuitKindWindowPoSt
+		k = proofkind.WindowPoSt
 	default:
 		return ""
 	}
@@ -326,6 +293,6 @@ func (p RegisteredUpdateProof) CircuitID() CircuitID {
 	if !p.Valid() {
 		return ""
 	}
-	c, _ := CircuitIDFor(CircuitKindUpdate, p.SectorSize())
+	c, _ := CircuitIDFor(proofkind.SnapDeals, p.SectorSize())
 	return c
 }

@@ -4,26 +4,28 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // TestAllCircuitIDs pins the id of every kind and size (Curio's cuzk names
 // the 32 GiB ones "wpost-32g", "winning-32g", "snap-32g") and the
 // round trips between ids, kinds, sizes and registered proofs.
 func TestAllCircuitIDs(t *testing.T) {
-	want := map[CircuitKind][]CircuitID{
-		CircuitKindPoRep:       {"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"},
-		CircuitKindWindowPoSt:  {"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g"},
-		CircuitKindWinningPoSt: {"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"},
-		CircuitKindUpdate:      {"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g"},
+	want := map[proofkind.Kind][]CircuitID{
+		proofkind.PoRep:       {"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"},
+		proofkind.WindowPoSt:  {"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g"},
+		proofkind.WinningPoSt: {"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"},
+		proofkind.SnapDeals:   {"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g"},
 	}
 	all := Circuits()
 	if len(all) != 20 {
 		t.Fatalf("Circuits() has %d ids, want 20", len(all))
 	}
 	i := 0
-	for _, k := range CircuitKinds() {
-		if got, err := ParseCircuitKind(k.String()); err != nil || got != k {
-			t.Errorf("ParseCircuitKind(%q) = %v, %v", k.String(), got, err)
+	for _, k := range Kinds() {
+		if got, err := ParseKind(k.String()); err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
 		}
 		for j, size := range PublishedSectorSizes() {
 			c := want[k][j]
@@ -52,19 +54,19 @@ func TestAllCircuitIDs(t *testing.T) {
 			}
 			var fromProof ParameterSetID
 			switch k {
-			case CircuitKindPoRep:
+			case proofkind.PoRep:
 				p, err := c.SealProof()
 				if err != nil || p.CircuitID() != c {
 					t.Errorf("%q.SealProof() = %v, %v", c, p, err)
 				}
 				fromProof = p.ParameterSetID()
-			case CircuitKindWindowPoSt, CircuitKindWinningPoSt:
+			case proofkind.WindowPoSt, proofkind.WinningPoSt:
 				p, err := c.PoStProof()
 				if err != nil || p.CircuitID() != c {
 					t.Errorf("%q.PoStProof() = %v, %v", c, p, err)
 				}
 				fromProof = p.ParameterSetID()
-			case CircuitKindUpdate:
+			case proofkind.SnapDeals:
 				p, err := c.UpdateProof()
 				if err != nil || p.CircuitID() != c {
 					t.Errorf("%q.UpdateProof() = %v, %v", c, p, err)
@@ -79,16 +81,16 @@ func TestAllCircuitIDs(t *testing.T) {
 	// Every registered proof names the circuit of its kind and size; window
 	// V1 and V1_2 share one.
 	for _, p := range PoStProofs() {
-		k := CircuitKindWindowPoSt
+		k := proofkind.WindowPoSt
 		if p.Type() == WinningPoSt {
-			k = CircuitKindWinningPoSt
+			k = proofkind.WinningPoSt
 		}
 		if c, _ := CircuitIDFor(k, p.SectorSize()); p.CircuitID() != c {
 			t.Errorf("%v.CircuitID() = %q, want %q", p, p.CircuitID(), c)
 		}
 	}
 	for _, p := range UpdateProofs() {
-		if c, _ := CircuitIDFor(CircuitKindUpdate, p.SectorSize()); p.CircuitID() != c {
+		if c, _ := CircuitIDFor(proofkind.SnapDeals, p.SectorSize()); p.CircuitID() != c {
 			t.Errorf("%v.CircuitID() = %q", p, p.CircuitID())
 		}
 	}
@@ -108,19 +110,24 @@ func TestAllCircuitIDs(t *testing.T) {
 	if _, err := CircuitWinningPoSt2K.SealProof(); !errors.Is(err, ErrUnknownCircuit) {
 		t.Errorf("winning-2k SealProof: %v", err)
 	}
-	if _, err := CircuitIDFor(CircuitKindUpdate, SectorSize4KiB); !errors.Is(err, ErrUnknownCircuit) {
+	if _, err := CircuitIDFor(proofkind.SnapDeals, SectorSize4KiB); !errors.Is(err, ErrUnknownCircuit) {
 		t.Errorf("snap at 4 KiB: %v", err)
 	}
 	if _, err := CircuitIDFor(0, SectorSize2KiB); !errors.Is(err, ErrUnknownCircuit) {
 		t.Errorf("kind 0: %v", err)
 	}
 	for _, alias := range []string{"wpost", "WINDOW-POST", "winning", "update", "snap-deals"} {
-		if _, err := ParseCircuitKind(alias); err != nil {
-			t.Errorf("ParseCircuitKind(%q): %v", alias, err)
+		if _, err := ParseKind(alias); err != nil {
+			t.Errorf("ParseKind(%q): %v", alias, err)
 		}
 	}
-	if _, err := ParseCircuitKind("post"); !errors.Is(err, ErrUnknownCircuit) {
-		t.Errorf("ParseCircuitKind(post): %v", err)
+	for _, bad := range []string{"post", "test"} {
+		if _, err := ParseKind(bad); !errors.Is(err, ErrUnknownCircuit) {
+			t.Errorf("ParseKind(%s): %v", bad, err)
+		}
+	}
+	if _, err := CircuitIDFor(proofkind.Test, SectorSize2KiB); !errors.Is(err, ErrUnknownCircuit) {
+		t.Errorf("test kind: %v", err)
 	}
 }
 

@@ -241,7 +241,7 @@ func TestChMajGeneralRows(t *testing.T) {
 	// (2·bc − b − c)·(a) = (bc − maj)
 	checkRow(t, "maj", ts.Rows[5], []r1cs.Term{term(aux(1), -1), term(aux(2), -1), term(aux(5), 2)},
 		[]r1cs.Term{term(aux(0), 1)}, []r1cs.Term{term(aux(4), -1), term(aux(5), 1)})
-	if maj.Bit(); maj.v != aux(4) {
+	if maj.v != aux(4) {
 		t.Errorf("maj variable %v, want aux4", maj.v)
 	}
 

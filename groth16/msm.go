@@ -94,6 +94,14 @@ type batchPtr[B, A any] interface {
 	batch[A]
 }
 
+// The adders are the MSMs' and the fixed-base tables' type arguments; the
+// assertions state it where a reader (and staticcheck, which does not
+// follow methods called through a type parameter) looks for their use.
+var (
+	_ batch[bls.G1Affine] = (*g1Batch)(nil)
+	_ batch[bls.G2Affine] = (*g2Batch)(nil)
+)
+
 // msmG1 returns Σ scalars[i]·points[k(i)] over the selected scalars. y,
 // when not nil, is called at the yield points (ProveOptions.Yield); its
 // error stops the MSM.

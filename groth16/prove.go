@@ -11,8 +11,6 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
-	"github.com/consensys/gnark-crypto/parallel"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -126,36 +124,6 @@ type pendingProof struct {
 	b2In, b2Aux                  bls.G2Jac
 }
 
-// checkShape verifies that pa fits p exactly, as bellperson's
-// ParameterSource would (a wrong split of the a or b queries would silently
-// shift every aux base and produce a proof that does not verify).
-func checkShape(p *Params, pa *r1cs.ProvingAssignment) error {
-	nIn, nAux := len(pa.Input), len(pa.Aux)
-	m, err := DomainSize(len(pa.A))
-	if err != nil {
-		return err
-	}
-	aDense := pa.Density.AAux.Count()
-	bIn, bAux := pa.Density.BInput.Count(), pa.Density.BAux.Count()
-	q := p.Queries()
-	switch {
-	case len(p.VK.IC) != nIn:
-		return fmt.Errorf("%w: %d inputs, verifying key has %d IC points", ErrShape, nIn, len(p.VK.IC))
-	case q.L != nAux:
-		return fmt.Errorf("%w: %d aux variables, l query has %d points", ErrShape, nAux, q.L)
-	case q.H != m-1:
-		return fmt.Errorf("%w: %d rows need %d h points, params have %d", ErrShape, len(pa.A), m-1, q.H)
-	case q.A != nIn+aDense:
-		return fmt.Errorf("%w: a query needs %d points (%d inputs + %d dense aux), params have %d", ErrShape, nIn+aDense, nIn, aDense, q.A)
-	case q.B != bIn+bAux || (!p.Mapped() && len(p.BG2) != len(p.BG1)):
-		return fmt.Errorf("%w: b queries need %d points (%d inputs + %d aux), params have %d (G1) and %d (G2)", ErrShape, bIn+bAux, bIn, bAux, q.B, len(p.BG2))
-	}
-	if err := pa.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrShape, err)
-	}
-	return nil
-}
-
 // Start runs the heavy half of proving a batch of same-shape circuits: every
 // multi-exponentiation (G1 and G2) and H through FFTs; Finish assembles the
 // proofs. parts must have had their input rows appended
@@ -182,7 +150,7 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		return nil, errors.New("groth16: δ is the identity in the parameters")
 	}
 	for i, pa := range parts {
-		if err := checkShape(p, pa); err != nil {
+		if err := CheckShape(p, pa); err != nil {
 			return nil, fmt.Errorf("circuit %d: %w", i, err)
 		}
 	}
@@ -292,100 +260,17 @@ func ComputeH(pa *r1cs.ProvingAssignment, workers int) ([]fr.Element, error) {
 	return computeH(pa, max(workers, 1), nil)
 }
 
-// maxPrecomputedDomain is the largest domain whose FFT tables are cached.
-const maxPrecomputedDomain = 1 << 22
-
 // computeH returns the m−1 coefficients of H = (A·B − C)/Z exactly as
 // bellperson's execute_fft: interpolate a, b, c over the domain, evaluate on
 // the coset g·ω^i (g = 7), combine pointwise, divide by Z(g·ω^i) = g^m − 1,
 // interpolate back from the coset. The a vector's storage is reused for the
 // result; a, b and c are released. It runs quotient (six transforms);
-// computeHWith below is that computation through gnark-crypto's FFTs, kept
-// as the reference quotient is tested against.
+// computeHWith (quotient_ref_test.go) is that computation through
+// gnark-crypto's FFTs, the reference quotient is tested against.
 // y, when not nil, is called between the transforms (see
 // ProveOptions.Yield); its error stops the computation.
 func computeH(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
 	return quotient(pa, workers, y)
-}
-
-// computeHWith chooses between two orderings that give the same H.
-//
-// With tables (gnark-crypto's precomputed twiddles and coset powers: about
-// four field elements per domain row, 0.5 GiB at 2^22, 17 GiB at 2^27;
-// about a quarter faster): DIF inverse, DIT coset forward, DIF coset
-// inverse, bit reversal.
-//
-// Without tables (above 2^22, where that memory matters more): gnark-crypto
-// would build a full coset table on every coset DIT forward and DIF inverse,
-// so use the orderings whose coset powers it computes on the fly instead:
-// DIF inverse, bit reversal, DIF coset forward (bit-reversed evaluations,
-// which the pointwise step does not mind), DIT coset inverse.
-func computeHWith(pa *r1cs.ProvingAssignment, workers int, tables bool, y func() error) ([]fr.Element, error) {
-	n := len(pa.A)
-	m, _ := DomainSize(n) // checked by checkShape
-	grow := func(v []fr.Element) []fr.Element {
-		if cap(v) >= m {
-			v = v[:m]
-			clear(v[n:])
-			return v
-		}
-		w := make([]fr.Element, m)
-		copy(w, v)
-		return w
-	}
-	a, b, c := grow(pa.A), grow(pa.B), grow(pa.C)
-	pa.A, pa.B, pa.C = nil, nil, nil
-
-	var domain *fft.Domain
-	if tables {
-		domain = fft.NewDomain(uint64(m))
-	} else {
-		domain = fft.NewDomain(uint64(m), fft.WithoutPrecompute())
-	}
-	nt := fft.WithNbTasks(workers)
-	yield := func() error {
-		if y == nil {
-			return nil
-		}
-		return y()
-	}
-	for _, v := range [][]fr.Element{a, b, c} {
-		if err := yield(); err != nil {
-			return nil, err
-		}
-		domain.FFTInverse(v, fft.DIF, nt)
-		if err := yield(); err != nil {
-			return nil, err
-		}
-		if tables {
-			domain.FFT(v, fft.DIT, fft.OnCoset(), nt)
-		} else {
-			fft.BitReverse(v)
-			domain.FFT(v, fft.DIF, fft.OnCoset(), nt)
-		}
-	}
-	if err := yield(); err != nil {
-		return nil, err
-	}
-	var den fr.Element
-	den.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
-	one := fr.One()
-	den.Sub(&den, &one).Inverse(&den)
-	parallel.Execute(m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
-		}
-	}, workers)
-	if err := yield(); err != nil {
-		return nil, err
-	}
-	if tables {
-		domain.FFTInverse(a, fft.DIF, fft.OnCoset(), nt)
-		fft.BitReverse(a)
-	} else {
-		domain.FFTInverse(a, fft.DIT, fft.OnCoset(), nt)
-	}
-	return a[:m-1], nil
 }
 
 // Finish assembles the proofs (every multi-exponentiation ran in Start).

@@ -50,7 +50,7 @@ import (
 // result; a, b and c are released from pa.
 func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Element, error) {
 	n := len(pa.A)
-	m, _ := DomainSize(n) // checked by checkShape
+	m, _ := DomainSize(n) // checked by CheckShape
 	a, b := padTo(pa.A, m), padTo(pa.B, m)
 	var c, cr []fr.Element // c, or c already reversed
 	if pa.HasC() {

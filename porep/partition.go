@@ -1,7 +1,6 @@
 package porep
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -116,24 +115,6 @@ func ValidatedCircuitInputs(o *c1.Output, k int) (*PartitionInputs, error) {
 		}
 	}
 	return in, nil
-}
-
-// CheckedCircuitInputs runs [VerifyVanilla] and then extracts the circuit
-// inputs of every partition: what a prover should use when it wants a bad
-// C1 rejected with a precise error before any synthesis.
-func CheckedCircuitInputs(ctx context.Context, o *c1.Output, workers int) ([]*PartitionInputs, error) {
-	if err := VerifyVanilla(ctx, o, workers); err != nil {
-		return nil, err
-	}
-	out := make([]*PartitionInputs, len(o.VanillaProofs))
-	for k := range out {
-		in, err := ValidatedCircuitInputs(o, k)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = in
-	}
-	return out, nil
 }
 
 // PublicInputs are the values the circuit for these inputs puts into its

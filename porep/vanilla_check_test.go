@@ -175,14 +175,14 @@ func TestCircuitInputsRoots(t *testing.T) {
 	}
 	// A tampered label is left for the circuit to reject, unless checked.
 	o, _, _ = rustSeal(t, "2KiB")
-	if ins, err := CheckedCircuitInputs(context.Background(), o, 2); err != nil || len(ins) != 1 {
+	if err := VerifyVanilla(context.Background(), o, 2); err != nil {
 		t.Fatalf("honest C1: %v", err)
 	}
 	o.VanillaProofs[0][1].ReplicaColumnProofs.CX.Column.Rows[0][0]++
 	if _, err := CircuitInputs(o, 0); err != nil {
 		t.Errorf("tampered label: %v", err)
 	}
-	if _, err := CheckedCircuitInputs(context.Background(), o, 2); !errors.Is(err, ErrColumnHash) {
+	if err := VerifyVanilla(context.Background(), o, 2); !errors.Is(err, ErrColumnHash) {
 		t.Errorf("tampered label, checked: %v", err)
 	}
 	o.Seed = [32]byte{}

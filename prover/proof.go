@@ -52,23 +52,14 @@ func Verify(pvk *groth16.PreparedVerifyingKey, proofs []groth16.Proof, inputs []
 	if len(proofs) != len(inputs) {
 		return fmt.Errorf("%w: %d proofs for %d sets of public inputs", ErrSelfCheck, len(proofs), len(inputs))
 	}
-	ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
-	if err == nil && ok {
-		return nil
-	}
-	if err != nil && !errors.Is(err, groth16.ErrInputCount) {
+	bad, err := groth16.InvalidPartitions(pvk, proofs, inputs)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSelfCheck, err)
 	}
-	for i := range proofs {
-		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
-		if err != nil {
-			return fmt.Errorf("%w: partition %d: %w", ErrSelfCheck, i, err)
-		}
-		if !ok {
-			return fmt.Errorf("%w: partition %d of %d", ErrSelfCheck, i, len(proofs))
-		}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: partition %d of %d", ErrSelfCheck, bad[0], len(proofs))
 	}
-	return fmt.Errorf("%w: the batch check failed but every partition verifies alone", ErrSelfCheck)
+	return nil
 }
 
 // Encode is the proof bytes Filecoin expects for a job: the partition

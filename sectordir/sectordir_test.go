@@ -1,4 +1,4 @@
-package sectordir
+package sectordir_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 var (
@@ -37,27 +38,23 @@ func sealed2KiB(t *testing.T) *seal.Replica {
 	return sealed
 }
 
-func sectorOf(t *testing.T, r *seal.Replica) *Sector {
+func sectorOf(t *testing.T, r *seal.Replica) *sectordir.Sector {
 	t.Helper()
-	miner := uint64(seal.DefaultMinerID)
-	commR, commC := r.CommR(), r.CommC()
-	s := &Sector{SealProof: r.Proof(), ID: seal.DefaultSector, MinerID: &miner, ProverID: filecoin.ProverID(miner),
-		Ticket: seal.DefaultTicket, CommD: r.CommD(), TreeRLast: r.TreeRLast()}
-	var err error
-	if s.CommR, err = fr32.ToElement(commR); err != nil {
-		t.Fatal(err)
+	s := r.Sector(seal.DefaultMinerID)
+	if s.MinerID == nil || *s.MinerID != seal.DefaultMinerID || s.ID != seal.DefaultSector || s.Ticket != seal.DefaultTicket {
+		t.Fatalf("the replica's sector: %+v", s)
 	}
-	if s.CommC, err = fr32.ToElement(commC); err != nil {
-		t.Fatal(err)
+	if r.Sector(seal.DefaultMinerID+1).MinerID != nil {
+		t.Fatal("a miner id not the prover id's is recorded")
 	}
 	return s
 }
 
-func writeSector(t *testing.T) (string, *Sector) {
+func writeSector(t *testing.T) (string, *sectordir.Sector) {
 	t.Helper()
 	s := sectorOf(t, sealed2KiB(t))
 	dir := t.TempDir()
-	if err := Write(dir, s); err != nil {
+	if err := sectordir.Write(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	return dir, s
@@ -65,7 +62,7 @@ func writeSector(t *testing.T) (string, *Sector) {
 
 func TestRoundTrip(t *testing.T) {
 	dir, s := writeSector(t)
-	got, err := Load(dir)
+	got, err := sectordir.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +103,12 @@ func TestRoundTrip(t *testing.T) {
 
 func TestUpdateRoundTrip(t *testing.T) {
 	s := sectorOf(t, sealed2KiB(t))
-	s.Update = &Update{Proof: filecoin.StackedDrg2KiBUpdateV1, CommROld: s.CommR, CommDOld: [32]byte{7}}
+	s.Update = &sectordir.Update{Proof: filecoin.StackedDrg2KiBUpdateV1, CommROld: s.CommR, CommDOld: [32]byte{7}}
 	dir := t.TempDir()
-	if err := Write(dir, s); err != nil {
+	if err := sectordir.Write(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(dir)
+	got, err := sectordir.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,18 +136,18 @@ func TestWriteRefusesInconsistent(t *testing.T) {
 	s := sectorOf(t, sealed2KiB(t))
 	bad := *s
 	bad.CommR.SetOne()
-	if err := Write(t.TempDir(), &bad); !errors.Is(err, ErrInconsistent) {
+	if err := sectordir.Write(t.TempDir(), &bad); !errors.Is(err, sectordir.ErrInconsistent) {
 		t.Errorf("wrong comm_r: %v", err)
 	}
 	bad = *s
 	bad.SealProof = filecoin.StackedDrg8MiBV1_1
-	if err := Write(t.TempDir(), &bad); !errors.Is(err, ErrInconsistent) {
+	if err := sectordir.Write(t.TempDir(), &bad); !errors.Is(err, sectordir.ErrInconsistent) {
 		t.Errorf("wrong size: %v", err)
 	}
 	bad = *s
 	other := uint64(1001)
 	bad.MinerID = &other
-	if err := Write(t.TempDir(), &bad); !errors.Is(err, ErrInconsistent) {
+	if err := sectordir.Write(t.TempDir(), &bad); !errors.Is(err, sectordir.ErrInconsistent) {
 		t.Errorf("wrong miner: %v", err)
 	}
 }
@@ -158,7 +155,7 @@ func TestWriteRefusesInconsistent(t *testing.T) {
 // editManifest rewrites sector.json through f.
 func editManifest(t *testing.T, dir string, f func(m map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, ManifestName)
+	path := filepath.Join(dir, sectordir.ManifestName)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -203,23 +200,25 @@ func TestLoadRejects(t *testing.T) {
 		want   error
 		msg    string
 	}{
-		{"no manifest", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, ManifestName)) }, ErrNotSector, "no sector.json"},
-		{"no dir", func(t *testing.T, dir string) { os.RemoveAll(dir) }, ErrNotSector, "no such file"},
-		{"not json", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, ManifestName), []byte("{"), 0o644) }, ErrFormat, "sector.json"},
-		{"other format", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["format"] = "lotus" }) }, ErrFormat, `format "lotus"`},
-		{"version 2", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["version"] = 2 }) }, ErrVersion, "version 2"},
-		{"unknown field", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["extra"] = 1 }) }, ErrFormat, `unknown field "extra"`},
-		{"bad comm_r hex", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["comm_r"] = "00" }) }, ErrFormat, "comm_r"},
+		{"no manifest", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, sectordir.ManifestName)) }, sectordir.ErrNotSector, "no sector.json"},
+		{"no dir", func(t *testing.T, dir string) { os.RemoveAll(dir) }, sectordir.ErrNotSector, "no such file"},
+		{"not json", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, sectordir.ManifestName), []byte("{"), 0o644)
+		}, sectordir.ErrFormat, "sector.json"},
+		{"other format", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["format"] = "lotus" }) }, sectordir.ErrFormat, `format "lotus"`},
+		{"version 2", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["version"] = 2 }) }, sectordir.ErrVersion, "version 2"},
+		{"unknown field", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["extra"] = 1 }) }, sectordir.ErrFormat, `unknown field "extra"`},
+		{"bad comm_r hex", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["comm_r"] = "00" }) }, sectordir.ErrFormat, "comm_r"},
 		{"proof api disagrees", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) { m["registered_seal_proof_api"] = "StackedDrg8MiBV1_1" })
-		}, ErrFormat, "registered_seal_proof_api"},
+		}, sectordir.ErrFormat, "registered_seal_proof_api"},
 		{"another sector size", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) {
 				m["registered_seal_proof"] = int(filecoin.StackedDrg8MiBV1_1)
 				m["registered_seal_proof_api"] = filecoin.StackedDrg8MiBV1_1.String()
 				m["sector_size"] = 8 << 20
 			})
-		}, ErrCorrupt, "sealed of 2048 bytes, a 8MiB sector's is 8388608"},
+		}, sectordir.ErrCorrupt, "sealed of 2048 bytes, a 8MiB sector's is 8388608"},
 		{"32 GiB", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) {
 				m["registered_seal_proof"] = int(filecoin.StackedDrg32GiBV1_1)
@@ -227,40 +226,40 @@ func TestLoadRejects(t *testing.T) {
 				m["sector_size"] = 32 << 30
 				m["tree_r_last_shape"] = "8-8-0"
 			})
-		}, ErrTooLarge, "32GiB sector"},
-		{"miner disagrees", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["miner_id"] = 1001 }) }, ErrFormat, "miner_id 1001"},
+		}, sectordir.ErrTooLarge, "32GiB sector"},
+		{"miner disagrees", func(t *testing.T, dir string) { editManifest(t, dir, func(m map[string]any) { m["miner_id"] = 1001 }) }, sectordir.ErrFormat, "miner_id 1001"},
 		{"missing file entry", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) { m["files"] = m["files"].([]any)[:2] })
-		}, ErrFormat, "files: 2 entries"},
+		}, sectordir.ErrFormat, "files: 2 entries"},
 		{"sealed changed", func(t *testing.T, dir string) {
-			path := filepath.Join(dir, SealedName)
+			path := filepath.Join(dir, sectordir.SealedName)
 			b, _ := os.ReadFile(path)
 			b[100] ^= 1
 			os.WriteFile(path, b, 0o644)
-		}, ErrCorrupt, "sealed: sha256"},
-		{"sealed truncated", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, SealedName), 2016) }, ErrCorrupt, "sealed: 2016 bytes, a 2KiB sector's is 2048"},
-		{"tree missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "cache", "tree-r-last.dat")) }, ErrCorrupt, "cache/tree-r-last.dat"},
+		}, sectordir.ErrCorrupt, "sealed: sha256"},
+		{"sealed truncated", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, sectordir.SealedName), 2016) }, sectordir.ErrCorrupt, "sealed: 2016 bytes, a 2KiB sector's is 2048"},
+		{"tree missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "cache", "tree-r-last.dat")) }, sectordir.ErrCorrupt, "cache/tree-r-last.dat"},
 		{"sealed node not canonical", func(t *testing.T, dir string) {
-			b, _ := os.ReadFile(filepath.Join(dir, SealedName))
+			b, _ := os.ReadFile(filepath.Join(dir, sectordir.SealedName))
 			copy(b[64:], notCanonical)
-			replaceFile(t, dir, SealedName, b)
-		}, ErrCorrupt, "sealed: node 2 (offset 64) is not a canonical field element"},
+			replaceFile(t, dir, sectordir.SealedName, b)
+		}, sectordir.ErrCorrupt, "sealed: node 2 (offset 64) is not a canonical field element"},
 		{"tree root not comm_r_last", func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "cache", "tree-r-last.dat"))
 			b[len(b)-32] ^= 1
-			replaceFile(t, dir, TreeRLastName, b)
-		}, ErrCorrupt, "root"},
+			replaceFile(t, dir, sectordir.TreeRLastName, b)
+		}, sectordir.ErrCorrupt, "root"},
 		{"p_aux comm_c changed", func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "cache", "p_aux"))
 			b[0] ^= 1
-			replaceFile(t, dir, PAuxName, b)
-		}, ErrCorrupt, "Poseidon2(comm_c, comm_r_last) is not"},
+			replaceFile(t, dir, sectordir.PAuxName, b)
+		}, sectordir.ErrCorrupt, "Poseidon2(comm_c, comm_r_last) is not"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir, _ := writeSector(t)
 			c.break_(t, dir)
-			_, err := Load(dir)
+			_, err := sectordir.Load(dir)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}
@@ -276,7 +275,7 @@ func TestLoadRejects(t *testing.T) {
 // their stored bytes.
 func TestManifestValues(t *testing.T) {
 	dir, s := writeSector(t)
-	raw, _ := os.ReadFile(filepath.Join(dir, ManifestName))
+	raw, _ := os.ReadFile(filepath.Join(dir, sectordir.ManifestName))
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)

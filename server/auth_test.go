@@ -28,11 +28,10 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -65,15 +64,8 @@ func startSecured(t *testing.T, network string, sec server.Security) *secured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := budget.New(4 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Budget: b, Log: log})
-	eng, err := engine.New(engine.Options{
-		Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, Backend: &cpu.Backend{},
-		Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Log: log})
+	eng, params := te.Engine, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithAuth(auth))
 	addr := "127.0.0.1:0"
 	if network == "unix" {

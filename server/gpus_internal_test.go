@@ -6,32 +6,25 @@ import (
 	"testing"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
-	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // TestGetStatusGPUs: GetStatus.gpus is the engine's device query, mapped
 // field for field; the metrics count GPU lanes and CPU retries.
 func TestGetStatusGPUs(t *testing.T) {
-	b := budget.New(1 << 30)
-	params := srs.NewManager(srs.Options{Locator: testkind.Locator(t.TempDir()), Budget: b})
 	devices := func() ([]engine.DeviceStatus, error) {
 		return []engine.DeviceStatus{
-			{Index: 1, Name: "NVIDIA H200", TotalMemory: 150_000_000_000, FreeMemory: 140_000_000_000, Lane: "gpu1"},
+			{Ordinal: 1, Name: "NVIDIA H200", TotalBytes: 150_000_000_000, FreeBytes: 140_000_000_000, Lane: "gpu1"},
 		}, nil
 	}
-	eng, err := engine.New(engine.Options{
-		Lanes:  []engine.Lane{{Name: "gpu1", Backend: &cpu.Backend{}, DeviceMemory: 150_000_000_000}},
-		Params: params, Budget: b, Devices: devices,
+	eng := testkit.NewEngine(t, testkit.EngineOptions{
+		Lanes:   []engine.Lane{{Name: "gpu1", Backend: &cpu.Backend{}, DeviceMemory: 150_000_000_000}},
+		Locator: testkind.Locator(t.TempDir()), Budget: 1 << 30, Devices: devices,
 		Config: engine.Config{ReservedLane: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Shutdown(context.Background())
+	}).Engine
 	s := New(eng)
 	out, err := (&service{s: s}).GetStatus(context.Background(), &cuzkv1.GetStatusRequest{})
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -21,7 +20,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
@@ -30,9 +28,10 @@ import (
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/post"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -48,20 +47,15 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	b := budget.New(8 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(dir), Budget: b, Log: log, TrustParams: true})
-	eng, err := engine.New(engine.Options{
-		Kinds: map[engine.ProofKind]engine.Kind{
-			engine.ProofKindPoRep:       &porepkind.Kind{},
-			engine.ProofKindWindowPoSt:  postkind.Window(),
-			engine.ProofKindWinningPoSt: postkind.Winning(),
-			engine.ProofKindSnapDeals:   &snapkind.Kind{},
+	eng := testkit.NewEngine(t, testkit.EngineOptions{
+		Kinds: map[proofkind.Kind]engine.Planner{
+			proofkind.PoRep:       &porepkind.Planner{},
+			proofkind.WindowPoSt:  postkind.Window(),
+			proofkind.WinningPoSt: postkind.Winning(),
+			proofkind.SnapDeals:   &snapkind.Planner{},
 		},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Locator: srs.FilecoinLocator(dir), Budget: 8 << 30, TrustParams: true, Log: log,
+	}).Engine
 	srv := server.New(eng, server.WithLogger(log))
 	sock, err := os.MkdirTemp("", "cuzk")
 	if err != nil {
@@ -117,7 +111,7 @@ func TestWindowPoStPartitionMessageSize(t *testing.T) {
 		Priority: cuzkv1.Priority_HIGH, SectorSize: uint64(p.SectorSize()), RegisteredProof: uint64(p), MinerId: 1000,
 		Randomness: make([]byte, 32), VanillaProofs: entries}
 	size := proto.Size(&cuzkv1.ProveRequest{Submit: req})
-	if size < 58_000_000 || size > server.MaxMessageSize {
+	if size < 58_000_000 || size > cuzkv1.MaxMessageSize {
 		t.Fatalf("request is %d bytes", size)
 	}
 	t.Logf("request: %d sectors, %d bytes on the wire", n, size)
@@ -138,21 +132,10 @@ func TestWindowPoStPartitionMessageSize(t *testing.T) {
 // of circuits.
 func ensureParams(t *testing.T, circuits ...filecoin.CircuitID) string {
 	t.Helper()
-	dir := testparams.DefaultDir(os.LookupEnv)
-	for _, c := range circuits {
-		start := time.Now()
-		_, gen, err := testparams.EnsureCircuit(context.Background(), c, dir, testparams.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gen {
-			t.Logf("generated %s test parameters in %v", c, time.Since(start))
-		}
-	}
-	return dir
+	return filepath.Dir(testkit.FilecoinParams(t, circuits...)[0].Params)
 }
 
-func readVK(t *testing.T, dir string, c filecoin.CircuitID) *groth16.PreparedVerifyingKey {
+func readVK(t *testing.T, dir string, c filecoin.CircuitID) *groth16.VerifyingKey {
 	t.Helper()
 	f, err := testparams.PathsForCircuit(c, dir)
 	if err != nil {
@@ -162,33 +145,7 @@ func readVK(t *testing.T, dir string, c filecoin.CircuitID) *groth16.PreparedVer
 	if err != nil {
 		t.Fatal(err)
 	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pvk
-}
-
-// verifyAll checks one 192-byte proof per partition against inputs.
-func verifyAll(t *testing.T, pvk *groth16.PreparedVerifyingKey, proof []byte, inputs [][]fr.Element) bool {
-	t.Helper()
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(proofs) != len(inputs) {
-		t.Fatalf("%d proofs for %d partitions", len(proofs), len(inputs))
-	}
-	for i := range proofs {
-		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+	return vk
 }
 
 func prove(t *testing.T, c cuzkv1.ProvingEngineClient, req *cuzkv1.SubmitProofRequest) *cuzkv1.AwaitProofResponse {
@@ -222,26 +179,21 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	dir := ensureParams(t, filecoin.CircuitWindowPoSt2K, filecoin.CircuitWinningPoSt2K, filecoin.CircuitUpdate2K)
 	ctx := context.Background()
 	const miner = 1000
-	sectors, err := vanillagen.SealMany(ctx, filecoin.StackedDrg2KiBV1_1, miner, 1, 3, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := func(ss ...*vanillagen.Sector) []post.PublicSector {
-		out := make([]post.PublicSector, len(ss))
-		for i, s := range ss {
-			out[i] = s.Public()
-		}
-		return out
-	}
+	sectors := testkit.CCSectors(t, filecoin.StackedDrg2KiBV1_1, 1, 3)
 	c := kindsDaemon(t, dir)
-	rnd := vanillagen.Randomness(42)
+	rnd := testkit.Randomness(42)
+	// verified fails on a verifier's error and returns its verdict.
+	verified := func(ok bool, err error) bool {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
 
 	// A bad request first: the daemon refuses it and serves the rest.
 	winning := filecoin.StackedDrgWinning2KiBV1
-	wv, err := vanillagen.WinningPoSt(winning, rnd, sectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	wv := testkit.PoStVanilla(t, winning, rnd, sectors[:1], 0)
 	winReq := &cuzkv1.SubmitProofRequest{RequestId: "winpost-1000-0a0b", ProofKind: cuzkv1.ProofKind_WINNING_POST, Priority: cuzkv1.Priority_CRITICAL,
 		SectorSize: 2048, RegisteredProof: uint64(winning), MinerId: miner, Randomness: rnd[:], VanillaProofs: wv}
 	bad := proto.Clone(winReq).(*cuzkv1.SubmitProofRequest)
@@ -251,17 +203,15 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	}
 
 	// WinningPoSt: the verifier's inputs are the sector repeated 66 times.
-	pvk := readVK(t, dir, filecoin.CircuitWinningPoSt2K)
-	winIn, err := post.PublicInputs(winning, rnd, post.WinningPublicSectors(winning, sectors[0].Public()), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vk := readVK(t, dir, filecoin.CircuitWinningPoSt2K)
+	winPub := post.Public{Proof: winning, Randomness: rnd, Sectors: post.PublicSectors(sectors[:1])}
 	res := prove(t, c, winReq)
-	if !verifyAll(t, pvk, res.GetProof(), [][]fr.Element{winIn}) {
+	if !verified(post.VerifyProof(vk, res.GetProof(), winPub)) {
 		t.Fatal("WinningPoSt proof does not verify")
 	}
-	otherIn, _ := post.PublicInputs(winning, rnd, post.WinningPublicSectors(winning, sectors[1].Public()), 0)
-	if verifyAll(t, pvk, res.GetProof(), [][]fr.Element{otherIn}) {
+	otherPub := winPub
+	otherPub.Sectors = post.PublicSectors(sectors[1:2])
+	if verified(post.VerifyProof(vk, res.GetProof(), otherPub)) {
 		t.Fatal("WinningPoSt proof verifies for another sector's comm_r")
 	}
 	// The same request id again (Curio's retry) is the same job: same
@@ -291,41 +241,34 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	winReq2 := proto.Clone(winReq).(*cuzkv1.SubmitProofRequest)
 	winReq2.RequestId = "winpost-1000-0c0d"
 	res2 := prove(t, c, winReq2)
-	if res2.GetSrsLoadMs() != 0 || !verifyAll(t, pvk, res2.GetProof(), [][]fr.Element{winIn}) {
+	if res2.GetSrsLoadMs() != 0 || !verified(post.VerifyProof(vk, res2.GetProof(), winPub)) {
 		t.Fatalf("second WinningPoSt: srs_load %d ms, or it does not verify", res2.GetSrsLoadMs())
 	}
 
 	// WindowPoSt: a full partition (2 sectors) as partition 0, then the
 	// third sector alone (padded) as partition 1, both V1_2, and a V1
 	// partition 1, whose challenges depend on the partition index.
-	pvk = readVK(t, dir, filecoin.CircuitWindowPoSt2K)
+	vk = readVK(t, dir, filecoin.CircuitWindowPoSt2K)
 	for _, tc := range []struct {
 		p       filecoin.RegisteredPoStProof
 		k       int
-		sectors []*vanillagen.Sector
+		sectors []*sectordir.Sector
 	}{
 		{filecoin.StackedDrgWindow2KiBV1_2, 0, sectors[:2]},
 		{filecoin.StackedDrgWindow2KiBV1_2, 1, sectors[2:]},
 		{filecoin.StackedDrgWindow2KiBV1, 1, sectors[:2]},
 	} {
-		v, err := vanillagen.WindowPoSt(tc.p, rnd, tc.sectors, tc.k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := testkit.PoStVanilla(t, tc.p, rnd, tc.sectors, tc.k)
 		req := &cuzkv1.SubmitProofRequest{RequestId: "wdpost-1000-" + string(rune('0'+tc.k)) + "-" + tc.p.String(), ProofKind: cuzkv1.ProofKind_WINDOW_POST_PARTITION,
 			Priority: cuzkv1.Priority_HIGH, SectorSize: 2048, RegisteredProof: uint64(tc.p), MinerId: miner, Randomness: rnd[:],
 			PartitionIndex: uint32(tc.k), VanillaProofs: v}
 		res := prove(t, c, req)
-		in, err := post.PublicInputs(tc.p, rnd, pub(tc.sectors...), tc.k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !verifyAll(t, pvk, res.GetProof(), [][]fr.Element{in}) {
+		pub := post.Public{Proof: tc.p, Randomness: rnd, Sectors: post.PublicSectors(tc.sectors), Partition: tc.k}
+		if !verified(post.VerifyProof(vk, res.GetProof(), pub)) {
 			t.Fatalf("%v partition %d does not verify", tc.p, tc.k)
 		}
-		changed := pub(tc.sectors...)
-		changed[0].CommR.SetUint64(7)
-		if in, _ := post.PublicInputs(tc.p, rnd, changed, tc.k); verifyAll(t, pvk, res.GetProof(), [][]fr.Element{in}) {
+		pub.Sectors[0].CommR.SetUint64(7)
+		if verified(post.VerifyProof(vk, res.GetProof(), pub)) {
 			t.Fatalf("%v partition %d verifies with comm_r changed", tc.p, tc.k)
 		}
 	}
@@ -333,13 +276,10 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	// SnapDeals: the CC sector 3 updated; the proof verifies against the
 	// sealed comm_r as comm_r_old and the update's commitments.
 	up := filecoin.StackedDrg2KiBUpdateV1
-	u, err := vanillagen.SnapUpdate(up, sectors[2], 5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := testkit.SnapUpdate(t, up, sectors[2], 5)
 	snapReq := &cuzkv1.SubmitProofRequest{RequestId: "snap-1000-3", ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, Priority: cuzkv1.Priority_NORMAL,
 		RegisteredProof: uint64(up), SectorNumber: 3, MinerId: miner, VanillaProofs: u.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = u.Request()
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(u)
 	badSnap := proto.Clone(snapReq).(*cuzkv1.SubmitProofRequest)
 	badSnap.RequestId = "snap-1000-3-bad"
 	badSnap.CommRNew[0] ^= 1
@@ -347,16 +287,13 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 		t.Fatalf("wrong comm_r_new: %v", err)
 	}
 	res = prove(t, c, snapReq)
-	pvk = readVK(t, dir, filecoin.CircuitUpdate2K)
-	in, err := snap.PublicInputs(up, snap.Public{K: 0, CommROld: sectors[2].CommR, CommDNew: u.CommDNew, CommRNew: u.CommRNew})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !verifyAll(t, pvk, res.GetProof(), [][]fr.Element{in}) {
+	vk = readVK(t, dir, filecoin.CircuitUpdate2K)
+	snapPub := snap.Public{CommROld: sectors[2].CommR, CommDNew: u.Sector.CommD, CommRNew: u.Sector.CommR}
+	if !verified(snap.VerifyProof(vk, up, res.GetProof(), snapPub)) {
 		t.Fatal("SnapDeals proof does not verify")
 	}
-	in[1] = sectors[0].CommR
-	if verifyAll(t, pvk, res.GetProof(), [][]fr.Element{in}) {
+	snapPub.CommROld = sectors[0].CommR
+	if verified(snap.VerifyProof(vk, up, res.GetProof(), snapPub)) {
 		t.Fatal("SnapDeals proof verifies for another comm_r_old")
 	}
 	st, err := c.GetStatus(ctx, &cuzkv1.GetStatusRequest{})

@@ -10,20 +10,19 @@ import (
 	"time"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // TestPoRep2KiBOverGRPC seals a 2 KiB sector, sends its C1 through Prove
@@ -33,13 +32,7 @@ import (
 func TestPoRep2KiBOverGRPC(t *testing.T) {
 	testenv.E2E(t, "2 KiB test parameters (about 1 GiB, generated once into the shared cache) and two 2^22-row proofs")
 	p := filecoin.StackedDrg2KiBV1_1
-	files, gen, err := testparams.Ensure(context.Background(), p, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gen {
-		t.Log("generated 2 KiB test parameters")
-	}
+	files := testkit.FilecoinParams(t, p.CircuitID())[0]
 	o, r, err := seal.Seal(context.Background(), seal.DefaultInput(p), seal.DefaultSeed, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -59,17 +52,11 @@ func TestPoRep2KiBOverGRPC(t *testing.T) {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	b := budget.New(12 << 30)
 	// Subgroup checks of 1 GiB of points would dominate the test; the
 	// self-check stays on.
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: b, Log: log, TrustParams: true})
-	eng, err := engine.New(engine.Options{
-		Kinds:   map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: &porepkind.Kind{}},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
+		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 12 << 30, TrustParams: true, Log: log})
+	eng := te.Engine
 	srv := server.New(eng, server.WithLogger(log))
 	dir, err := os.MkdirTemp("", "cuzk")
 	if err != nil {

@@ -146,7 +146,7 @@ func TestShutdownDeadlineAnswersUnavailable(t *testing.T) {
 	go func() { _, err := d.c.Await(ctx, "submitted", 0); errs <- fmt.Errorf("await: %w", err) }()
 	waitFor(t, "both jobs waited on", func() bool {
 		st := d.eng.Status()
-		return len(st.Jobs) == 2 && st.Jobs[0].Holders == 1 && st.Jobs[1].Holders == 1
+		return len(st.Jobs) == 2 && st.Jobs[0].Waiters == 1 && st.Jobs[1].Waiters == 1
 	})
 	// Nothing else fits in the budget, so the preload waits.
 	all, ok := d.budget.TryAcquire(d.budget.Total() - d.budget.Used())

@@ -26,13 +26,6 @@ import (
 	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
 
-// MaxMessageSize is the gRPC send and receive limit, as Curio's client
-// sets it (gRPC's default is 4 MiB). The largest requests Curio sends are a
-// 32 GiB PoRep C1 (about 50 MB) and a full 32 GiB WindowPoSt partition,
-// 2,349 sectors of 24,960 bytes (58.6 MB on the wire;
-// TestWindowPoStPartitionMessageSize sends one).
-const MaxMessageSize = 256 << 20
-
 // Server serves one engine over gRPC and, optionally, HTTP.
 type Server struct {
 	eng     *engine.Engine
@@ -78,7 +71,7 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
-	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
+	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxSendMsgSize(cuzkv1.MaxMessageSize),
 		// Outermost, so every call, rejected ones too, ends at the
 		// shutdown deadline with an answer (drain.go).
 		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream)}

@@ -27,29 +27,25 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
+// paramDir holds the parameters of test-k10 and test-k12 only, linked from the
+// machine's cache (testkit.TestParamsDir).
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-server-test-")
+	dir, remove, err := testkit.TestParamsDir(10, 12)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	for _, k := range []int{10, 12} {
-		if err := testkind.WriteParams(dir, k); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -75,16 +71,10 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	b := budget.New(total)
-	params := srs.NewManager(srs.Options{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Budget: b, Log: log})
 	metrics := server.NewMetrics()
-	eng, err := engine.New(engine.Options{
-		Config: cfg, Kinds: map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()},
-		Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log, Observer: metrics,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)),
+		Budget: total, Log: log, Observer: metrics})
+	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(metrics))
 	addr := "127.0.0.1:0"
 	if network == "unix" {

@@ -12,6 +12,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // service implements cuzkv1.ProvingEngineServer over the engine.
@@ -21,13 +22,13 @@ type service struct {
 }
 
 // DecodeRequest turns a SubmitProofRequest into an engine request. The
-// proof kind is carried over as is (the engine rejects kinds it has no
-// Kind for); an unknown priority becomes NORMAL.
+// proof kind and the priority are carried over as they are: the engine
+// rejects kinds it serves not, and runs an unknown priority as NORMAL.
 func DecodeRequest(r *cuzkv1.SubmitProofRequest) *engine.Request {
 	return &engine.Request{
 		RequestID:       r.GetRequestId(),
-		Kind:            engine.ProofKind(r.GetProofKind()),
-		Priority:        engine.PriorityFromWire(int32(r.GetPriority())),
+		Kind:            proofkind.Kind(r.GetProofKind()),
+		Priority:        proofkind.Priority(r.GetPriority()),
 		SectorSize:      r.GetSectorSize(),
 		RegisteredProof: r.GetRegisteredProof(),
 		VanillaProof:    r.GetVanillaProof(),
@@ -39,6 +40,28 @@ func DecodeRequest(r *cuzkv1.SubmitProofRequest) *engine.Request {
 		CommROld:        r.GetCommROld(),
 		CommRNew:        r.GetCommRNew(),
 		CommDNew:        r.GetCommDNew(),
+	}
+}
+
+// EncodeRequest is DecodeRequest's inverse, for in-process callers that
+// send an engine request over the wire (cuzk bench's built-in requests):
+// the byte fields are shared, not copied.
+func EncodeRequest(r *engine.Request) *cuzkv1.SubmitProofRequest {
+	return &cuzkv1.SubmitProofRequest{
+		RequestId:       r.RequestID,
+		ProofKind:       cuzkv1.ProofKind(r.Kind),
+		Priority:        cuzkv1.Priority(r.Priority),
+		SectorSize:      r.SectorSize,
+		RegisteredProof: r.RegisteredProof,
+		VanillaProof:    r.VanillaProof,
+		VanillaProofs:   r.VanillaProofs,
+		SectorNumber:    r.SectorNumber,
+		MinerId:         r.MinerID,
+		Randomness:      r.Randomness,
+		PartitionIndex:  r.PartitionIndex,
+		CommROld:        r.CommROld,
+		CommRNew:        r.CommRNew,
+		CommDNew:        r.CommDNew,
 	}
 }
 
@@ -156,8 +179,8 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 	// From the CUDA runtime through the engine's device query (empty when
 	// proving on the CPU; the daemon logs why at start).
 	for _, g := range st.Devices {
-		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Index), Name: g.Name, VramTotalBytes: g.TotalMemory,
-			VramFreeBytes: g.FreeMemory, CurrentJobId: g.Job, CurrentProofKind: g.Kind})
+		out.Gpus = append(out.Gpus, &cuzkv1.GPUStatus{Ordinal: uint32(g.Ordinal), Name: g.Name, VramTotalBytes: g.TotalBytes,
+			VramFreeBytes: g.FreeBytes, CurrentJobId: g.Job, CurrentProofKind: g.Kind})
 	}
 	return out, nil
 }

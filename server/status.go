@@ -6,17 +6,15 @@ import (
 )
 
 // statusDocument builds the GET /status document from the engine's
-// snapshot. Slices are never nil, so the document lists [] rather than
-// null for what is empty.
+// snapshot, the one mapping of the status model to it: the field names are
+// the engine's, and where the types are the same shape they convert
+// directly, so a field added to one and not the other fails to compile.
+// Slices are never nil, so the document lists [] rather than null for
+// what is empty.
 func statusDocument(st engine.Status) statusdoc.Status {
 	d := statusdoc.Status{
-		Uptime: st.Uptime,
-		Memory: statusdoc.Memory{
-			TotalBytes: st.Memory.TotalBytes, UsedBytes: st.Memory.UsedBytes, PeakBytes: st.Memory.PeakBytes,
-			ParamsBytes: st.Memory.ParamsBytes, Waiting: st.Memory.Waiting,
-			ReservedBytes: st.Memory.ReservedBytes, DeviceBytes: st.Memory.DeviceBytes,
-			MappedBytes: st.Memory.MappedBytes, ProcessAnonBytes: st.Memory.ProcessAnonBytes, ProcessFileBytes: st.Memory.ProcessFileBytes,
-		},
+		Uptime:     st.Uptime,
+		Memory:     statusdoc.Memory(st.Memory),
 		Pipeline:   statusdoc.Pipeline(st.Pipeline),
 		Queues:     make([]statusdoc.Queue, 0, len(st.Queues)),
 		Jobs:       make([]statusdoc.Job, 0, len(st.Jobs)),
@@ -29,22 +27,21 @@ func statusDocument(st engine.Status) statusdoc.Status {
 		RecentJobs: make([]statusdoc.RecentJob, 0, len(st.RecentJobs)),
 		Lanes:      make([]statusdoc.Lane, 0, len(st.Lanes)),
 		GPUs:       make([]statusdoc.GPU, 0, len(st.Devices)),
-		Urgent: statusdoc.Urgent{Enabled: st.Urgent.Enabled, MaxConstraints: st.Urgent.MaxDomain, ReservedBytes: st.Urgent.ReservedBytes,
-			Active: st.Urgent.Active, Paused: st.Urgent.Paused, Pauses: st.Urgent.Pauses, PausedTime: st.Urgent.PausedTime},
+		Urgent:     statusdoc.Urgent(st.Urgent),
 	}
 	for _, l := range st.Lanes {
 		d.Lanes = append(d.Lanes, statusdoc.Lane{Name: l.Name, Backend: l.Backend, Reserved: l.Reserved, Job: l.Job,
 			Finishing: l.Finishing, Proved: l.Proved, DeviceMemory: l.DeviceMemory, Abandoned: l.Abandoned})
 	}
 	for _, g := range st.Devices {
-		d.GPUs = append(d.GPUs, statusdoc.GPU{Ordinal: g.Index, Name: g.Name, TotalBytes: g.TotalMemory, FreeBytes: g.FreeMemory, Job: g.Job})
+		d.GPUs = append(d.GPUs, statusdoc.GPU{Ordinal: g.Ordinal, Name: g.Name, TotalBytes: g.TotalBytes, FreeBytes: g.FreeBytes, Job: g.Job})
 	}
 	for _, q := range st.Queues {
 		d.Queues = append(d.Queues, statusdoc.Queue(q))
 	}
 	for _, j := range st.Jobs {
 		dj := statusdoc.Job{ID: j.ID, Kind: j.Kind, Circuit: j.Circuit, Priority: j.Priority, State: j.State.String(),
-			Batch: j.Batch, Age: j.Age, Waiters: j.Holders, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
+			Batch: j.Batch, Age: j.Age, Waiters: j.Waiters, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
 			Stages: stages(j.Stages)}
 		for _, p := range j.Partitions {
 			dj.Partitions = append(dj.Partitions, statusdoc.Partition(p))

@@ -43,7 +43,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		Memory: engine.MemoryStatus{TotalBytes: 1},
 		Queues: []engine.QueueStatus{{Kind: "test", Pending: 1}},
 		Jobs: []engine.JobStatus{{ID: "j", Kind: "test", Circuit: "test-k10", Priority: "normal", State: engine.StateRunning, Batch: 3,
-			Holders: 1, OrphanedFor: time.Second, Partitions: []engine.PartitionStatus{{Index: 0, State: "synthesizing"}}, Stages: []engine.StageRecord{stage}}},
+			Waiters: 1, OrphanedFor: time.Second, Partitions: []engine.PartitionStatus{{Index: 0, State: "synthesizing"}}, Stages: []engine.StageRecord{stage}}},
 		Params:   []srs.EntryStatus{{CircuitID: "test-k10", Tier: srs.TierHot, Bytes: 5, Mapped: true, MappedBytes: 60780374232}},
 		Kinds:    []string{"test"},
 		ByKind:   map[string]engine.KindDone{"test": {Completed: 1}},
@@ -53,7 +53,7 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 			Stages: []engine.StageRecord{stage, {Job: "r", Partition: -1, Stage: "self_check", Start: t0, Worker: "verifier"}}}},
 		Lanes:   []engine.LaneStatus{{Name: "gpu0", Backend: "cuda+checked", Job: "j", DeviceMemory: 80 << 30}, {Name: "reserved", Backend: "cuda+checked", Reserved: true, Abandoned: true}},
 		Urgent:  engine.UrgentStatus{Enabled: true, MaxDomain: 1 << 20, ReservedBytes: 1 << 30, Pauses: 3, PausedTime: time.Second},
-		Devices: []engine.DeviceStatus{{Index: 0, Name: "NVIDIA H200", TotalMemory: 140 << 30, FreeMemory: 100 << 30, Lane: "gpu0", Job: "j", Kind: "test"}},
+		Devices: []engine.DeviceStatus{{Ordinal: 0, Name: "NVIDIA H200", TotalBytes: 140 << 30, FreeBytes: 100 << 30, Lane: "gpu0", Job: "j", Kind: "test"}},
 	}
 	raw, err := json.Marshal(statusDocument(st))
 	if err != nil {

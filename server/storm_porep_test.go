@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,11 +18,12 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/srs"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // TestFaultStormPoRep2KiB is TestFaultStorm with Curio's requests: 16
@@ -36,10 +36,7 @@ import (
 func TestFaultStormPoRep2KiB(t *testing.T) {
 	testenv.E2E(t, "2 KiB test parameters (about 1 GiB, generated once into the shared cache) and three 2^22-row proofs")
 	p := filecoin.StackedDrg2KiBV1_1
-	files, _, err := testparams.Ensure(context.Background(), p, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := testkit.FilecoinParams(t, p.CircuitID())[0]
 	o, r, err := seal.Seal(context.Background(), seal.DefaultInput(p), seal.DefaultSeed, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +63,7 @@ func TestFaultStormPoRep2KiB(t *testing.T) {
 		}
 	}
 
-	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: &porepkind.Kind{}},
+	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
 		srs.FilecoinLocator(filepath.Dir(files.Params)), 12<<30, engine.Config{}, true)
 	ctl, err := client.Dial(d.addr)
 	if err != nil {

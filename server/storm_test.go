@@ -22,7 +22,8 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -87,7 +88,7 @@ func (l *syncLog) String() string {
 	return string(l.b)
 }
 
-func startStormDaemon(t *testing.T, kinds map[engine.ProofKind]engine.Kind, loc srs.Locator, total int64, cfg engine.Config, trust bool) *stormDaemon {
+func startStormDaemon(t *testing.T, kinds map[proofkind.Kind]engine.Planner, loc srs.Locator, total int64, cfg engine.Config, trust bool) *stormDaemon {
 	t.Helper()
 	logs := &syncLog{}
 	var w io.Writer = logs
@@ -95,13 +96,9 @@ func startStormDaemon(t *testing.T, kinds map[engine.ProofKind]engine.Kind, loc 
 		w = io.MultiWriter(logs, os.Stderr)
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := budget.New(total)
-	params := srs.NewManager(srs.Options{Locator: loc, Budget: b, Log: log, TrustParams: trust})
 	ends := &endCounter{Metrics: server.NewMetrics(), ends: map[string][]engine.State{}}
-	eng, err := engine.New(engine.Options{Config: cfg, Kinds: kinds, Backend: &cpu.Backend{}, Params: params, Budget: b, Log: log, Observer: ends})
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: loc, Budget: total, TrustParams: trust, Log: log, Observer: ends})
+	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(ends.Metrics))
 	dir, err := os.MkdirTemp("", "cuzk")
 	if err != nil {
@@ -205,7 +202,7 @@ type stormClient struct {
 // evicted), the intake is empty, and goroutines and heap are back to
 // where they were before the storm.
 func TestFaultStorm(t *testing.T) {
-	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, testkind.Locator(paramDir), 4<<30,
+	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, testkind.Locator(paramDir), 4<<30,
 		engine.Config{MaxBatchSize: 3, MaxBatchWait: 20 * time.Millisecond, SynthesisWorkers: 2}, false)
 	ctl, err := client.Dial(d.addr)
 	if err != nil {
@@ -497,7 +494,7 @@ func TestCorruptParamsFailsOnlyItsJobs(t *testing.T) {
 	}
 	f.Close()
 
-	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindTest: testkind.New()}, testkind.Locator(dir), 4<<30,
+	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, testkind.Locator(dir), 4<<30,
 		engine.Config{SynthesisWorkers: 2}, false)
 	c, err := client.Dial(d.addr)
 	if err != nil {
@@ -557,14 +554,14 @@ func TestCorruptParamsFailsOnlyItsJobs(t *testing.T) {
 // memory stays resident.
 func TestGarbageBurstBoundedAndReturned(t *testing.T) {
 	tk := testkind.New()
-	slow := engine.KindFunc(func(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+	slow := engine.PlannerFunc(func(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 		select { // decoding a large request takes a while
 		case <-time.After(2 * time.Second):
 		case <-ctx.Done():
 		}
 		return tk.Plan(ctx, req)
 	})
-	d := startStormDaemon(t, map[engine.ProofKind]engine.Kind{engine.ProofKindTest: slow}, testkind.Locator(paramDir), 4<<30,
+	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: slow}, testkind.Locator(paramDir), 4<<30,
 		engine.Config{MaxIntakeBytes: 128 << 20, PlanConcurrency: 1, ReturnMemory: true}, false)
 	conns := make([]*client.Client, 8)
 	for i := range conns {

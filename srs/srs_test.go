@@ -18,27 +18,24 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
+// paramDir holds the parameters of test-k8 and test-k10 only, linked from the
+// machine's cache (testkit.TestParamsDir).
 var paramDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cuzk-srs-test-")
+	dir, remove, err := testkit.TestParamsDir(8, 10)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	paramDir = dir
-	for _, k := range []int{8, 10} {
-		if err := testkind.WriteParams(dir, k); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

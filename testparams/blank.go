@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
 	porepcircuit "github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	snapcircuit "github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -20,7 +22,7 @@ import (
 // bellperson's setup of upstream's blank circuit does.
 func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 	switch c.Kind() {
-	case filecoin.CircuitKindPoRep:
+	case proofkind.PoRep:
 		p, err := c.SealProof()
 		if err != nil {
 			return nil, err
@@ -30,7 +32,7 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 			return nil, err
 		}
 		return porepcircuit.New(dims, in)
-	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		p, err := c.PoStProof()
 		if err != nil {
 			return nil, err
@@ -40,7 +42,7 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 			return nil, err
 		}
 		return postcircuit.Blank(dims)
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		size, err := c.SectorSize()
 		if err != nil {
 			return nil, err
@@ -57,22 +59,45 @@ func Blank(c filecoin.CircuitID) (r1cs.Circuit, error) {
 // describe names the proofs a circuit serves, for the marker note.
 func describe(c filecoin.CircuitID) string {
 	switch c.Kind() {
-	case filecoin.CircuitKindPoRep:
+	case proofkind.PoRep:
 		if p, err := c.SealProof(); err == nil {
 			return "PoRep, as " + p.String() + " and every seal proof of the size"
 		}
-	case filecoin.CircuitKindWindowPoSt:
+	case proofkind.WindowPoSt:
 		if p, err := c.PoStProof(); err == nil {
 			return "WindowPoSt, as " + p.String() + " and its V1"
 		}
-	case filecoin.CircuitKindWinningPoSt:
+	case proofkind.WinningPoSt:
 		if p, err := c.PoStProof(); err == nil {
 			return "WinningPoSt, as " + p.String()
 		}
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		if p, err := c.UpdateProof(); err == nil {
 			return "SnapDeals, as update proof " + p.String()
 		}
 	}
 	return c.Kind().String()
+}
+
+// g1Bytes is a G1 point in memory (gnark-crypto affine).
+const g1Bytes = 96
+
+// MemoryFloor is a lower bound on the memory that generating (or holding)
+// circuit c's Groth16 parameters takes: the H, L and IC vectors
+// alone, H over the domain 2^⌈log2(rows + inputs)⌉, counted on the blank
+// circuit in a couple of seconds even at 32 GiB. A and B come on top.
+func MemoryFloor(c filecoin.CircuitID) (int64, error) {
+	blank, err := Blank(c)
+	if err != nil {
+		return 0, err
+	}
+	cs, err := r1cs.Synthesize(blank, r1cs.Counter{})
+	if err != nil {
+		return 0, err
+	}
+	domain, err := groth16.DomainSize(cs.NumConstraints() + cs.NumInputs())
+	if err != nil {
+		return 0, err
+	}
+	return int64(domain+cs.NumAux()+cs.NumInputs()) * g1Bytes, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // runBenchBatch is `cuzk bench batch`: N proofs, J in flight, a line per
@@ -33,7 +34,7 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if count < 1 || conc < 1 {
 		return fail("--count and --concurrency must be at least 1")
 	}
-	typ, err := bench.ParseProofType(pf.typ)
+	typ, err := proofkind.Parse(pf.typ)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // AddrEnv overrides the default daemon address of the bench commands.
@@ -109,8 +110,8 @@ type proofFlags struct {
 func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 	p := &proofFlags{}
 	if withType {
-		fs.StringVar(&p.typ, "type", "porep", "proof `type`: porep, snap, wpost, winning, or test (the daemon's test circuits, with --enable-test-circuits)")
-		fs.StringVar(&p.typ, "t", "porep", "shorthand for --type")
+		fs.StringVar(&p.typ, "type", "porep-c2", "proof `kind`: porep-c2, snap-update, window-post, winning-post, or test (the daemon's test circuits, with --enable-test-circuits); older names (porep, snap, wpost, winning) work too")
+		fs.StringVar(&p.typ, "t", "porep-c2", "shorthand for --type")
 	}
 	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
 	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof; default: seal 2 KiB test sectors in-process")
@@ -129,17 +130,6 @@ func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 	return p
 }
 
-func parsePriority(s string) (cuzkv1.Priority, error) {
-	if s == "" {
-		return cuzkv1.Priority_PRIORITY_UNSPECIFIED, nil
-	}
-	v, ok := cuzkv1.Priority_value[strings.ToUpper(s)]
-	if !ok || v == 0 {
-		return 0, fmt.Errorf("unknown priority %q (low, normal, high or critical)", s)
-	}
-	return cuzkv1.Priority(v), nil
-}
-
 func optHex32(name, s string) ([]byte, error) {
 	if s == "" {
 		return nil, nil
@@ -153,14 +143,14 @@ func optHex32(name, s string) ([]byte, error) {
 
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
-func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Writer) (*benchSpec, error) {
-	prio, err := parsePriority(p.priority)
+func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*benchSpec, error) {
+	prio, err := proofkind.ParsePriority(p.priority)
 	if err != nil {
 		return nil, err
 	}
 	var spec *benchSpec
 	switch t {
-	case bench.TypePoRep:
+	case proofkind.PoRep:
 		var data []byte
 		if p.c1 != "" {
 			if data, err = os.ReadFile(p.c1); err != nil {
@@ -185,7 +175,7 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 			}
 			return nil, err
 		}
-	case bench.TypeTest:
+	case proofkind.Test:
 		var opt testkind.Options
 		if p.testOptions != "" {
 			dec := json.NewDecoder(strings.NewReader(p.testOptions))
@@ -221,39 +211,36 @@ func (p *proofFlags) spec(ctx context.Context, t bench.ProofType, progress io.Wr
 		if p.registeredProof < 0 {
 			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)
 		}
-		spec = &benchSpec{Spec: &bench.Spec{Type: t, RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum, MinerID: p.minerID,
-			VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}}
-		if spec.SectorNumber == 0 {
-			spec.SectorNumber = seal.DefaultSector
+		req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(t), RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum,
+			MinerId: p.minerID, VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
+		spec = &benchSpec{Spec: &bench.Spec{Template: req}}
+		if req.SectorNumber == 0 {
+			req.SectorNumber = seal.DefaultSector
 		}
 		rnd := p.randomness
-		if rnd == "" && (t == bench.TypeWPoSt || t == bench.TypeWinning) {
+		if rnd == "" && (t == proofkind.WindowPoSt || t == proofkind.WinningPoSt) {
 			rnd = hex.EncodeToString(make([]byte, 32))
 		}
 		for _, f := range []struct {
 			name, val string
 			dst       *[]byte
-		}{{"randomness", rnd, &spec.Randomness}, {"comm-r-old", p.commROld, &spec.CommROld}, {"comm-r-new", p.commRNew, &spec.CommRNew}, {"comm-d-new", p.commDNew, &spec.CommDNew}} {
+		}{{"randomness", rnd, &req.Randomness}, {"comm-r-old", p.commROld, &req.CommROld}, {"comm-r-new", p.commRNew, &req.CommRNew}, {"comm-d-new", p.commDNew, &req.CommDNew}} {
 			if *f.dst, err = optHex32(f.name, f.val); err != nil {
 				return nil, err
 			}
 		}
 		describeVanilla(spec)
 	}
-	spec.Priority = prio
+	spec.Template.Priority = cuzkv1.Priority(prio)
 	return spec, nil
 }
 
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC
 // sectors sealed in-process (as many as the proof takes), their vanilla
 // proofs and the verifier's public inputs, announced on progress.
-func (p *proofFlags) fixture(ctx context.Context, t bench.ProofType, progress io.Writer) (*benchSpec, error) {
-	kind, err := circuitKindOf(t)
-	if err != nil {
-		return nil, err
-	}
+func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*benchSpec, error) {
 	if p.partition != 0 {
-		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", t)
+		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", kind)
 	}
 	t0 := time.Now()
 	f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
@@ -261,10 +248,10 @@ func (p *proofFlags) fixture(ctx context.Context, t bench.ProofType, progress io
 		return nil, fmt.Errorf("sealing the default 2 KiB sectors: %w", err)
 	}
 	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.req.RegisteredProof {
-		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, t, f.req.RegisteredProof)
+		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.req.RegisteredProof)
 	}
 	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.what)
-	return fixtureSpec(t, f), nil
+	return fixtureSpec(f), nil
 }
 
 // isTerminal reports whether w is a terminal (progress bars are drawn in

@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
@@ -13,6 +14,9 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/server"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // benchSpec is a bench request with what checking its proofs needs
@@ -21,9 +25,9 @@ type benchSpec struct {
 	*bench.Spec
 	c1      *c1.Output // PoRep: the parsed C1, for verify-seal
 	logRows int        // test circuits: log2 of the rows, for groth16 verify
-	// inputs are the public inputs of each partition of a PoSt or
-	// SnapDeals proof, computed from public values (nil: unknown).
-	inputs [][]fr.Element
+	// public are the public values of a PoSt or SnapDeals proof (nil:
+	// unknown).
+	public *kindPublic
 }
 
 // poRepOptions say how a C1 becomes a request.
@@ -68,11 +72,9 @@ func poRepSpec(data []byte, opt poRepOptions) (*benchSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &benchSpec{Spec: &bench.Spec{
-		Type: bench.TypePoRep, RegisteredProof: uint64(o.RegisteredProof), SectorSize: uint64(o.RegisteredProof.SectorSize()),
-		SectorNumber: sector, MinerID: opt.minerID, VanillaProof: envelope,
-		Circuit: string(cid), Partitions: len(o.VanillaProofs),
-	}, c1: o}, nil
+	req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(proofkind.PoRep), RegisteredProof: uint64(o.RegisteredProof),
+		SectorSize: uint64(o.RegisteredProof.SectorSize()), SectorNumber: sector, MinerId: opt.minerID, VanillaProof: envelope}
+	return &benchSpec{Spec: &bench.Spec{Template: req, Circuit: string(cid), Partitions: len(o.VanillaProofs)}, c1: o}, nil
 }
 
 // testSpec builds a request for the daemon's test circuit with 2^logRows
@@ -89,38 +91,14 @@ func testSpec(logRows int, opt testkind.Options) (*benchSpec, error) {
 		}
 	}
 	parts := max(opt.Partitions, 1)
-	r := client.TestRequest("", logRows, options)
-	return &benchSpec{Spec: &bench.Spec{
-		Type: bench.TypeTest, RegisteredProof: r.RegisteredProof, SectorSize: r.SectorSize, VanillaProof: r.VanillaProof,
-		Circuit: testkind.CircuitID(logRows), Partitions: parts,
-	}, logRows: logRows}, nil
-}
-
-// circuitKindOf is the circuit kind of a bench proof type.
-func circuitKindOf(t bench.ProofType) (filecoin.CircuitKind, error) {
-	switch t {
-	case bench.TypePoRep:
-		return filecoin.CircuitKindPoRep, nil
-	case bench.TypeWPoSt:
-		return filecoin.CircuitKindWindowPoSt, nil
-	case bench.TypeWinning:
-		return filecoin.CircuitKindWinningPoSt, nil
-	case bench.TypeSnap:
-		return filecoin.CircuitKindUpdate, nil
-	}
-	return 0, fmt.Errorf("%w: %s", filecoin.ErrUnknownCircuit, t)
+	return &benchSpec{Spec: &bench.Spec{Template: client.TestRequest("", logRows, options), Circuit: testkind.CircuitID(logRows), Partitions: parts},
+		logRows: logRows}, nil
 }
 
 // fixtureSpec is the request of a kind fixture (sectors sealed in
 // process), with its public inputs for --verify.
-func fixtureSpec(t bench.ProofType, f *kindFixture) *benchSpec {
-	r := f.req
-	return &benchSpec{Spec: &bench.Spec{
-		Type: t, RegisteredProof: r.RegisteredProof, SectorSize: r.SectorSize, SectorNumber: r.SectorNumber, MinerID: r.MinerID,
-		VanillaProofs: r.VanillaProofs, PartitionIndex: r.PartitionIndex, Randomness: r.Randomness,
-		CommROld: r.CommROld, CommRNew: r.CommRNew, CommDNew: r.CommDNew,
-		Circuit: string(f.circuit), Partitions: len(f.inputs),
-	}, inputs: f.inputs}
+func fixtureSpec(f *kindFixture) *benchSpec {
+	return &benchSpec{Spec: &bench.Spec{Template: server.EncodeRequest(f.req), Circuit: string(f.circuit), Partitions: f.public.partitions()}, public: &f.public}
 }
 
 // describeVanilla fills what a PoSt or SnapDeals spec built from a
@@ -131,43 +109,45 @@ func fixtureSpec(t bench.ProofType, f *kindFixture) *benchSpec {
 // commitments). A spec the daemon will refuse is left without inputs: the
 // bench still sends it, to see the refusal.
 func describeVanilla(s *benchSpec) {
-	switch s.Type {
-	case bench.TypeWPoSt, bench.TypeWinning:
-		p, err := filecoin.PoStProofFromID(s.RegisteredProof)
+	r := s.Template
+	switch s.Kind() {
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
+		p, err := filecoin.PoStProofFromID(r.RegisteredProof)
 		if err != nil {
 			return
 		}
-		s.Circuit, s.Partitions, s.SectorSize = string(p.CircuitID()), 1, uint64(p.SectorSize())
-		vs, err := post.DecodeVanillaProofs(s.VanillaProofs, p)
-		if err != nil || len(vs) == 0 || len(s.Randomness) != 32 {
+		s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), 1, uint64(p.SectorSize())
+		vs, err := post.DecodeVanillaProofs(r.VanillaProofs, p)
+		if err != nil || len(vs) == 0 || len(r.Randomness) != 32 {
 			return
 		}
-		sectors := make([]post.PublicSector, len(vs))
-		for i, v := range vs {
-			sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
+		pub := &post.Public{Proof: p, Randomness: [32]byte(r.Randomness), Partition: int(r.PartitionIndex)}
+		for _, v := range vs {
+			pub.Sectors = append(pub.Sectors, post.PublicSector{ID: v.SectorID, CommR: v.CommR})
 		}
 		if p.Type() == filecoin.WinningPoSt {
-			sectors = sectors[:1]
+			pub.Sectors = pub.Sectors[:1]
 		}
-		if in, err := postPublicInputs(p, [32]byte(s.Randomness), sectors, int(s.PartitionIndex)); err == nil {
-			s.inputs = [][]fr.Element{in}
+		if _, err := pub.Inputs(); err == nil {
+			s.public = &kindPublic{post: pub}
 		}
-	case bench.TypeSnap:
-		p, err := filecoin.UpdateProofFromID(s.RegisteredProof)
+	case proofkind.SnapDeals:
+		p, err := filecoin.UpdateProofFromID(r.RegisteredProof)
 		if err != nil {
 			return
 		}
-		s.Circuit, s.Partitions, s.SectorSize = string(p.CircuitID()), p.Partitions(), uint64(p.SectorSize())
-		if len(s.CommROld) != 32 || len(s.CommRNew) != 32 || len(s.CommDNew) != 32 {
+		s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), p.Partitions(), uint64(p.SectorSize())
+		if len(r.CommROld) != 32 || len(r.CommRNew) != 32 || len(r.CommDNew) != 32 {
 			return
 		}
-		old, err1 := fr.LittleEndian.Element((*[32]byte)(s.CommROld))
-		nw, err2 := fr.LittleEndian.Element((*[32]byte)(s.CommRNew))
+		old, err1 := fr.LittleEndian.Element((*[32]byte)(r.CommROld))
+		nw, err2 := fr.LittleEndian.Element((*[32]byte)(r.CommRNew))
 		if err1 != nil || err2 != nil {
 			return
 		}
-		if in, err := updatePublicInputs(p, old, nw, [32]byte(s.CommDNew)); err == nil {
-			s.inputs = in
+		pub := &snap.Public{CommROld: old, CommRNew: nw, CommDNew: [32]byte(r.CommDNew)}
+		if _, err := snap.ProofInputs(p, *pub); err == nil {
+			s.public = &kindPublic{snap: pub, update: p}
 		}
 	}
 }

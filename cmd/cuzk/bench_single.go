@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // verifyReport is the --verify outcome of `cuzk bench single`.
@@ -56,7 +57,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		return code
 	}
 	fail := failer(stderr, "cuzk bench single")
-	typ, err := bench.ParseProofType(pf.typ)
+	typ, err := proofkind.Parse(pf.typ)
 	if err != nil {
 		return fail("%v", err)
 	}

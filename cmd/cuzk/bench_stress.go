@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // runBenchStress is `cuzk bench stress`: open-loop arrivals of a mix of
@@ -42,13 +43,13 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *duration <= 0 || *drain < 0 {
 		return fail("--duration must be positive and --drain not negative")
 	}
-	specs := map[bench.ProofType]*bench.Spec{}
+	specs := map[proofkind.Kind]*bench.Spec{}
 	for _, r := range mix {
-		s, err := pf.spec(ctx, r.Type, stderr)
+		s, err := pf.spec(ctx, r.Kind, stderr)
 		if err != nil {
-			return fail("%s: %v", r.Type, err)
+			return fail("%s: %v", r.Kind, err)
 		}
-		specs[r.Type] = s.Spec
+		specs[r.Kind] = s.Spec
 	}
 	sc, err := df.status()
 	if err != nil {
@@ -71,7 +72,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var rates []string
 	for _, r := range mix {
-		rates = append(rates, fmt.Sprintf("%s %s (%.3g/min)", r.Type, r.Text, r.PerSecond*60))
+		rates = append(rates, fmt.Sprintf("%s %s (%.3g/min)", r.Kind, r.Text, r.PerSecond*60))
 	}
 	arrDesc := string(arr)
 	if arr == bench.Poisson {
@@ -80,7 +81,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(out, "=== Stress ===\nmix:      %s\narrivals: %s, %d planned in %v\ndrain:    up to %v, then outstanding jobs are cancelled\ndaemon:   %s\n",
 		strings.Join(rates, ", "), arrDesc, len(st.Plan()), *duration, *drain, df.addr)
 	for _, t := range mix {
-		fmt.Fprintf(out, "%-8s  %s\n", t.Type+":", specs[t.Type].Describe())
+		fmt.Fprintf(out, "%-8s  %s\n", t.Kind.String()+":", specs[t.Kind].Describe())
 	}
 	if sc == nil {
 		fmt.Fprintf(out, "(no --status-addr: the memory budget is not reported)\n")
@@ -99,7 +100,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	rep, err := st.Run(ctx, func(r bench.Result) {
 		finished++ // Run serialises these calls
 		if *verbose {
-			prog.Println(out, fmt.Sprintf("  %-6s %s%s", r.Type, proofLine(finished, len(st.Plan()), &r), daemonSuffix(c, &r)))
+			prog.Println(out, fmt.Sprintf("  %-6s %s%s", r.Kind, proofLine(finished, len(st.Plan()), &r), daemonSuffix(c, &r)))
 		}
 	})
 	prog.Stop()
@@ -131,7 +132,7 @@ func printStress(w io.Writer, rep *bench.StressReport) {
 		"p50", "p95", "p99", "max", "queue50", "queue95")
 	rows := append(append([]bench.KindStats(nil), rep.Kinds...), rep.All)
 	for _, k := range rows {
-		fmt.Fprintf(w, "%-6s %9d %8d %9d %6d %9d %5d   %8s %8s %8s %8s   %8s %8s\n", k.Type, k.Submitted, k.Rejected, k.Completed, k.Failed, k.Cancelled, k.Lost,
+		fmt.Fprintf(w, "%-6s %9d %8d %9d %6d %9d %5d   %8s %8s %8s %8s   %8s %8s\n", k.Kind, k.Submitted, k.Rejected, k.Completed, k.Failed, k.Cancelled, k.Lost,
 			secs(k.Latency.Median), secs(k.Latency.P95), secs(k.Latency.P99), secs(k.Latency.Max), secs(k.QueueWait.Median), secs(k.QueueWait.P95))
 	}
 	fmt.Fprintf(w, "(latency: client submit to result, seconds, completed jobs; queue: the daemon's queue_wait)\n")

@@ -17,9 +17,9 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/porep/c1"
-	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -56,7 +56,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var size sectorSizeFlag
 	fs.Var(&size, "sector-size", "sector `size` of the --synthetic circuit (2KiB … 64GiB)")
 	synthetic := fs.Bool("synthetic", false, "synthesise one partition of deterministic random C1-shaped inputs (unsatisfied; the rows are a real partition's) instead of a sealed sector's C1")
-	kindName := fs.String("kind", "porep", "--synthetic circuit: porep, window-post or winning-post")
+	kindName := fs.String("kind", "porep-c2", "--synthetic circuit: porep-c2, window-post or winning-post")
 	challenges := fs.Int("challenges", 0, "--synthetic porep: only `N` of the partition's challenges (rows scale with them), for machines that cannot hold a full partition")
 	sectors := fs.Int("sectors", 0, "--synthetic window-post: only `N` of the partition's sectors")
 	seed := fs.Uint64("seed", 1, "--synthetic: random `seed`")
@@ -77,19 +77,28 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *compare != "" {
 		return compareSynth(ctx, fs, *compare, *iters, stdout, stderr)
 	}
-	guard := memoryGuard(*force)
+	guard := synthbench.MemoryGuard(*force)
 	if *throughH && !*synthetic {
 		return fail("--through-h needs --synthetic")
 	}
 	if *synthetic {
-		c, what, err := syntheticCircuit(size, *kindName, *challenges, *sectors, *seed)
+		if !size.set {
+			return fail("--synthetic needs --sector-size")
+		}
+		k, err := proofkind.Parse(*kindName)
+		if err != nil {
+			return fail("--kind: %v", err)
+		}
+		c, what, err := synthbench.Synthetic(size.v, k, *challenges, *sectors, *seed)
 		if err != nil {
 			return fail("%v", err)
 		}
 		if *throughH {
-			if err := runThroughH(ctx, c, what, *workers, guard, *asJSON, stdout); err != nil {
+			rep, err := synthbench.ThroughH(ctx, c, what, *workers, guard)
+			if err != nil {
 				return fail("%v", err)
 			}
+			printThroughH(stdout, rep, *asJSON)
 			return exitOK
 		}
 		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
@@ -112,13 +121,9 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fail("sealing the default sector: %v", err)
 		}
 	}
-	parts, err := c2.Plan(ctx, o, c2.PlanOptions{SkipVanillaCheck: true})
+	circuits, err := synthbench.FromC1(ctx, o)
 	if err != nil {
 		return fail("%v", err)
-	}
-	circuits := make([]r1cs.Circuit, len(parts))
-	for i := range parts {
-		circuits[i] = parts[i].Circuit
 	}
 	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 }
@@ -334,4 +339,20 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 			med(cpuA), med(cpuB), med(cpuRatios), cpuRatios[0], cpuRatios[len(cpuRatios)-1], len(cpuRatios))
 	}
 	return exitOK
+}
+
+// printThroughH prints a --through-h report, as JSON or as a table.
+func printThroughH(stdout io.Writer, rep *synthbench.ThroughHReport, asJSON bool) {
+	if asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return
+	}
+	gib := func(n int64) float64 { return float64(n) / (1 << 30) }
+	fmt.Fprintf(stdout, "%s\n%d rows, %d inputs, %d aux variables, domain 2^%d\n", rep.Circuit, rep.Rows, rep.Inputs, rep.Aux, rep.DomainLog())
+	fmt.Fprintf(stdout, "%-16s %10s %10s %12s %12s\n", "step", "wall", "cpu", "peak anon", "end anon")
+	for _, s := range rep.Stages {
+		fmt.Fprintf(stdout, "%-16s %10s %10s %9.2f GiB %9.2f GiB\n", s.Name, s.Wall.Round(10*time.Millisecond), s.CPU.Round(10*time.Millisecond), gib(s.PeakAnon), gib(s.EndAnon))
+	}
+	fmt.Fprintf(stdout, "peak anonymous RSS %.2f GiB; the engine reserves %.2f GiB per partition (its witness MSMs' scratch included)\n", gib(rep.PeakAnon), gib(rep.Estimate))
 }

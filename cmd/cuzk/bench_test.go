@@ -22,9 +22,9 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // benchDaemon is a daemon run in-process through the command table, on
@@ -32,7 +32,7 @@ import (
 type benchDaemon struct {
 	addr, statusAddr string
 	params           string
-	logs             *syncBuf
+	logs             *testkit.SyncBuffer
 	stop             func() // stops the daemon (as SIGTERM does) and waits for it
 }
 
@@ -57,7 +57,7 @@ func startBenchDaemon(t *testing.T, params, memBudget string, extra ...string) *
 		addr:       "unix://" + filepath.Join(sockDir, "cuzk.sock"),
 		statusAddr: "unix://" + filepath.Join(sockDir, "status.sock"),
 		params:     params,
-		logs:       &syncBuf{},
+		logs:       &testkit.SyncBuffer{},
 	}
 	cfg := fmt.Sprintf(`
 [daemon]
@@ -291,7 +291,7 @@ func TestBenchStress(t *testing.T) {
 	if rep.LastArrival < 1125*time.Millisecond || rep.LastArrival >= 1250*time.Millisecond || rep.Elapsed < rep.LastArrival || took > 20*time.Second {
 		t.Fatalf("last arrival at %v, run %v, command %v", rep.LastArrival, rep.Elapsed, took)
 	}
-	if a.Latency.N != 10 || a.Latency.Max <= 0 || len(rep.Kinds) != 1 || rep.Kinds[0].Type != bench.TypeTest {
+	if a.Latency.N != 10 || a.Latency.Max <= 0 || len(rep.Kinds) != 1 || rep.Kinds[0].Kind != "test" {
 		t.Fatalf("latency %+v kinds %+v", a.Latency, rep.Kinds)
 	}
 	if !rep.Counters.Consistent || rep.Counters.CompletedDelta != 10 {
@@ -439,6 +439,9 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		t.Fatalf("metrics:\n%s", out)
 	}
 	code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs")
+	if code != exitOK {
+		t.Fatalf("metrics --prefix: exit %d", code)
+	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.HasPrefix(l, "cuzk_proofs") && !strings.HasPrefix(l, "# HELP cuzk_proofs") && !strings.HasPrefix(l, "# TYPE cuzk_proofs") {
 			t.Errorf("--prefix let %q through", l)
@@ -581,10 +584,7 @@ func TestBenchTimeline(t *testing.T) {
 // preload, a batch of two, metrics and timeline on the PoRep circuit.
 func TestBenchSinglePoRep(t *testing.T) {
 	testenv.E2E(t, "2 KiB test parameters (generated once into the shared cache) and a 2^22-row proof")
-	files, _, err := testparams.Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
 	d := startBenchDaemon(t, filepath.Dir(files.Params), "8GiB", "--trust-params")
 	code, out, stderr := d.bench(t, "single", "-t", "porep", "--c1", "../../testdata/rustref/seal/2KiB/c1.json", "--verify", "--params", d.params)
 	t.Log(out)
@@ -592,7 +592,7 @@ func TestBenchSinglePoRep(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	for _, re := range []string{
-		`porep \(porep-2k, 1 partition\(s\)\), registered_proof 5, sector 1, miner 1000`,
+		`porep-c2 \(porep-2k, 1 partition\(s\)\), registered_proof 5, sector 1, miner 1000`,
 		`(?m)^status:\s+COMPLETED$`, `(?m)^srs_load_ms:\s+[1-9]\d*$`, `(?m)^synthesis_ms:\s+[1-9]\d*$`,
 		`(?m)^gpu_compute_ms:\s+[1-9]\d* `, `(?m)^total_ms:\s+[1-9]\d*$`,
 		`(?m)^proof:\s+192 bytes \(1 partition proof\(s\)\)`,

@@ -7,12 +7,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
-	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // errNoVerifier is returned when the tool cannot check proofs of this
@@ -28,20 +28,20 @@ var errReplicaMismatch = errors.New("replica id mismatch")
 // parameter directory (official names for Filecoin circuits, the test
 // kind's names for test circuits).
 func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
-	switch spec.Type {
-	case bench.TypeTest:
+	switch spec.Kind() {
+	case proofkind.Test:
 		return filepath.Join(paramDir, testkind.FileBase(spec.logRows)+".vk"), nil
-	case bench.TypePoRep, bench.TypeWPoSt, bench.TypeWinning, bench.TypeSnap:
+	case proofkind.PoRep, proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals:
 		if spec.Circuit == "" {
-			return "", fmt.Errorf("%w: %s without a known circuit", errNoVerifier, spec.Type)
+			return "", fmt.Errorf("%w: %s without a known circuit", errNoVerifier, spec.Kind())
 		}
-		f, err := srs.FilecoinLocator(paramDir).Locate(spec.Circuit)
+		f, err := testparams.PathsForCircuit(filecoin.CircuitID(spec.Circuit), paramDir)
 		if err != nil {
 			return "", err
 		}
 		return f.VK, nil
 	}
-	return "", fmt.Errorf("%w: %s", errNoVerifier, spec.Type)
+	return "", fmt.Errorf("%w: %s", errNoVerifier, spec.Kind())
 }
 
 // verifyBenchProof checks a proof the daemon returned for spec: for PoRep,
@@ -52,8 +52,9 @@ func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 // same against the inputs computed from the request's public values
 // (describeVanilla, newKindFixture). method says which.
 func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
-	switch spec.Type {
-	case bench.TypePoRep:
+	r := spec.Template
+	switch spec.Kind() {
+	case proofkind.PoRep:
 		method = "verify-seal from the C1's public values"
 		o := spec.c1
 		if o == nil {
@@ -63,15 +64,15 @@ func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (
 		if err != nil {
 			return false, method, err
 		}
-		pub := porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(spec.MinerID),
-			Sector: spec.SectorNumber, Ticket: o.Ticket, Seed: o.Seed}
+		pub := porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(r.MinerId),
+			Sector: r.SectorNumber, Ticket: o.Ticket, Seed: o.Seed}
 		if pub.ReplicaID() != o.ReplicaID {
 			return false, method, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", errReplicaMismatch,
-				spec.MinerID, spec.SectorNumber, pub.ReplicaID(), o.ReplicaID)
+				r.MinerId, r.SectorNumber, pub.ReplicaID(), o.ReplicaID)
 		}
 		ok, err := porep.VerifySeal(vk, proof, pub)
 		return ok, method, err
-	case bench.TypeTest:
+	case proofkind.Test:
 		method = "groth16 verify of each partition proof against the test circuit's public inputs"
 		proofs, err := groth16.DecodeProofs(proof)
 		if err != nil {
@@ -88,13 +89,13 @@ func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (
 		}
 		ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
 		return ok, method, err
-	case bench.TypeWPoSt, bench.TypeWinning, bench.TypeSnap:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals:
 		method = "groth16 verify of each partition proof against public inputs computed from public values"
-		if spec.inputs == nil {
-			return false, method, fmt.Errorf("%w: the public inputs of this %s request are unknown", errNoVerifier, spec.Type)
+		if spec.public == nil {
+			return false, method, fmt.Errorf("%w: the public values of this %s request are unknown", errNoVerifier, spec.Kind())
 		}
-		ok, err := verifyPartitions(vk, proof, spec.inputs)
+		ok, err := spec.public.verify(vk, proof)
 		return ok, method, err
 	}
-	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Type)
+	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Kind())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // TestDaemonRefusesInsecureTCP: a TCP listener that would authenticate
@@ -79,7 +80,7 @@ func TestDaemonTokenOverTCP(t *testing.T) {
 		t.Helper()
 		addr = freeAddr(t)
 		ctx, cancel := context.WithCancel(context.Background())
-		var stderr syncBuf
+		var stderr testkit.SyncBuffer
 		exited := make(chan struct{})
 		args := append([]string{"daemon", "--listen", addr, "--param-cache", params, "--enable-test-circuits"}, extra...)
 		go func() {

@@ -19,6 +19,7 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // daemonFixture writes test parameters and a config into fresh directories
@@ -85,7 +86,7 @@ func waitServing(t *testing.T, c *client.Client, exited <-chan struct{}) {
 func TestDaemonInProcess(t *testing.T) {
 	cfgPath, addr := daemonFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuf
+	var stderr testkit.SyncBuffer
 	done := make(chan int, 1)
 	exited := make(chan struct{})
 	go func() {
@@ -179,7 +180,7 @@ func TestDaemonSIGTERM(t *testing.T) {
 	cfgPath, addr := daemonFixture(t)
 	const deadline = time.Second
 	cmd := exec.Command(bin, "daemon", "--config", cfgPath, "--enable-test-circuits", "--shutdown-timeout", deadline.String())
-	var stderr syncBuf
+	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -252,21 +253,4 @@ func TestDaemonSIGTERM(t *testing.T) {
 	if _, err := os.Stat(strings.TrimPrefix(addr, "unix://")); err == nil {
 		t.Error("socket file left behind")
 	}
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -11,12 +11,14 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -27,18 +29,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var size sectorSizeFlag
 	size.Set("2KiB")
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
-	kindName := fs.String("kind", "porep", "proof `kind`: porep, window-post, winning-post or snap")
+	kindName := fs.String("kind", "porep-c2", "proof `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")
 	paramsDir := fs.String("params-dir", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk demo")
-	kind, err := filecoin.ParseCircuitKind(*kindName)
+	kind, err := filecoin.ParseKind(*kindName)
 	if err != nil {
 		return fail("--kind: %v", err)
 	}
-	if kind != filecoin.CircuitKindPoRep {
+	if kind != proofkind.PoRep {
 		return runDemoKind(ctx, kind, size.v, *paramsDir, *workers, stdout, stderr)
 	}
 	proof, err := sealProofFor(size, -1)
@@ -92,10 +94,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("C1: %v", err)
 	}
-	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
+	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
 		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
+	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -9,71 +10,67 @@ import (
 	"os"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
-// demoRandomnessSeed draws the demo's PoSt randomness (vanillagen.Randomness).
-const demoRandomnessSeed = 1
-
-// postPublicInputs are the public inputs a PoSt verifier computes from
-// public values alone: the randomness, partition k and the challenged
-// sectors' ids and comm_r (WinningPoSt: the one sector, repeated for its
-// 66 unrolled challenges).
-func postPublicInputs(p filecoin.RegisteredPoStProof, randomness [32]byte, sectors []post.PublicSector, k int) ([]fr.Element, error) {
-	if p.Type() == filecoin.WinningPoSt {
-		if len(sectors) != 1 {
-			return nil, fmt.Errorf("a WinningPoSt proves one sector, got %d", len(sectors))
-		}
-		return post.PublicInputs(p, randomness, post.WinningPublicSectors(p, sectors[0]), 0)
-	}
-	return post.PublicInputs(p, randomness, sectors, k)
+// demoRandomness is the demo's PoSt randomness: SHA-256 of a label with
+// the top two bits cleared, as Lotus and Curio clear the chain's, so that
+// it is a canonical field element.
+func demoRandomness() [32]byte {
+	r := sha256.Sum256([]byte("cuzk-demo-post-randomness"))
+	r[31] &= 0x3f
+	return r
 }
 
-// updatePublicInputs are the public inputs of every partition of a
-// SnapDeals proof, from the three commitments alone.
-func updatePublicInputs(p filecoin.RegisteredUpdateProof, commROld, commRNew fr.Element, commDNew [32]byte) ([][]fr.Element, error) {
-	out := make([][]fr.Element, p.Partitions())
-	for k := range out {
-		var err error
-		if out[k], err = snap.PublicInputs(p, snap.Public{K: k, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}); err != nil {
+// sealCC seals CC sectors first, first+1, … of miner in memory
+// (seal.CCInput), as PoSt and SnapDeals need them.
+func sealCC(ctx context.Context, p filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*sectordir.Sector, error) {
+	out := make([]*sectordir.Sector, n)
+	for i := range out {
+		r, err := seal.PreCommit(ctx, seal.CCInput(p, miner, first+uint64(i)), workers)
+		if err != nil {
 			return nil, err
 		}
+		out[i] = r.Sector(miner)
 	}
 	return out, nil
 }
 
-// verifyPartitions checks a proof (192 bytes per partition) against the
-// public inputs of each partition.
-func verifyPartitions(vk *groth16.VerifyingKey, proof []byte, inputs [][]fr.Element) (bool, error) {
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil {
-		return false, err
+// kindPublic are the public values a PoSt or SnapDeals proof is verified
+// against (post.VerifyProof, snap.VerifyProof): exactly one of post and
+// snap is set.
+type kindPublic struct {
+	post   *post.Public
+	snap   *snap.Public
+	update filecoin.RegisteredUpdateProof // with snap
+}
+
+// partitions is the number of partition proofs the values make.
+func (k *kindPublic) partitions() int {
+	if k.post != nil {
+		return k.post.Partitions()
 	}
-	if len(proofs) != len(inputs) {
-		return false, fmt.Errorf("%d partition proofs, want %d", len(proofs), len(inputs))
+	return k.update.Partitions()
+}
+
+// verify checks a proof against the values.
+func (k *kindPublic) verify(vk *groth16.VerifyingKey, proof []byte) (bool, error) {
+	if k.post != nil {
+		return post.VerifyProof(vk, proof, *k.post)
 	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		return false, err
-	}
-	for i := range proofs {
-		ok, err := groth16.Verify(pvk, &proofs[i], inputs[i])
-		if err != nil || !ok {
-			return false, err
-		}
-	}
-	return true, nil
+	return snap.VerifyProof(vk, k.update, proof, *k.snap)
 }
 
 // kindFixture is a request made from sectors sealed in memory, with the
@@ -81,7 +78,7 @@ func verifyPartitions(vk *groth16.VerifyingKey, proof []byte, inputs [][]fr.Elem
 type kindFixture struct {
 	circuit filecoin.CircuitID
 	req     *engine.Request
-	inputs  [][]fr.Element
+	public  kindPublic
 	what    string // one line for people
 }
 
@@ -89,76 +86,70 @@ type kindFixture struct {
 // for miner, makes the vanilla proofs of a kind's request and its
 // verifier's public inputs: a full WindowPoSt partition 0 (V1_2), a
 // WinningPoSt of one sector, or a SnapDeals update of one sector.
-func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, miner uint64, workers int) (*kindFixture, error) {
+func newKindFixture(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSize, miner uint64, workers int) (*kindFixture, error) {
 	cid, err := filecoin.CircuitIDFor(kind, size)
 	if err != nil {
 		return nil, err
 	}
-	sp, err := vanillagen.SealProofFor(size)
+	pc, err := filecoin.PoRepCircuitID(size)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := pc.SealProof()
 	if err != nil {
 		return nil, err
 	}
 	f := &kindFixture{circuit: cid}
 	switch kind {
-	case filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt:
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		p, err := cid.PoStProof()
 		if err != nil {
 			return nil, err
 		}
 		n := 1
-		if kind == filecoin.CircuitKindWindowPoSt {
+		if kind == proofkind.WindowPoSt {
 			n = p.SectorCount()
 		}
-		sectors, err := vanillagen.SealMany(ctx, sp, miner, seal.DefaultSector, n, workers)
+		sectors, err := sealCC(ctx, sp, miner, seal.DefaultSector, n, workers)
 		if err != nil {
 			return nil, err
 		}
-		rnd := vanillagen.Randomness(demoRandomnessSeed)
-		var vanilla [][]byte
-		ek := engine.ProofKindWindowPoSt
-		if kind == filecoin.CircuitKindWinningPoSt {
-			ek = engine.ProofKindWinningPoSt
-			vanilla, err = vanillagen.WinningPoSt(p, rnd, sectors[0])
-		} else {
-			vanilla, err = vanillagen.WindowPoSt(p, rnd, sectors, 0)
-		}
+		rnd := demoRandomness()
+		vanilla, err := post.GenerateVanillaProofs(ctx, p, rnd, sectors, 0, workers)
 		if err != nil {
 			return nil, err
 		}
-		pub := make([]post.PublicSector, len(sectors))
-		for i, s := range sectors {
-			pub[i] = s.Public() // comm_r from the seal, not from the vanilla proofs
-		}
-		in, err := postPublicInputs(p, rnd, pub, 0)
-		if err != nil {
-			return nil, err
-		}
-		f.inputs = [][]fr.Element{in}
-		f.req = &engine.Request{Kind: ek, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
+		// comm_r from the seal, not from the vanilla proofs.
+		f.public = kindPublic{post: &post.Public{Proof: p, Randomness: rnd, Sectors: post.PublicSectors(sectors)}}
+		f.req = &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
 			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
 		f.what = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
-	case filecoin.CircuitKindUpdate:
+	case proofkind.SnapDeals:
 		p, err := cid.UpdateProof()
 		if err != nil {
 			return nil, err
 		}
-		s, err := vanillagen.Seal(ctx, sp, miner, seal.DefaultSector, workers)
+		sectors, err := sealCC(ctx, sp, miner, seal.DefaultSector, 1, workers)
 		if err != nil {
 			return nil, err
 		}
-		u, err := vanillagen.SnapUpdate(p, s, 1, workers)
+		s := sectors[0]
+		padded, err := seal.PadData(snap.DefaultData(size), size)
+		if err != nil {
+			return nil, err
+		}
+		u, err := snap.EncodeSector(ctx, p, s, padded, workers)
 		if err != nil {
 			return nil, err
 		}
 		// comm_r_old is the sealed sector's comm_r; comm_r_new and
 		// comm_d_new come from the update.
-		if f.inputs, err = updatePublicInputs(p, s.CommR, u.CommRNew, u.CommDNew); err != nil {
-			return nil, err
-		}
-		f.req = &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
-			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs}
-		f.req.CommROld, f.req.CommRNew, f.req.CommDNew = u.Request()
-		f.what = fmt.Sprintf("%v: CC sector %d updated with deterministic data, %d partition(s), comm_r_new %x", p, s.ID, p.Partitions(), f.req.CommRNew)
+		pub := &snap.Public{CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
+		f.public = kindPublic{snap: pub, update: p}
+		old, nw := fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew)
+		f.req = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
+			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs, CommROld: old[:], CommRNew: nw[:], CommDNew: pub.CommDNew[:]}
+		f.what = fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), f.req.CommRNew)
 	default:
 		return nil, fmt.Errorf("no fixture for %v", kind)
 	}
@@ -169,7 +160,7 @@ func newKindFixture(ctx context.Context, kind filecoin.CircuitKind, size filecoi
 // sectors sealed natively, their vanilla proofs made as Curio's sealing
 // pipeline would, proved through the in-process engine, and the proof
 // verified against public inputs computed here from public values.
-func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.SectorSize, paramsDir string, workers int, stdout, stderr io.Writer) int {
+func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSize, paramsDir string, workers int, stdout, stderr io.Writer) int {
 	fail := failer(stderr, "cuzk demo")
 	cid, err := filecoin.CircuitIDFor(kind, size)
 	if err != nil {
@@ -213,8 +204,8 @@ func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.S
 	}
 	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
 
-	opt := engineOptions{log: slog.New(slog.NewTextHandler(io.Discard, nil)), progress: stderr, progressLabel: "prove"}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, workers), opt, f.req)
+	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, workers), opt, f.req)
 	if code, failed := jobFailed(fail, res, err); failed {
 		return code
 	}
@@ -224,7 +215,7 @@ func runDemoKind(ctx context.Context, kind filecoin.CircuitKind, size filecoin.S
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()
-	ok, err := verifyPartitions(vk, proofBytes, f.inputs)
+	ok, err := f.public.verify(vk, proofBytes)
 	if err != nil {
 		return fail("verify: %v", err)
 	}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // circuitFor picks the circuit of a kind: from an explicit registered
 // proof id of that kind (seal 0–19, PoSt 0–14 winning/window, update 0–4),
 // which must agree with size when both are given, else from the size.
-func circuitFor(kind filecoin.CircuitKind, size sectorSizeFlag, id int64) (filecoin.CircuitID, error) {
-	if kind == filecoin.CircuitKindPoRep {
+func circuitFor(kind proofkind.Kind, size sectorSizeFlag, id int64) (filecoin.CircuitID, error) {
+	if kind == proofkind.PoRep {
 		p, err := sealProofFor(size, id)
 		if err != nil {
 			return "", err
@@ -25,7 +26,7 @@ func circuitFor(kind filecoin.CircuitKind, size sectorSizeFlag, id int64) (filec
 		return "", fmt.Errorf("give --sector-size or --registered-proof")
 	case id < 0:
 		return filecoin.CircuitIDFor(kind, size.v)
-	case kind == filecoin.CircuitKindUpdate:
+	case kind == proofkind.SnapDeals:
 		p, err := filecoin.UpdateProofFromID(uint64(id))
 		if err != nil {
 			return "", err

@@ -7,38 +7,41 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 func TestCircuitFor(t *testing.T) {
 	size := func(s filecoin.SectorSize) sectorSizeFlag { return sectorSizeFlag{v: s, set: true} }
 	for _, c := range []struct {
-		kind filecoin.CircuitKind
+		kind proofkind.Kind
 		size sectorSizeFlag
 		id   int64
 		want filecoin.CircuitID
 		err  string
 	}{
-		{filecoin.CircuitKindPoRep, size(filecoin.SectorSize2KiB), -1, "porep-2k", ""},
-		{filecoin.CircuitKindWindowPoSt, size(filecoin.SectorSize32GiB), -1, "wpost-32g", ""},
-		{filecoin.CircuitKindWindowPoSt, sectorSizeFlag{}, 5, "wpost-2k", ""},
-		{filecoin.CircuitKindWindowPoSt, size(filecoin.SectorSize2KiB), 10, "wpost-2k", ""},
-		{filecoin.CircuitKindWinningPoSt, sectorSizeFlag{}, 4, "winning-64g", ""},
-		{filecoin.CircuitKindUpdate, sectorSizeFlag{}, 1, "snap-8m", ""},
-		{filecoin.CircuitKindUpdate, size(filecoin.SectorSize512MiB), -1, "snap-512m", ""},
-		{filecoin.CircuitKindWinningPoSt, sectorSizeFlag{}, 10, "", "not a winning-post proof"},
-		{filecoin.CircuitKindWindowPoSt, size(filecoin.SectorSize8MiB), 10, "", "is for 2KiB sectors, not 8MiB"},
-		{filecoin.CircuitKindUpdate, sectorSizeFlag{}, 5, "", "unknown registered update proof"},
-		{filecoin.CircuitKindUpdate, sectorSizeFlag{}, -1, "", "give --sector-size or --registered-proof"},
-		{filecoin.CircuitKindWindowPoSt, size(filecoin.SectorSize4KiB), -1, "", "no window-post circuit"},
+		{proofkind.PoRep, size(filecoin.SectorSize2KiB), -1, "porep-2k", ""},
+		{proofkind.WindowPoSt, size(filecoin.SectorSize32GiB), -1, "wpost-32g", ""},
+		{proofkind.WindowPoSt, sectorSizeFlag{}, 5, "wpost-2k", ""},
+		{proofkind.WindowPoSt, size(filecoin.SectorSize2KiB), 10, "wpost-2k", ""},
+		{proofkind.WinningPoSt, sectorSizeFlag{}, 4, "winning-64g", ""},
+		{proofkind.SnapDeals, sectorSizeFlag{}, 1, "snap-8m", ""},
+		{proofkind.SnapDeals, size(filecoin.SectorSize512MiB), -1, "snap-512m", ""},
+		{proofkind.WinningPoSt, sectorSizeFlag{}, 10, "", "not a winning-post proof"},
+		{proofkind.WindowPoSt, size(filecoin.SectorSize8MiB), 10, "", "is for 2KiB sectors, not 8MiB"},
+		{proofkind.SnapDeals, sectorSizeFlag{}, 5, "", "unknown registered update proof"},
+		{proofkind.SnapDeals, sectorSizeFlag{}, -1, "", "give --sector-size or --registered-proof"},
+		{proofkind.WindowPoSt, size(filecoin.SectorSize4KiB), -1, "", "no window-post circuit"},
 	} {
 		got, err := circuitFor(c.kind, c.size, c.id)
 		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
@@ -107,49 +110,45 @@ func TestParamsGenKinds(t *testing.T) {
 func TestBenchKindSpecs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	for _, typ := range []bench.ProofType{bench.TypeWPoSt, bench.TypeWinning, bench.TypeSnap} {
+	for _, typ := range []proofkind.Kind{proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals} {
 		pf := &proofFlags{registeredProof: -1, minerID: 1000}
 		var progress strings.Builder
 		spec, err := pf.spec(ctx, typ, &progress)
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}
-		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.inputs == nil || spec.Partitions != len(spec.inputs) {
+		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.public == nil || spec.Partitions != spec.public.partitions() {
 			t.Fatalf("%s: %+v (%s)", typ, spec.Spec, progress.String())
 		}
 		req := spec.Request("id")
-		if req.GetProofKind() != typ.Kind() || len(req.GetVanillaProofs()) == 0 || req.GetSectorSize() != 2048 {
+		if req.GetProofKind() != cuzkv1.ProofKind(typ) || len(req.GetVanillaProofs()) == 0 || req.GetSectorSize() != 2048 {
 			t.Fatalf("%s: request %v", typ, req)
 		}
 		// The same request through the --vanilla path.
-		raw, _ := json.Marshal(spec.VanillaProofs)
-		path := filepath.Join(dir, string(typ)+".json")
+		raw, _ := json.Marshal(spec.Template.VanillaProofs)
+		path := filepath.Join(dir, typ.String()+".json")
 		os.WriteFile(path, raw, 0o644)
-		pf2 := &proofFlags{vanilla: path, registeredProof: int64(spec.RegisteredProof), minerID: 1000,
-			randomness: hexOf(spec.Randomness), commROld: hexOf(spec.CommROld), commRNew: hexOf(spec.CommRNew), commDNew: hexOf(spec.CommDNew)}
+		pf2 := &proofFlags{vanilla: path, registeredProof: int64(spec.Template.RegisteredProof), minerID: 1000,
+			randomness: hexOf(spec.Template.Randomness), commROld: hexOf(spec.Template.CommROld), commRNew: hexOf(spec.Template.CommRNew), commDNew: hexOf(spec.Template.CommDNew)}
 		back, err := pf2.spec(ctx, typ, &progress)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || len(back.inputs) != len(spec.inputs) {
+		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.public == nil {
 			t.Fatalf("%s: from the file %+v, built in %+v", typ, back.Spec, spec.Spec)
 		}
-		for k := range spec.inputs {
-			for i := range spec.inputs[k] {
-				if back.inputs[k][i] != spec.inputs[k][i] {
-					t.Fatalf("%s: input %d/%d differs", typ, k, i)
-				}
-			}
+		if !reflect.DeepEqual(back.public, spec.public) {
+			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.public, spec.public)
 		}
 		if p, err := verifyingKeyPath(spec, "/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
 			t.Fatalf("%s: vk %q %v", typ, p, err)
 		}
 		// A wrong proof never verifies (and an unknown request has no verifier).
-		if _, _, err := verifyBenchProof(&benchSpec{Spec: &bench.Spec{Type: typ}}, nil, nil); !errors.Is(err, errNoVerifier) {
+		if _, _, err := verifyBenchProof(&benchSpec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}, nil, nil); !errors.Is(err, errNoVerifier) {
 			t.Fatalf("%s: %v", typ, err)
 		}
 	}
-	if _, err := (&proofFlags{registeredProof: 3, minerID: 1}).spec(ctx, bench.TypeWinning, &strings.Builder{}); err == nil {
+	if _, err := (&proofFlags{registeredProof: 3, minerID: 1}).spec(ctx, proofkind.WinningPoSt, &strings.Builder{}); err == nil {
 		t.Fatal("a registered proof the built-in request does not have was accepted")
 	}
 }
@@ -160,11 +159,7 @@ func hexOf(b []byte) string { return hex.EncodeToString(b) }
 // parameters of a circuit.
 func ensureKindParams(t *testing.T, c filecoin.CircuitID) string {
 	t.Helper()
-	dir := testparams.DefaultDir(os.LookupEnv)
-	if _, _, err := testparams.EnsureCircuit(context.Background(), c, dir, testparams.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return filepath.Dir(testkit.FilecoinParams(t, c)[0].Params)
 }
 
 // prove-post and prove-update prove Curio's vanilla JSON through the
@@ -174,7 +169,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 	testenv.E2E(t, "2 KiB WindowPoSt, WinningPoSt and SnapDeals proofs (the update parameters take minutes to generate once)")
 	ctx := context.Background()
 	dir := t.TempDir()
-	for _, kind := range []filecoin.CircuitKind{filecoin.CircuitKindWindowPoSt, filecoin.CircuitKindWinningPoSt, filecoin.CircuitKindUpdate} {
+	for _, kind := range []proofkind.Kind{proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals} {
 		f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, 1000, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +181,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		out := filepath.Join(dir, kind.String()+".proof")
 		args := []string{"--vanilla", vanilla, "--registered-proof", itoa(f.req.RegisteredProof), "--params", params, "--out", out}
 		cmd := "prove-post"
-		if kind == filecoin.CircuitKindUpdate {
+		if kind == proofkind.SnapDeals {
 			cmd = "prove-update"
 			upd := filepath.Join(dir, "update.json")
 			b, _ := json.Marshal(map[string]any{"comm_r_old": hexOf(f.req.CommROld), "comm_r_new": hexOf(f.req.CommRNew), "comm_d_new": hexOf(f.req.CommDNew), "registered_proof": f.req.RegisteredProof})
@@ -206,20 +201,20 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := verifyPartitions(vk, proof, f.inputs); !ok || err != nil {
+		if ok, err := f.public.verify(vk, proof); !ok || err != nil {
 			t.Fatalf("%v: proof does not verify: %v", kind, err)
 		}
 		// Another randomness (PoSt) or comm_r_new (update) is refused as
 		// invalid, naming the cause.
 		bad := append([]string{cmd}, args...)
 		want := "challenged leaf mismatch"
-		if kind == filecoin.CircuitKindUpdate {
+		if kind == proofkind.SnapDeals {
 			other := append([]byte(nil), f.req.CommRNew...)
 			other[0] ^= 1
 			bad = append(bad, "--comm-r-new", hexOf(other))
 			want = "comm_r_new does not match the vanilla proofs"
 		} else {
-			other := vanillagen.Randomness(99)
+			other := testkit.Randomness(99)
 			bad = append(bad, "--randomness", hexOf(other[:]))
 		}
 		if code, _, stderr := runCmd(t, bad...); code != exitInvalid || !strings.Contains(stderr, want) {
@@ -254,7 +249,7 @@ func TestCommandChain(t *testing.T) {
 	testenv.E2E(t, "2 KiB WindowPoSt, WinningPoSt and SnapDeals proofs")
 	s1, s2, cc := sealedDir(t, "s1"), sealedDir(t, "s2"), sealedDir(t, "cc")
 	dir := t.TempDir()
-	rnd := hexOf(func() []byte { r := vanillagen.Randomness(11); return r[:] }())
+	rnd := hexOf(func() []byte { r := testkit.Randomness(11); return r[:] }())
 	for _, c := range []struct {
 		kind, dirs string
 		circuit    filecoin.CircuitID

@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // unitFile is a systemd unit as key → values per section ("Service.User").
@@ -143,7 +144,7 @@ func TestOperatorFiles(t *testing.T) {
 	args = append(args, "--listen", addr, "--status-listen", "127.0.0.1:0", "--param-cache", dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuf
+	var logs testkit.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, args, &logs, &logs) }()
 	c, err := client.Dial(addr)

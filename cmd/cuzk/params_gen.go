@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -17,7 +18,7 @@ import (
 func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params gen", stderr)
 	var size sectorSizeFlag
-	kindName := fs.String("kind", "porep", "circuit `kind`: porep, window-post, winning-post or snap")
+	kindName := fs.String("kind", "porep-c2", "circuit `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")
 	fs.Var(&size, "sector-size", "sector size of the circuit (2KiB, 8MiB, 512MiB; 32GiB and 64GiB where memory allows)")
 	proofID := fs.Int64("registered-proof", -1, "registered proof id of the kind: seal (default: the V1_1 proof of the sector size), PoSt 0–4 winning / 5–14 window, or update 0–4")
 	dir := fs.String("dir", "", "output `directory` (never the official parameter cache)")
@@ -34,7 +35,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if isOfficialCache(*dir) && !*officialDir {
 		return fail("%s is the official parameter cache: INSECURE test parameters under official names do not belong there (use another --dir, or --allow-official-dir)", *dir)
 	}
-	kind, err := filecoin.ParseCircuitKind(*kindName)
+	kind, err := filecoin.ParseKind(*kindName)
 	if err != nil {
 		return fail("--kind: %v", err)
 	}
@@ -46,7 +47,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	progress := newProgress(stderr, "params gen "+cid.String())
 	// The setup's garbage would otherwise grow the heap to twice its live
 	// vectors before the collector runs.
-	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(heapLimit(p.Memory)) }
+	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
 	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress,
 		MemAvailable: config.ReadMemAvailable, Planned: planned})
 	if err != nil {

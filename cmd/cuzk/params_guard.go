@@ -2,36 +2,13 @@ package main
 
 import (
 	"fmt"
-	"math/bits"
 	"os"
 	"path/filepath"
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
-
-// g1Bytes is a G1 point in memory (gnark-crypto affine).
-const g1Bytes = 96
-
-// paramsMemoryFloor is a lower bound on the memory that generating (or
-// holding) circuit c's Groth16 parameters takes: the H, L and IC vectors
-// alone, H over the domain 2^⌈log2(rows + inputs)⌉, counted on the blank
-// circuit in a couple of seconds even at 32 GiB. A and B come on top.
-func paramsMemoryFloor(c filecoin.CircuitID) (int64, error) {
-	blank, err := testparams.Blank(c)
-	if err != nil {
-		return 0, err
-	}
-	cs, err := r1cs.Synthesize(blank, r1cs.Counter{})
-	if err != nil {
-		return 0, err
-	}
-	rows := cs.NumConstraints() + cs.NumInputs()
-	domain := 1 << bits.Len(uint(rows-1))
-	return int64(domain+cs.NumAux()+cs.NumInputs()) * g1Bytes, nil
-}
 
 // checkParamsFit refuses up front a job whose parameters cannot fit in
 // this machine's memory, instead of growing until the kernel kills it.
@@ -41,7 +18,7 @@ func checkParamsFit(p filecoin.RegisteredSealProof, memTotal func() (uint64, err
 
 // checkCircuitFits is checkParamsFit for any circuit id.
 func checkCircuitFits(c filecoin.CircuitID, memTotal func() (uint64, error)) error {
-	need, err := paramsMemoryFloor(c)
+	need, err := testparams.MemoryFloor(c)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,12 +16,12 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/detstream"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
-	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -104,45 +102,6 @@ func copyDir(t *testing.T, src string) string {
 	return dst
 }
 
-func readBase64List(t *testing.T, path string) [][]byte {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l []string
-	if err := json.Unmarshal(raw, &l); err != nil {
-		t.Fatal(err)
-	}
-	out := make([][]byte, len(l))
-	for i, s := range l {
-		if out[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
-func readJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-func frOfHex(t *testing.T, h string) fr.Element {
-	t.Helper()
-	e, err := parseFrHex(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
 // publicSectorOf is a sector's id and comm_r, read from the commdr.json
 // cuzk seal wrote.
 func publicSectorOf(t *testing.T, dir string) post.PublicSector {
@@ -151,7 +110,7 @@ func publicSectorOf(t *testing.T, dir string) post.PublicSector {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return post.PublicSector{ID: c.Sector, CommR: frOfHex(t, c.CommR)}
+	return post.PublicSector{ID: c.Sector, CommR: golden.Fr(t, c.CommR)}
 }
 
 func rustRandomness(t *testing.T) string {
@@ -159,7 +118,7 @@ func rustRandomness(t *testing.T) string {
 	var g struct {
 		Randomness string `json:"randomness"`
 	}
-	readJSONFile(t, filepath.Join(rustPoSt, "2KiB", "window.json"), &g)
+	golden.ReadJSON(t, filepath.Join(rustPoSt, "2KiB", "window.json"), &g)
 	return g.Randomness
 }
 
@@ -171,7 +130,7 @@ func verifyVanillaFile(t *testing.T, path string, p filecoin.RegisteredPoStProof
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := post.DecodeVanillaProofs(readBase64List(t, path), p)
+	vs, err := post.DecodeVanillaProofs(golden.ReadBase64List(t, path), p)
 	if err != nil {
 		return err
 	}
@@ -212,9 +171,9 @@ func TestPoStVanillaMatchesRust(t *testing.T) {
 		t.Errorf("window vanilla proofs do not verify natively: %v", err)
 	}
 	var pub postPublic
-	readJSONFile(t, filepath.Join(out, "window.public.json"), &pub)
+	golden.ReadJSON(t, filepath.Join(out, "window.public.json"), &pub)
 	if pub.RegisteredProof != 10 || pub.Randomness != rnd || pub.PartitionIndex != 0 || len(pub.Sectors) != 2 ||
-		pub.Sectors[1].SectorID != 2 || frOfHex(t, pub.Sectors[1].CommR) != want[1].CommR || pub.MinerID == nil || *pub.MinerID != 1000 {
+		pub.Sectors[1].SectorID != 2 || golden.Fr(t, pub.Sectors[1].CommR) != want[1].CommR || pub.MinerID == nil || *pub.MinerID != 1000 {
 		t.Errorf("window public values %+v", pub)
 	}
 	code, stdout, stderr := runCmd(t, "verify-post", "--vk", filepath.Join(outsideDir, "vk.bin"), "--proof", filepath.Join(outsideDir, "proof.bin"),
@@ -238,7 +197,7 @@ func TestPoStVanillaMatchesRust(t *testing.T) {
 	if err := verifyVanillaFile(t, win, filecoin.StackedDrgWinning2KiBV1, rnd, 0, want[:1]); err != nil {
 		t.Errorf("winning vanilla proof does not verify natively: %v", err)
 	}
-	readJSONFile(t, filepath.Join(out, "winning.public.json"), &pub)
+	golden.ReadJSON(t, filepath.Join(out, "winning.public.json"), &pub)
 	if pub.RegisteredProof != 0 || len(pub.Sectors) != 1 || pub.Sectors[0].SectorID != 1 || pub.WinningSectorIndex == nil ||
 		*pub.WinningSectorIndex != 0 || len(pub.SectorSet) != 2 {
 		t.Errorf("winning public values %+v", pub)
@@ -281,13 +240,13 @@ func TestSnapEncodeMatchesRust(t *testing.T) {
 
 	// The updated sector is a sector: PoSt over it proves comm_r_new.
 	var u updateFile
-	readJSONFile(t, filepath.Join(out, "update.json"), &u)
+	golden.ReadJSON(t, filepath.Join(out, "update.json"), &u)
 	rnd := rustRandomness(t)
 	w := filepath.Join(t.TempDir(), "w.json")
 	if code, stdout, stderr := runCmd(t, "post", "vanilla", "--kind", "window", "--sector-dir", out, "--randomness", rnd, "--out", w); code != exitOK {
 		t.Fatalf("post vanilla of the updated sector: exit %d: %s%s", code, stdout, stderr)
 	}
-	want := []post.PublicSector{{ID: 1, CommR: frOfHex(t, u.CommRNew)}}
+	want := []post.PublicSector{{ID: 1, CommR: golden.Fr(t, u.CommRNew)}}
 	if err := verifyVanillaFile(t, w, filecoin.StackedDrgWindow2KiBV1_2, rnd, 0, want); err != nil {
 		t.Errorf("PoSt of the updated sector: %v", err)
 	}
@@ -299,8 +258,8 @@ func TestSnapEncodeMatchesRust(t *testing.T) {
 func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	t.Helper()
 	var got, rust updateFile
-	readJSONFile(t, filepath.Join(out, "update.json"), &got)
-	readJSONFile(t, filepath.Join(rustUpdate, size, "update.json"), &rust)
+	golden.ReadJSON(t, filepath.Join(out, "update.json"), &got)
+	golden.ReadJSON(t, filepath.Join(rustUpdate, size, "update.json"), &rust)
 	if got.RegisteredProof != rust.RegisteredProof || got.CommROld != rust.CommROld || got.CommRNew != rust.CommRNew ||
 		got.CommDNew != rust.CommDNew || got.SectorNumber != rust.SectorNumber {
 		t.Errorf("update.json %+v\nrust        %+v", got, rust)
@@ -323,7 +282,7 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	padded, err := seal.PadData(detstream.New(snapDataLabel).Bytes(int(key.SectorSize())/128*127), key.SectorSize())
+	padded, err := seal.PadData(snap.DefaultData(key.SectorSize()), key.SectorSize())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,10 +309,7 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 		t.Errorf("update.json differs from the snap package's values")
 	}
 
-	var vp [][]byte
-	for _, b := range readBase64List(t, filepath.Join(out, "vproofs.json")) {
-		vp = append(vp, b)
-	}
+	vp := golden.ReadBase64List(t, filepath.Join(out, "vproofs.json"))
 	pps, err := snap.DecodePartitionProofs(vp, p)
 	if err != nil {
 		t.Fatal(err)
@@ -489,7 +445,7 @@ func TestSnapEncodeBadInput(t *testing.T) {
 func outsideArgs(t *testing.T) (args []string, commRs []string) {
 	t.Helper()
 	var pub postPublic
-	readJSONFile(t, filepath.Join(outsideDir, "public.json"), &pub)
+	golden.ReadJSON(t, filepath.Join(outsideDir, "public.json"), &pub)
 	ids := make([]string, len(pub.Sectors))
 	for i, s := range pub.Sectors {
 		ids[i] = fmt.Sprintf("%d:%s", s.SectorID, s.CommR)
@@ -528,7 +484,7 @@ func TestVerifyPoStOutside(t *testing.T) {
 	}
 	sectors := func(ids [2]string, c [2]string) string { return ids[0] + ":" + c[0] + "," + ids[1] + ":" + c[1] }
 	var pub postPublic
-	readJSONFile(t, filepath.Join(outsideDir, "public.json"), &pub)
+	golden.ReadJSON(t, filepath.Join(outsideDir, "public.json"), &pub)
 	rnd := pub.Randomness
 	for name, a := range map[string][]string{
 		"comm_r of sector 0": with("--sectors", sectors([2]string{"1", "2"}, [2]string{flip(commRs[0]), commRs[1]})),
@@ -581,24 +537,9 @@ func TestVerifyPoStOutside(t *testing.T) {
 	// A winning VK check: the window key takes 22 inputs, winning has 132.
 	code, _, stderr := runCmd(t, "verify-post", "--vk", filepath.Join(outsideDir, "vk.bin"), "--proof", filepath.Join(outsideDir, "proof.bin"),
 		"--registered-proof", "0", "--randomness", rnd, "--sectors", "1:"+commRs[0])
-	if code != exitError || !strings.Contains(stderr, "takes 22 public inputs, a StackedDrgWinning2KiBV1 proof has 132") {
+	if code != exitError || !strings.Contains(stderr, "StackedDrgWinning2KiBV1: groth16: public input count does not match the verifying key: the verifying key takes 22 public inputs, the proof has 132") {
 		t.Errorf("winning with a window key: exit %d %q", code, stderr)
 	}
-}
-
-// inputsCircuit has public inputs only, each bound by one constraint
-// (aux copy · ONE = input), so that a proof of it holds for exactly the
-// inputs it was made with: a stand-in for the EmptySectorUpdate circuit
-// that lets verify-update's derived inputs be checked against rust's.
-type inputsCircuit []fr.Element
-
-func (c inputsCircuit) Synthesize(cs *r1cs.CS) error {
-	for i := range c {
-		x := cs.AllocInput(c[i])
-		y := cs.Alloc(c[i])
-		cs.Enforce(func(a, b, cc *r1cs.LC) { a.Add(y); b.Add(r1cs.One); cc.Add(x) })
-	}
-	return nil
 }
 
 // rustUpdateInputs are the public inputs rust-fil-proofs' update circuit
@@ -608,49 +549,25 @@ func rustUpdateInputs(t *testing.T, size string, k int) []fr.Element {
 	var g struct {
 		PublicInputs []string `json:"public_inputs"`
 	}
-	readJSONFile(t, fmt.Sprintf("../../testdata/rustref/r1cs/update_%s_p%d.json", size, k), &g)
+	golden.ReadJSON(t, fmt.Sprintf("../../testdata/rustref/r1cs/update_%s_p%d.json", size, k), &g)
 	out := make([]fr.Element, len(g.PublicInputs))
 	for i, h := range g.PublicInputs {
-		out[i] = frOfHex(t, h)
+		out[i] = golden.Fr(t, h)
 	}
 	return out
 }
 
-// stubUpdateProof writes a verifying key and one proof per partition of
-// inputsCircuit for the given inputs.
+// stubUpdateProof writes a verifying key and one proof per partition that
+// hold for exactly the given inputs (testkit.StubProof).
 func stubUpdateProof(t *testing.T, inputs [][]fr.Element) (vk, proof string) {
 	t.Helper()
-	tw, err := groth16.RandomToxicWaste()
-	if err != nil {
-		t.Fatal(err)
-	}
-	params, err := groth16.Setup(inputsCircuit(inputs[0]), tw, groth16.SetupOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := make([]*r1cs.ProvingAssignment, len(inputs))
-	for k := range parts {
-		parts[k] = r1cs.NewProvingAssignment(r1cs.Size{})
-		cs, err := r1cs.Synthesize(inputsCircuit(inputs[k]), parts[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs.AppendInputRows()
-	}
-	rnd, err := groth16.RandomRandomness(len(parts))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := groth16.Prove(context.Background(), params, parts, rnd, groth16.ProveOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, raw := testkit.StubProof(t, inputs)
 	dir := t.TempDir()
 	vk, proof = filepath.Join(dir, "update.vk"), filepath.Join(dir, "update.proof")
-	if err := groth16.WriteVerifyingKeyFile(vk, params.VK); err != nil {
+	if err := groth16.WriteVerifyingKeyFile(vk, key); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(proof, groth16.EncodeProofs(proofs), 0o644); err != nil {
+	if err := os.WriteFile(proof, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return vk, proof
@@ -669,7 +586,7 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 	vk, proof := stubUpdateProof(t, in8)
 	upd := filepath.Join(rustUpdate, "8MiB", "update.json")
 	var u updateFile
-	readJSONFile(t, upd, &u)
+	golden.ReadJSON(t, upd, &u)
 	flags := []string{"verify-update", "--vk", vk, "--proof", proof, "--registered-proof", "1",
 		"--comm-r-old", u.CommROld, "--comm-r-new", u.CommRNew, "--comm-d-new", u.CommDNew}
 	if code, stdout, stderr := runCmd(t, flags...); code != exitOK || strings.TrimSpace(stdout) != "valid" {
@@ -720,7 +637,7 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 		{with("--registered-proof", "0"), "4 partition proof(s), StackedDrg2KiBV1 has 1"},
 		{with("--comm-r-new", strings.Repeat("ff", 32)), "--comm-r-new ffff"},
 		{with("--comm-d-new", "abc"), "want 64 hex characters"},
-		{with("--vk", filepath.Join(outsideDir, "vk.bin")), "takes 22 public inputs, a StackedDrg8MiBV1 proof has 4"},
+		{with("--vk", filepath.Join(outsideDir, "vk.bin")), "StackedDrg8MiBV1: groth16: public input count does not match the verifying key: the verifying key takes 22 public inputs, the proof has 4"},
 		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--registered-proof", "1", "--comm-r-old", u.CommROld}, "--comm-r-new is required"},
 		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--update", upd, "--comm-r-new", flip(u.CommRNew)}, "--comm-r-new " + flip(u.CommRNew) + " disagrees"},
 	} {
@@ -761,7 +678,7 @@ func TestSealKeepsSector(t *testing.T) {
 		t.Error("the kept sector's comm_r/comm_d differ from commdr.json")
 	}
 	var rust updateFile
-	readJSONFile(t, filepath.Join(rustUpdate, "2KiB", "update.json"), &rust)
+	golden.ReadJSON(t, filepath.Join(rustUpdate, "2KiB", "update.json"), &rust)
 	if c.CommR != rust.CommROld {
 		t.Error("seal --cc's comm_r is not rust's CC sector's")
 	}

@@ -201,22 +201,12 @@ func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail("%d sector dirs, a %v partition holds at most %d sectors", len(sectors), p, p.SectorCount())
 	}
 
-	entries := make([][]byte, len(prove))
-	for i, s := range prove {
-		v, err := post.GenerateVanillaProof(p, rnd, s.ID, *partition*p.SectorCount()+i, s.TreeRLast, s.CommC)
-		if err != nil {
-			return fail("sector %d: %v", s.ID, err)
-		}
-		if entries[i], err = v.Encode(p); err != nil {
-			return fail("sector %d: %v", s.ID, err)
-		}
-		pub.Sectors = append(pub.Sectors, publicSector{SectorID: s.ID, CommR: frHex(&s.CommR)})
+	entries, err := post.GenerateVanillaProofs(ctx, p, rnd, prove, *partition, *workers)
+	if err != nil {
+		return fail("%v", err)
 	}
-	// Self-check, as the daemon will see them: decode the bytes, assemble
-	// the circuit's partition and verify it natively against the sectors'
-	// comm_r.
-	if err := checkPoStVanilla(ctx, p, rnd, *partition, entries, prove, *workers); err != nil {
-		return fail("generated vanilla proofs do not verify (is a sector directory damaged?): %v", err)
+	for _, s := range prove {
+		pub.Sectors = append(pub.Sectors, publicSector{SectorID: s.ID, CommR: frHex(&s.CommR)})
 	}
 
 	if *pubPath == "" {
@@ -238,27 +228,6 @@ func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "verify a proof of them with: cuzk verify-post --vk FILE --proof FILE --public %s\n  (or --registered-proof %d --randomness %s --sectors %s --partition %d)\n",
 		*pubPath, p, pub.Randomness, strings.Join(ids, ","), *partition)
 	return exitOK
-}
-
-// checkPoStVanilla decodes entries as a Prove request's vanilla_proofs and
-// verifies the partition natively for the given sectors.
-func checkPoStVanilla(ctx context.Context, p filecoin.RegisteredPoStProof, rnd [32]byte, k int, entries [][]byte, sectors []*sectordir.Sector, workers int) error {
-	vs, err := post.DecodeVanillaProofs(entries, p)
-	if err != nil {
-		return err
-	}
-	pt, err := post.NewPartition(p, rnd, vs, k)
-	if err != nil {
-		return err
-	}
-	if err := pt.Verify(ctx, workers); err != nil {
-		return err
-	}
-	want := make([]post.PublicSector, len(sectors))
-	for i, s := range sectors {
-		want[i] = post.PublicSector{ID: s.ID, CommR: s.CommR}
-	}
-	return pt.CheckSectors(want)
 }
 
 // writeBase64List writes entries as Curio's vanilla_proofs JSON: an array

@@ -11,10 +11,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -41,7 +43,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if r.set != s.set {
 		return fail("--r and --s go together")
 	}
-	opt := engineOptions{checkParams: *checkParams, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	opt := daemon.Options{CheckParams: *checkParams, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if r.set {
 		var fixed groth16.Randomness
 		var err error
@@ -51,7 +53,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if fixed.S, err = fr.LittleEndian.Element(&s.v); err != nil {
 			return fail("--s: %v", err)
 		}
-		opt.randomness = prover.Fixed(fixed)
+		opt.Randomness = prover.Fixed(fixed)
 	}
 	raw, err := os.ReadFile(*c1Path)
 	if err != nil {
@@ -74,9 +76,9 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if files, err := testparams.PathsFor(o.RegisteredProof, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
-	opt.progress, opt.progressLabel = stderr, "prove-c2"
-	req := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, *workers), opt, req)
+	opt.Progress, opt.ProgressLabel = stderr, "prove-c2"
+	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
 	if code, ok := jobFailed(fail, res, err); ok {
 		return code
 	}

@@ -15,10 +15,12 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -51,8 +53,8 @@ func addOneShotFlags(fs *flag.FlagSet) *oneShotFlags {
 
 // engineOptions are the options of the in-process engine: warnings to
 // stderr, and the fixed blinding when --r and --s are given.
-func (o *oneShotFlags) engineOptions(stderr io.Writer) (engineOptions, error) {
-	opt := engineOptions{checkParams: *o.checkParams, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+func (o *oneShotFlags) engineOptions(stderr io.Writer) (daemon.Options, error) {
+	opt := daemon.Options{CheckParams: *o.checkParams, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if o.r.set != o.s.set {
 		return opt, fmt.Errorf("--r and --s go together")
 	}
@@ -65,7 +67,7 @@ func (o *oneShotFlags) engineOptions(stderr io.Writer) (engineOptions, error) {
 		if fixed.S, err = fr.LittleEndian.Element(&o.s.v); err != nil {
 			return opt, fmt.Errorf("--s: %w", err)
 		}
-		opt.randomness = prover.Fixed(fixed)
+		opt.Randomness = prover.Fixed(fixed)
 	}
 	return opt, nil
 }
@@ -84,8 +86,8 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt.progress, opt.progressLabel = stderr, "prove "+string(cid)
-	opt.residency = *o.residency
+	opt.Progress, opt.ProgressLabel = stderr, "prove "+string(cid)
+	opt.Residency = *o.residency
 	var rec *procmem.Recorder
 	if *o.stageReport != "" {
 		rec = procmem.NewRecorder(0)
@@ -101,13 +103,13 @@ func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *e
 			partial.Write(append(b, '\n'))
 		}
 		rec.Step("plan and parameters")
-		opt.stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
+		opt.Stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
 	}
 	dir := o.dir()
 	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}
-	res, err := proveInProcess(ctx, oneShotConfig(dir, *o.workers), opt, req)
+	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *o.workers), opt, req)
 	if rec != nil {
 		if werr := writeStageReport(*o.stageReport, stderr, rec.Stop()); werr != nil && err == nil {
 			return fail("%v", werr)
@@ -218,9 +220,9 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	kind := engine.ProofKindWindowPoSt
+	kind := proofkind.WindowPoSt
 	if p.Type() == filecoin.WinningPoSt {
-		kind = engine.ProofKindWinningPoSt
+		kind = proofkind.WinningPoSt
 	}
 	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: *miner,
 		Randomness: rnd, PartitionIndex: uint32(*partition), VanillaProofs: proofs}
@@ -274,7 +276,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("%v", err)
 	}
-	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
+	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
 		CommROld: append([]byte(nil), commROld.v[:]...), CommRNew: append([]byte(nil), commRNew.v[:]...), CommDNew: append([]byte(nil), commDNew.v[:]...)}
 	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
 }

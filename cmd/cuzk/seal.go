@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/sectordir"
@@ -100,31 +99,13 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	if err := writeSealedSector(*out, r, in, *minerID); err != nil {
+	// What PoSt and SnapDeals need of the sector, in package sectordir's
+	// layout.
+	if err := sectordir.Write(*out, r.Sector(*minerID)); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json} and the sector (%s, %s, %s, %s)\n",
 		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out,
 		sectordir.ManifestName, sectordir.SealedName, sectordir.PAuxName, sectordir.TreeRLastName)
 	return exitOK
-}
-
-// writeSealedSector keeps what PoSt and SnapDeals need of the sealed
-// sector in dir (package sectordir's layout). The miner id is recorded
-// only when the prover id is that miner's.
-func writeSealedSector(dir string, r *seal.Replica, in seal.Input, minerID uint64) error {
-	commR, commC := r.CommR(), r.CommC()
-	s := &sectordir.Sector{SealProof: r.Proof(), ID: in.Sector, ProverID: in.ProverID, Ticket: in.Ticket,
-		CommD: r.CommD(), TreeRLast: r.TreeRLast()}
-	if filecoin.ProverID(minerID) == in.ProverID {
-		s.MinerID = &minerID
-	}
-	var err error
-	if s.CommR, err = fr32.ToElement(commR); err != nil {
-		return fmt.Errorf("comm_r: %w", err)
-	}
-	if s.CommC, err = fr32.ToElement(commC); err != nil {
-		return fmt.Errorf("comm_c: %w", err)
-	}
-	return sectordir.Write(dir, s)
 }

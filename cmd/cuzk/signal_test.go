@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // The real binary, built once per test run (tests that send signals or
@@ -61,14 +62,14 @@ func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n"
 // proc is a cuzk process started by a test.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuf
+	stderr *testkit.SyncBuffer
 	exited chan struct{}
 	err    error // cmd.Wait's, once exited is closed
 }
 
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(cuzkBinary(t), args...), stderr: &syncBuf{}, exited: make(chan struct{})}
+	p := &proc{cmd: exec.Command(cuzkBinary(t), args...), stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -363,7 +364,7 @@ func TestSealStopsOnCancel(t *testing.T) {
 func TestBenchStopsOnCancel(t *testing.T) {
 	d := startBenchDaemon(t, "", "2GiB")
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, stderr syncBuf
+	var out, stderr testkit.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"bench", "single", "--addr", d.addr, "-t", "test", "--request-id", "left",

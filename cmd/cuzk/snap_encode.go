@@ -11,21 +11,11 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/fr32"
-	"github.com/cuzk-dev/cuzk/internal/detstream"
-	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/snap"
 )
-
-// snapDataLabel names the default new data of snap encode: the first
-// sector size × 127/128 bytes of detstream(snapDataLabel), the data
-// tools/rustref's SnapDeals goldens encode (testdata/rustref/update).
-const snapDataLabel = "cuzk-snap-data-v1"
 
 // updateFile is update.json. Its field names are those of the rustref
 // update goldens (testdata/rustref/update/*/update.json), so verify-update
@@ -52,7 +42,7 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlags("snap encode", stderr)
 	dir := fs.String("sector-dir", "", "sealed CC sector `directory` (cuzk seal --cc --out DIR)")
 	out := fs.String("out", "", "output `directory`: update.json, vproofs.json and the updated sector (same layout as the sector dir)")
-	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: deterministic data, label "+snapDataLabel+")")
+	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: deterministic data, label "+snap.DefaultDataLabel+")")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -82,8 +72,8 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	raw := detstream.New(snapDataLabel).Bytes(int(size) / 128 * 127)
-	dataName := "detstream(" + snapDataLabel + ")"
+	raw := snap.DefaultData(size)
+	dataName := "detstream(" + snap.DefaultDataLabel + ")"
 	if *dataPath != "" {
 		if raw, err = os.ReadFile(*dataPath); err != nil {
 			return fail("%v", err)
@@ -96,7 +86,7 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 
 	start := time.Now()
-	u, err := snapEncode(ctx, p, key, padded, *workers)
+	u, err := snap.EncodeSector(ctx, p, key, padded, *workers)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -104,14 +94,14 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fail("%v", err)
 	}
-	if err := writeBase64List(filepath.Join(*out, "vproofs.json"), u.vproofs); err != nil {
+	if err := writeBase64List(filepath.Join(*out, "vproofs.json"), u.VanillaProofs); err != nil {
 		return fail("%v", err)
 	}
-	commRLastNew := u.sector.CommRLast()
+	commRLastNew := u.Sector.CommRLast()
 	uf := updateFile{
 		RegisteredProof: int64(p), RegisteredProofAPI: p.String(), SealRegisteredProof: int64(key.SealProof),
 		SectorSize: uint64(size), SectorNumber: key.ID, MinerID: key.MinerID,
-		CommROld: frHex(&key.CommR), CommRNew: frHex(&u.sector.CommR), CommDNew: hex.EncodeToString(u.sector.CommD[:]),
+		CommROld: frHex(&key.CommR), CommRNew: frHex(&u.Sector.CommR), CommDNew: hex.EncodeToString(u.Sector.CommD[:]),
 		CommDOld: hex.EncodeToString(key.CommD[:]), CommC: frHex(&key.CommC), CommRLastNew: frHex(&commRLastNew),
 		Partitions: p.Partitions(), NewData: dataName, VProofsFile: "vproofs.json",
 	}
@@ -119,78 +109,13 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := os.WriteFile(filepath.Join(*out, "update.json"), append(uj, '\n'), 0o644); err != nil {
 		return fail("%v", err)
 	}
-	if err := sectordir.Write(*out, u.sector); err != nil {
+	if err := sectordir.Write(*out, u.Sector); err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintf(stdout, "updated %v sector %d with %s in %v (%v, %d partitions)\ncomm_r_old %s\ncomm_r_new %s\ncomm_d_new %s\nwrote %s/{update.json,vproofs.json} and the updated sector\n",
 		size, key.ID, dataName, took.Round(time.Millisecond), p, p.Partitions(), uf.CommROld, uf.CommRNew, uf.CommDNew, *out)
 	fmt.Fprintf(stdout, "verify a proof of it with: cuzk verify-update --vk FILE --proof FILE --update %s\n", filepath.Join(*out, "update.json"))
 	return exitOK
-}
-
-// snapUpdate is what snap encode produces: the updated sector and one
-// bincode PartitionProof per partition.
-type snapUpdate struct {
-	sector  *sectordir.Sector
-	vproofs [][]byte
-}
-
-// snapEncode is empty_sector_update_encode_into followed by
-// generate_partition_proofs, in memory: tree_d over the new data
-// (comm_d_new), the replica encoded with ρ(φ, high bits), tree_r_new, and
-// every partition's vanilla proof, checked natively (decoded from its
-// bytes, as the daemon will see it) before it is returned.
-func snapEncode(ctx context.Context, p filecoin.RegisteredUpdateProof, key *sectordir.Sector, padded []byte, workers int) (*snapUpdate, error) {
-	leaves, err := merkle.Sha254Leaves(padded)
-	if err != nil {
-		return nil, err
-	}
-	treeD, err := merkle.BuildSha254(leaves, workers)
-	if err != nil {
-		return nil, fmt.Errorf("tree_d_new: %w", err)
-	}
-	commDNew := treeD.Root()
-	data := make([]fr.Element, len(leaves))
-	for i := range leaves {
-		if data[i], err = fr32.ToElement(leaves[i]); err != nil {
-			return nil, fmt.Errorf("new data node %d: %w", i, err)
-		}
-	}
-	treeROld := key.TreeRLast
-	replica, err := snap.EncodeReplica(p, commDNew, key.CommR, treeROld.Level(0), data)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	treeRNew, err := merkle.BuildPoseidon(snap.TreeRShape(p), replica, workers)
-	if err != nil {
-		return nil, fmt.Errorf("tree_r_new: %w", err)
-	}
-	commRNew := snap.CommR(key.CommC, treeRNew.Root())
-	u := &snapUpdate{vproofs: make([][]byte, p.Partitions())}
-	for k := range u.vproofs {
-		pp, err := snap.GeneratePartitionProof(p, k, key.CommC, treeROld, treeD, treeRNew)
-		if err != nil {
-			return nil, fmt.Errorf("partition %d: %w", k, err)
-		}
-		if u.vproofs[k], err = pp.Encode(p); err != nil {
-			return nil, fmt.Errorf("partition %d: %w", k, err)
-		}
-	}
-	pps, err := snap.DecodePartitionProofs(u.vproofs, p)
-	if err != nil {
-		return nil, err
-	}
-	pub := snap.Public{CommROld: key.CommR, CommDNew: commDNew, CommRNew: commRNew}
-	if err := snap.VerifyAll(ctx, p, pub, pps); err != nil {
-		return nil, fmt.Errorf("generated partition proofs do not verify (is the sector directory damaged?): %w", err)
-	}
-	u.sector = &sectordir.Sector{SealProof: key.SealProof, ID: key.ID, MinerID: key.MinerID, ProverID: key.ProverID,
-		Ticket: key.Ticket, CommD: commDNew, CommR: commRNew, CommC: key.CommC, TreeRLast: treeRNew,
-		Update: &sectordir.Update{Proof: p, CommROld: key.CommR, CommDOld: key.CommD}}
-	return u, nil
 }
 
 // sameDir reports whether a and b name the same existing directory (b may

@@ -82,89 +82,35 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("--sectors: %v", err)
 	}
-	raw, err := os.ReadFile(*proofPath)
-	if err != nil {
-		return fail("%v", err)
+	if *partition < 0 {
+		return fail("--partition %d: must be >= 0", *partition)
 	}
-	if len(raw) == 0 || len(raw)%groth16.ProofSize != 0 {
-		return fail("--proof %s: %d bytes is not a whole number of %d-byte Groth16 proofs", *proofPath, len(raw), groth16.ProofSize)
-	}
-	proofs, err := groth16.DecodeProofs(raw)
-	if err != nil {
-		return fail("--proof %s: %v", *proofPath, err)
-	}
-	inputs, err := postInputs(p, rnd, sectors, *partition, len(proofs))
-	if err != nil {
-		return fail("%v", err)
-	}
-	return verifyProofs(*vkPath, p.String(), proofs, inputs, stdout, fail)
+	pub := post.Public{Proof: p, Randomness: rnd, Sectors: sectors, Partition: *partition}
+	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+		return post.InvalidPartitions(vk, proof, pub)
+	})
 }
 
-// postInputs derives the public inputs of every partition proof: winning,
-// the one sector repeated for the 66 unrolled challenges; window, the
-// sectors in partitions of the circuit's sector count, each padded with
-// its last sector as upstream pads.
-func postInputs(p filecoin.RegisteredPoStProof, rnd [32]byte, sectors []post.PublicSector, k, nProofs int) ([][]fr.Element, error) {
-	if k < 0 {
-		return nil, fmt.Errorf("--partition %d: must be >= 0", k)
-	}
-	if p.Type() == filecoin.WinningPoSt {
-		if k != 0 {
-			return nil, fmt.Errorf("--partition %d: %v has partition 0 only", k, p)
-		}
-		if len(sectors) != p.SectorCount() || nProofs != 1 {
-			return nil, fmt.Errorf("%v proves %d sector in one 192-byte proof; got %d sector(s) and %d proof(s)", p, p.SectorCount(), len(sectors), nProofs)
-		}
-		in, err := post.PublicInputs(p, rnd, post.WinningPublicSectors(p, sectors[0]), 0)
-		if err != nil {
-			return nil, err
-		}
-		return [][]fr.Element{in}, nil
-	}
-	per := p.SectorCount()
-	parts := (len(sectors) + per - 1) / per
-	if parts != nProofs {
-		return nil, fmt.Errorf("%d sectors make %d partition(s) of up to %d for %v; the proof has %d partition proof(s)", len(sectors), parts, per, p, nProofs)
-	}
-	if nProofs > 1 && k != 0 {
-		return nil, fmt.Errorf("--partition %d with a %d-partition proof: a whole proof numbers its partitions from 0", k, nProofs)
-	}
-	out := make([][]fr.Element, nProofs)
-	for j := range out {
-		chunk := sectors[j*per : min((j+1)*per, len(sectors))]
-		var err error
-		if out[j], err = post.PublicInputs(p, rnd, chunk, k+j); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// verifyProofs verifies proofs against their inputs under the key in
-// vkPath and prints valid or invalid; the exit code follows.
-func verifyProofs(vkPath, circuit string, proofs []groth16.Proof, inputs [][]fr.Element, stdout io.Writer, fail func(string, ...any) int) int {
+// verifyFile reads the key and the proof, verifies the proof with check
+// (which names the partitions that do not verify) and prints valid or
+// invalid; the exit code follows.
+func verifyFile(vkPath, proofPath string, stdout io.Writer, fail func(string, ...any) int, check func(*groth16.VerifyingKey, []byte) ([]int, error)) int {
 	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if got, want := len(vk.IC)-1, len(inputs[0]); got != want {
-		return fail("--vk %s takes %d public inputs, a %v proof has %d (a key for another circuit?)", vkPath, got, circuit, want)
-	}
-	pvk, err := groth16.Prepare(vk)
+	proof, err := os.ReadFile(proofPath)
 	if err != nil {
 		return fail("%v", err)
 	}
-	ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
+	bad, err := check(vk, proof)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if !ok {
-		if len(proofs) > 1 {
-			// Name the failing partitions.
-			for j := range proofs {
-				if v, err := groth16.Verify(pvk, &proofs[j], inputs[j]); err == nil && !v {
-					fmt.Fprintf(stdout, "partition %d: invalid\n", j)
-				}
+	if len(bad) > 0 {
+		if len(proof) > groth16.ProofSize {
+			for _, j := range bad {
+				fmt.Fprintf(stdout, "partition %d: invalid\n", j)
 			}
 		}
 		fmt.Fprintln(stdout, "invalid")

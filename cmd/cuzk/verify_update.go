@@ -83,28 +83,9 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 			*f.dst = e
 		}
 	}
-	raw, err := os.ReadFile(*proofPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if len(raw) == 0 || len(raw)%groth16.ProofSize != 0 {
-		return fail("--proof %s: %d bytes is not a whole number of %d-byte Groth16 proofs", *proofPath, len(raw), groth16.ProofSize)
-	}
-	if n := len(raw) / groth16.ProofSize; n != p.Partitions() {
-		return fail("--proof %s: %d partition proof(s), %v has %d partitions", *proofPath, n, p, p.Partitions())
-	}
-	proofs, err := groth16.DecodeProofs(raw)
-	if err != nil {
-		return fail("--proof %s: %v", *proofPath, err)
-	}
-	inputs := make([][]fr.Element, len(proofs))
-	for k := range inputs {
-		pub.K = k
-		if inputs[k], err = snap.PublicInputs(p, pub); err != nil {
-			return fail("%v", err)
-		}
-	}
-	return verifyProofs(*vkPath, p.String(), proofs, inputs, stdout, fail)
+	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+		return snap.InvalidPartitions(vk, p, proof, pub)
+	})
 }
 
 // readUpdateFile reads update.json (snap encode's, or a rustref one).

@@ -11,8 +11,8 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/c2"
 )
 
-// Kind plans PoRep C2 requests.
-type Kind struct {
+// Planner plans PoRep C2 requests.
+type Planner struct {
 	// Workers bounds the goroutines of the native C1 check (0: GOMAXPROCS).
 	Workers int
 	// SkipVanillaCheck skips the native check of the C1's Merkle paths and
@@ -26,8 +26,8 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: porep: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
 }
 
-// Plan implements engine.Kind.
-func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+// Plan implements engine.Planner.
+func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	proof, err := filecoin.SealProofFromID(req.RegisteredProof)
 	if err != nil {
 		return nil, invalid("registered_proof: %w", err)

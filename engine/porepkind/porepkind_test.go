@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 func sealed2KiB(t *testing.T) *c1.Output {
@@ -32,9 +33,9 @@ func wrapped(t *testing.T, o *c1.Output, sector uint64) []byte {
 func TestPlan(t *testing.T) {
 	o := sealed2KiB(t)
 	good := wrapped(t, o, 7)
-	k := &Kind{}
+	k := &Planner{}
 	req := func(mod func(r *engine.Request)) *engine.Request {
-		r := &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(filecoin.StackedDrg2KiBV1_1),
+		r := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(filecoin.StackedDrg2KiBV1_1),
 			SectorSize: 2048, SectorNumber: 7, VanillaProof: good}
 		if mod != nil {
 			mod(r)

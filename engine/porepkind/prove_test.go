@@ -9,23 +9,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -33,59 +31,16 @@ import (
 // These tests prove through the engine, the one proving path of the daemon
 // and the command-line tools.
 
-var (
-	paramsOnce sync.Once
-	paramsDir  string
-	paramsErr  error
-)
-
-// testParamsDir returns the shared test-parameter directory with the 2 KiB
-// PoRep parameters generated once.
-func testParamsDir(t *testing.T) string {
+// newEngine is an engine over the 2 KiB test parameters serving kind.
+func newEngine(t *testing.T, kind *Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
-	paramsOnce.Do(func() {
-		start := time.Now()
-		paramsDir = testparams.DefaultDir(os.LookupEnv)
-		_, gen, err := testparams.Ensure(context.Background(), filecoin.StackedDrg2KiBV1_1, paramsDir, testparams.Options{})
-		paramsErr = err
-		if gen {
-			t.Logf("generated 2 KiB test parameters in %v", time.Since(start))
-		}
-	})
-	if paramsErr != nil {
-		t.Fatal(paramsErr)
-	}
-	return paramsDir
-}
-
-// newEngine is an engine over the test parameters serving kind.
-func newEngine(t *testing.T, kind *Kind, rnd prover.RandomnessSource) *engine.Engine {
-	t.Helper()
-	bud := budget.New(8 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(testParamsDir(t)), Budget: bud})
-	e, err := engine.New(engine.Options{
-		Kinds:      map[engine.ProofKind]engine.Kind{engine.ProofKindPoRep: kind},
-		Backend:    &cpu.Backend{},
-		Params:     params,
-		Budget:     bud,
-		Randomness: rnd,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := e.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		e.ReleaseParams()
-	})
-	return e
+	files := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
+	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: kind},
+		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 8 << 30, Randomness: rnd}).Engine
 }
 
 func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Request {
-	return &engine.Request{Kind: engine.ProofKindPoRep, RegisteredProof: uint64(o.RegisteredProof),
+	return &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof),
 		SectorNumber: sector, MinerID: miner, VanillaProof: wrapped(t, o, sector)}
 }
 
@@ -99,7 +54,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	e := newEngine(t, &Kind{}, nil)
+	e := newEngine(t, &Planner{}, nil)
 	res, err := e.Prove(ctx, porepRequest(t, o, in.Sector, seal.DefaultMinerID))
 	if err != nil || res.State != engine.StateCompleted {
 		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
@@ -134,7 +89,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 	} else {
 		t.Logf("vanilla check: %v", err)
 	}
-	unchecked := newEngine(t, &Kind{SkipVanillaCheck: true}, nil)
+	unchecked := newEngine(t, &Planner{SkipVanillaCheck: true}, nil)
 	res, err = unchecked.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0))
 	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) || res.Proof != nil {
 		t.Fatalf("tampered C1 without the vanilla check: %v %v %v", err, res.State, res.Err)
@@ -143,10 +98,7 @@ func TestEndToEnd2KiB(t *testing.T) {
 
 func readVK(t *testing.T, p filecoin.RegisteredSealProof) *groth16.VerifyingKey {
 	t.Helper()
-	f, err := testparams.PathsFor(p, testParamsDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := testkit.FilecoinParams(t, p.CircuitID())[0]
 	vk, err := groth16.ReadVerifyingKeyFile(f.VK)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +134,7 @@ func TestProofMatchesBellperson(t *testing.T) {
 	if g.ParamsSeed != testparams.DefaultSeed {
 		t.Fatalf("golden was made with parameter seed %q, testparams uses %q", g.ParamsSeed, testparams.DefaultSeed)
 	}
-	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, testParamsDir(t))
+	f := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
 	pf, err := os.Open(f.Params)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +166,7 @@ func TestProofMatchesBellperson(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := newEngine(t, &Kind{}, prover.Fixed(rnd))
+	e := newEngine(t, &Planner{}, prover.Fixed(rnd))
 	res, err := e.Prove(context.Background(), porepRequest(t, o, 0, 0))
 	if err != nil || res.State != engine.StateCompleted {
 		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
@@ -239,10 +191,10 @@ func TestForeignChallengesRejected(t *testing.T) {
 	}
 	o.Seed = seal.DefaultSeed // claims another seed than its challenges came from
 	ctx := context.Background()
-	if _, err := newEngine(t, &Kind{}, nil).Prove(ctx, porepRequest(t, o, 0, 0)); !errors.Is(err, porep.ErrVanillaInvalid) {
+	if _, err := newEngine(t, &Planner{}, nil).Prove(ctx, porepRequest(t, o, 0, 0)); !errors.Is(err, porep.ErrVanillaInvalid) {
 		t.Fatalf("vanilla check of challenges of another seed: %v", err)
 	}
-	res, err := newEngine(t, &Kind{SkipVanillaCheck: true}, nil).Prove(ctx, porepRequest(t, o, 0, 0))
+	res, err := newEngine(t, &Planner{SkipVanillaCheck: true}, nil).Prove(ctx, porepRequest(t, o, 0, 0))
 	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) {
 		t.Fatalf("proof for foreign challenges: %v %v %v", err, res.State, res.Err)
 	}

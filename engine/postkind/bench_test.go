@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
 // The circuits the kinds plan from real vanilla proofs of sealed 2 KiB
@@ -14,17 +14,17 @@ import (
 // witness-only): ns/constraint.
 
 func BenchmarkSynthWindowPoSt2KiB(b *testing.B) {
-	plan, err := Window().Plan(context.Background(), windowRequest(b, filecoin.StackedDrgWindow2KiBV1_2, vanillagen.Randomness(1), sectors(b)[:2], 0))
+	plan, err := Window().Plan(context.Background(), windowRequest(b, filecoin.StackedDrgWindow2KiBV1_2, testkit.Randomness(1), sectors(b)[:2], 0))
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, plan.Partitions[0].Circuit)
+	testcircuits.BenchmarkSynthesis(b, plan.Partitions[0].Circuit)
 }
 
 func BenchmarkSynthWinningPoSt2KiB(b *testing.B) {
-	plan, err := Winning().Plan(context.Background(), winningRequest(b, vanillagen.Randomness(1), sectors(b)[0]))
+	plan, err := Winning().Plan(context.Background(), winningRequest(b, testkit.Randomness(1), sectors(b)[0]))
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, plan.Partitions[0].Circuit)
+	testcircuits.BenchmarkSynthesis(b, plan.Partitions[0].Circuit)
 }

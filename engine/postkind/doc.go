@@ -1,5 +1,5 @@
 // Package postkind serves WINDOW_POST_PARTITION and WINNING_POST requests
-// in the engine (one Kind value per PoSt type): it decodes Curio's bincode
+// in the engine (one Planner per PoSt type): it decodes Curio's bincode
 // FallbackPoStSectorProof entries, assembles the circuit's partition
 // (WindowPoSt: the given sectors in order, padded by repeating the last;
 // WinningPoSt: the one sector's 66 challenges unrolled), verifies it

@@ -8,6 +8,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // FuzzPlan: what a PoSt SubmitProofRequest carries from the wire (the
@@ -25,9 +26,9 @@ func FuzzPlan(f *testing.F) {
 	win := winningRequest(f, rnd, secs[0])
 	f.Add(win.VanillaProofs[0], []byte(nil), rnd[:], uint8(win.RegisteredProof), uint8(0), true)
 	f.Fuzz(func(t *testing.T, v0, v1, randomness []byte, proof, partition uint8, winning bool) {
-		k, kind := Window(), engine.ProofKindWindowPoSt
+		k, kind := Window(), proofkind.WindowPoSt
 		if winning {
-			k, kind = Winning(), engine.ProofKindWinningPoSt
+			k, kind = Winning(), proofkind.WinningPoSt
 		}
 		req := &engine.Request{Kind: kind, RegisteredProof: uint64(proof % 20), Randomness: randomness,
 			PartitionIndex: uint32(partition % 4), VanillaProofs: [][]byte{v0}}

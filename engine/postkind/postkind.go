@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // ErrChallengeMismatch is returned (wrapped, with engine.ErrInvalidRequest)
@@ -19,8 +20,8 @@ import (
 // from the randomness.
 var ErrChallengeMismatch = errors.New("challenged leaf mismatch")
 
-// Kind plans requests of one PoSt type.
-type Kind struct {
+// Planner plans requests of one PoSt type.
+type Planner struct {
 	// Type is filecoin.WindowPoSt or filecoin.WinningPoSt.
 	Type filecoin.PoStType
 	// Workers bounds the goroutines of the native vanilla check (0:
@@ -28,23 +29,23 @@ type Kind struct {
 	Workers int
 }
 
-// Window is the Kind of WINDOW_POST_PARTITION requests.
-func Window() *Kind { return &Kind{Type: filecoin.WindowPoSt} }
+// Window is the Planner of WINDOW_POST_PARTITION requests.
+func Window() *Planner { return &Planner{Type: filecoin.WindowPoSt} }
 
-// Winning is the Kind of WINNING_POST requests.
-func Winning() *Kind { return &Kind{Type: filecoin.WinningPoSt} }
+// Winning is the Planner of WINNING_POST requests.
+func Winning() *Planner { return &Planner{Type: filecoin.WinningPoSt} }
 
 // name is the kind's queue name, the prefix of its error messages.
-func (k *Kind) name() string {
+func (k *Planner) name() string {
 	if k.Type == filecoin.WinningPoSt {
-		return engine.ProofKindWinningPoSt.String()
+		return proofkind.WinningPoSt.String()
 	}
-	return engine.ProofKindWindowPoSt.String()
+	return proofkind.WindowPoSt.String()
 }
 
 // invalid wraps engine.ErrInvalidRequest; format may use %w, so the cause
 // stays matchable (post.ErrChallenge, post.ErrDecode, ...).
-func (k *Kind) invalid(format string, args ...any) error {
+func (k *Planner) invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: "+format, append([]any{engine.ErrInvalidRequest, k.name()}, args...)...)
 }
 
@@ -52,10 +53,10 @@ func isContext(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// Plan implements engine.Kind.
-func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+// Plan implements engine.Planner.
+func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	if k.Type != filecoin.WindowPoSt && k.Type != filecoin.WinningPoSt {
-		return nil, fmt.Errorf("postkind: Kind.Type %v is neither window nor winning", k.Type)
+		return nil, fmt.Errorf("postkind: Planner.Type %v is neither window nor winning", k.Type)
 	}
 	p, err := filecoin.PoStProofFromID(req.RegisteredProof)
 	if err != nil {
@@ -107,21 +108,17 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 	}
 
 	// The verifier's public inputs, from public values alone: the
-	// randomness, the partition index and each sector's id and comm_r.
-	var inputs []fr.Element
-	if k.Type == filecoin.WinningPoSt {
-		s := post.PublicSector{ID: vs[0].SectorID, CommR: vs[0].CommR}
-		inputs, err = post.PublicInputs(p, rnd, post.WinningPublicSectors(p, s), 0)
-	} else {
-		sectors := make([]post.PublicSector, len(vs))
-		for i, v := range vs {
-			sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
-		}
-		inputs, err = post.PublicInputs(p, rnd, sectors, part)
+	// randomness, the partition index and each sector's id and comm_r
+	// (post.VerifyProof's).
+	pub := post.Public{Proof: p, Randomness: rnd, Partition: part, Sectors: make([]post.PublicSector, len(vs))}
+	for i, v := range vs {
+		pub.Sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
 	}
+	all, err := pub.Inputs()
 	if err != nil {
 		return nil, k.invalid("public inputs: %w", err)
 	}
+	inputs := all[0]
 
 	dims, err := circuit.DimsOf(p)
 	if err != nil {
@@ -148,7 +145,7 @@ func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, err
 }
 
 // proofRange names the registered proofs of the kind.
-func (k *Kind) proofRange() string {
+func (k *Planner) proofRange() string {
 	if k.Type == filecoin.WinningPoSt {
 		return "0..4 (StackedDrgWinning*)"
 	}

@@ -4,56 +4,39 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 const miner = 1000
 
-var (
-	sealOnce sync.Once
-	sealed   []*vanillagen.Sector
-	sealErr  error
-)
-
-// sectors are three 2 KiB CC sectors (ids 1, 2, 3) sealed once.
-func sectors(t testing.TB) []*vanillagen.Sector {
+// sectors are three 2 KiB CC sectors (ids 1, 2, 3), sealed once.
+func sectors(t testing.TB) []*sectordir.Sector {
 	t.Helper()
-	sealOnce.Do(func() {
-		sealed, sealErr = vanillagen.SealMany(context.Background(), filecoin.StackedDrg2KiBV1_1, miner, 1, 3, 2)
-	})
-	if sealErr != nil {
-		t.Fatal(sealErr)
-	}
-	return sealed
+	return testkit.CCSectors(t, filecoin.StackedDrg2KiBV1_1, 1, 3)
 }
 
-func windowRequest(t testing.TB, p filecoin.RegisteredPoStProof, rnd [32]byte, secs []*vanillagen.Sector, k int) *engine.Request {
+func windowRequest(t testing.TB, p filecoin.RegisteredPoStProof, rnd [32]byte, secs []*sectordir.Sector, k int) *engine.Request {
 	t.Helper()
-	v, err := vanillagen.WindowPoSt(p, rnd, secs, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
+	v := testkit.PoStVanilla(t, p, rnd, secs, k)
+	return &engine.Request{Kind: proofkind.WindowPoSt, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
 		MinerID: miner, Randomness: rnd[:], PartitionIndex: uint32(k), VanillaProofs: v}
 }
 
-func winningRequest(t testing.TB, rnd [32]byte, s *vanillagen.Sector) *engine.Request {
+func winningRequest(t testing.TB, rnd [32]byte, s *sectordir.Sector) *engine.Request {
 	t.Helper()
 	p := filecoin.StackedDrgWinning2KiBV1
-	v, err := vanillagen.WinningPoSt(p, rnd, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(p), SectorSize: 2048,
+	v := testkit.PoStVanilla(t, p, rnd, []*sectordir.Sector{s}, 0)
+	return &engine.Request{Kind: proofkind.WinningPoSt, RegisteredProof: uint64(p), SectorSize: 2048,
 		MinerID: miner, Randomness: rnd[:], VanillaProofs: v}
 }
 
@@ -98,13 +81,13 @@ func checkPlan(t *testing.T, plan *engine.Plan, circuit string, rows int, want [
 
 func TestPlanWindow(t *testing.T) {
 	secs := sectors(t)
-	rnd := vanillagen.Randomness(1)
+	rnd := testkit.Randomness(1)
 	ctx := context.Background()
-	pub := []post.PublicSector{secs[0].Public(), secs[1].Public()}
+	pub := post.PublicSectors(secs[:2])
 	for _, tc := range []struct {
 		name string
 		p    filecoin.RegisteredPoStProof
-		secs []*vanillagen.Sector
+		secs []*sectordir.Sector
 		pub  []post.PublicSector
 		k    int
 	}{
@@ -120,7 +103,7 @@ func TestPlanWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := tc.pub
 			if len(want) == 0 {
-				want = []post.PublicSector{secs[2].Public()}
+				want = post.PublicSectors(secs[2:])
 			}
 			req := windowRequest(t, tc.p, rnd, tc.secs, tc.k)
 			plan, err := Window().Plan(ctx, req)
@@ -144,7 +127,7 @@ func TestPlanWindow(t *testing.T) {
 
 func TestPlanWinning(t *testing.T) {
 	secs := sectors(t)
-	rnd := vanillagen.Randomness(2)
+	rnd := testkit.Randomness(2)
 	p := filecoin.StackedDrgWinning2KiBV1
 	plan, err := Winning().Plan(context.Background(), winningRequest(t, rnd, secs[1]))
 	if err != nil {
@@ -152,7 +135,7 @@ func TestPlanWinning(t *testing.T) {
 	}
 	// The verifier's inputs: the one sector repeated for each of the 66
 	// unrolled challenges.
-	inputs, err := post.PublicInputs(p, rnd, post.WinningPublicSectors(p, secs[1].Public()), 0)
+	inputs, err := post.PublicInputs(p, rnd, post.WinningPublicSectors(p, post.PublicSectors(secs[1:2])[0]), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +149,7 @@ func TestPlanWinning(t *testing.T) {
 // engine.ErrInvalidRequest and names the field.
 func TestPlanRejects(t *testing.T) {
 	secs := sectors(t)
-	rnd := vanillagen.Randomness(3)
+	rnd := testkit.Randomness(3)
 	ctx := context.Background()
 	window := filecoin.StackedDrgWindow2KiBV1_2
 	good := windowRequest(t, window, rnd, secs[:2], 0)
@@ -193,7 +176,7 @@ func TestPlanRejects(t *testing.T) {
 	for i := range nonCanonical {
 		nonCanonical[i] = 0xff
 	}
-	other := vanillagen.Randomness(4)
+	other := testkit.Randomness(4)
 	winGood := winningRequest(t, rnd, secs[0])
 	winReq := func(mod func(r *engine.Request)) *engine.Request {
 		r := *winGood
@@ -204,7 +187,7 @@ func TestPlanRejects(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		kind *Kind
+		kind *Planner
 		req  *engine.Request
 		want string // in the message
 		is   error  // matched with errors.Is when set
@@ -260,7 +243,7 @@ func TestPlanRejects(t *testing.T) {
 func TestPlanCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Window().Plan(ctx, windowRequest(t, filecoin.StackedDrgWindow2KiBV1_2, vanillagen.Randomness(1), sectors(t)[:2], 0))
+	_, err := Window().Plan(ctx, windowRequest(t, filecoin.StackedDrgWindow2KiBV1_2, testkit.Randomness(1), sectors(t)[:2], 0))
 	if !errors.Is(err, context.Canceled) || errors.Is(err, engine.ErrInvalidRequest) {
 		t.Fatalf("%v", err)
 	}

@@ -25,7 +25,7 @@
 // vanilla proofs). Public inputs per partition k: k | h_select << log2
 // (partitions), comm_r_old, comm_d_new, comm_r_new (snap.PublicInputs, h =
 // h_default). Same-circuit requests batch like PoRep's
-// (engine.ProofKind.Batchable).
+// (proofkind.Descriptor.Batchable).
 //
 // Upstream: filecoin-proofs-api update.rs
 // (generate_empty_sector_update_proof_with_vanilla), filecoin-proofs

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // FuzzPlan: what a SnapDeals SubmitProofRequest carries from the wire
@@ -20,9 +21,9 @@ func FuzzPlan(f *testing.F) {
 	good := request(update(f))
 	f.Add(good.VanillaProofs[0], good.CommROld, good.CommRNew, good.CommDNew, uint8(good.RegisteredProof))
 	f.Fuzz(func(t *testing.T, vanilla, commROld, commRNew, commDNew []byte, proof uint8) {
-		req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(proof % 8), VanillaProofs: [][]byte{vanilla},
+		req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(proof % 8), VanillaProofs: [][]byte{vanilla},
 			CommROld: commROld, CommRNew: commRNew, CommDNew: commDNew}
-		_, err := (&Kind{}).Plan(context.Background(), req)
+		_, err := (&Planner{}).Plan(context.Background(), req)
 		if err == nil {
 			return // a valid request: the plan's exactness is TestPlan's
 		}
@@ -30,6 +31,6 @@ func FuzzPlan(f *testing.F) {
 			t.Fatalf("rejection does not wrap ErrInvalidRequest: %v", err)
 		}
 		n := len(vanilla) + len(commROld) + len(commRNew) + len(commDNew)
-		fuzzcheck.Check(t, n, func() { _, _ = (&Kind{}).Plan(context.Background(), req) })
+		fuzzcheck.Check(t, n, func() { _, _ = (&Planner{}).Plan(context.Background(), req) })
 	})
 }

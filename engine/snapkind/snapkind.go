@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/par"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -26,8 +27,8 @@ var (
 	ErrCommROld = errors.New("comm_r_old does not match the vanilla proofs")
 )
 
-// Kind plans SNAP_DEALS_UPDATE requests.
-type Kind struct {
+// Planner plans SNAP_DEALS_UPDATE requests.
+type Planner struct {
 	// Workers bounds the goroutines of the native vanilla check, one
 	// partition each (0: GOMAXPROCS).
 	Workers int
@@ -35,7 +36,7 @@ type Kind struct {
 
 // invalid wraps engine.ErrInvalidRequest; format may use %w.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: "+format, append([]any{engine.ErrInvalidRequest, engine.ProofKindSnapDeals.String()}, args...)...)
+	return fmt.Errorf("%w: %s: "+format, append([]any{engine.ErrInvalidRequest, proofkind.SnapDeals.String()}, args...)...)
 }
 
 // commitment reads a raw 32-byte commitment field as a canonical field
@@ -52,8 +53,8 @@ func commitment(name string, b []byte) ([32]byte, fr.Element, error) {
 	return raw, e, nil
 }
 
-// Plan implements engine.Kind.
-func (k *Kind) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
+// Plan implements engine.Planner.
+func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, error) {
 	p, err := filecoin.UpdateProofFromID(req.RegisteredProof)
 	if err != nil {
 		return nil, invalid("registered_proof: %w", err)

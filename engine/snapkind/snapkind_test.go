@@ -4,44 +4,38 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
-var (
-	fixtureOnce sync.Once
-	fixture     *vanillagen.Update
-	fixtureErr  error
-)
-
-// update is a 2 KiB CC sector updated with new data, made once.
-func update(t testing.TB) *vanillagen.Update {
+// update is a 2 KiB CC sector (id 7) updated with new data.
+func update(t testing.TB) *snap.Update {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		s, err := vanillagen.Seal(context.Background(), filecoin.StackedDrg2KiBV1_1, 1000, 7, 2)
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		fixture, fixtureErr = vanillagen.SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, s, 1, 2)
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixture
+	return testkit.SnapUpdate(t, filecoin.StackedDrg2KiBUpdateV1, testkit.CCSector(t, filecoin.StackedDrg2KiBV1_1, 7), 1)
 }
 
-func request(u *vanillagen.Update) *engine.Request {
-	r := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(u.Proof), SectorSize: uint64(u.Proof.SectorSize()),
-		SectorNumber: 7, MinerID: 1000, VanillaProofs: append([][]byte(nil), u.VanillaProofs...)}
-	r.CommROld, r.CommRNew, r.CommDNew = u.Request()
+// proofOf is the update's registered proof.
+func proofOf(u *snap.Update) filecoin.RegisteredUpdateProof { return u.Sector.Update.Proof }
+
+// public are the update's public values for partition k.
+func public(u *snap.Update, k int) snap.Public {
+	pub := u.Public()
+	pub.K = k
+	return pub
+}
+
+func request(u *snap.Update) *engine.Request {
+	p := proofOf(u)
+	r := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
+		SectorNumber: u.Sector.ID, MinerID: testkit.Miner, VanillaProofs: append([][]byte(nil), u.VanillaProofs...)}
+	r.CommROld, r.CommRNew, r.CommDNew = testkit.UpdateRequest(u)
 	return r
 }
 
@@ -52,14 +46,14 @@ func TestPlan(t *testing.T) {
 	u := update(t)
 	req := request(u)
 	req.SectorSize = 0 // Curio's proof-market path sends none
-	plan, err := (&Kind{}).Plan(context.Background(), req)
+	plan, err := (&Planner{}).Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plan.CircuitID != "snap-2k" || len(plan.Partitions) != 1 {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
 	}
-	want, err := snap.PublicInputs(u.Proof, u.Public(0))
+	want, err := snap.PublicInputs(proofOf(u), public(u, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,19 +123,19 @@ func TestPlanRejects(t *testing.T) {
 		{"comm_d_new changed", mod(func(r *engine.Request) { r.CommDNew = flip(r.CommDNew, 0) }), "comm_d_new does not match", snap.ErrCommD},
 		{"comm_r_new and comm_r_old swapped", mod(func(r *engine.Request) { r.CommROld, r.CommRNew = other.CommRNew, other.CommROld }), "vanilla_proofs[0] (partition 0)", snap.ErrInvalidProof},
 		{"label changed", mod(func(r *engine.Request) {
-			pp, err := snap.DecodePartitionProof(r.VanillaProofs[0], u.Proof)
+			pp, err := snap.DecodePartitionProof(r.VanillaProofs[0], proofOf(u))
 			if err != nil {
 				t.Fatal(err)
 			}
 			rn := *pp.ChallengeProofs[2].RNew
 			rn.Leaf.SetUint64(3)
 			pp.ChallengeProofs[2].RNew = &rn
-			if r.VanillaProofs[0], err = pp.Encode(u.Proof); err != nil {
+			if r.VanillaProofs[0], err = pp.Encode(proofOf(u)); err != nil {
 				t.Fatal(err)
 			}
 		}), "challenge_proofs[2].proof_r_new", snap.ErrMerklePath},
 	} {
-		_, err := (&Kind{}).Plan(ctx, tc.req)
+		_, err := (&Planner{}).Plan(ctx, tc.req)
 		if !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want) || tc.is != nil && !errors.Is(err, tc.is) {
 			t.Errorf("%s: %v; want ErrInvalidRequest naming %q (and %v)", tc.name, err, tc.want, tc.is)
 			continue
@@ -157,16 +151,9 @@ func TestPlanPartitions8MiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 8 MiB trees")
 	}
-	s, err := vanillagen.RandomSector(filecoin.StackedDrg8MiBV1_1, 1000, 9, 1, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := vanillagen.SnapUpdate(filecoin.StackedDrg8MiBUpdateV1, s, 2, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := testkit.SnapUpdate(t, filecoin.StackedDrg8MiBUpdateV1, testkit.RandomSector(t, filecoin.StackedDrg8MiBV1_1, 9, 1), 2)
 	ctx := context.Background()
-	plan, err := (&Kind{Workers: 2}).Plan(ctx, request(u))
+	plan, err := (&Planner{Workers: 2}).Plan(ctx, request(u))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +161,7 @@ func TestPlanPartitions8MiB(t *testing.T) {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
 	}
 	for k, part := range plan.Partitions {
-		want, err := snap.PublicInputs(u.Proof, u.Public(k))
+		want, err := snap.PublicInputs(proofOf(u), public(u, k))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +173,7 @@ func TestPlanPartitions8MiB(t *testing.T) {
 	}
 	req := request(u)
 	req.VanillaProofs[1], req.VanillaProofs[2] = req.VanillaProofs[2], req.VanillaProofs[1]
-	if _, err := (&Kind{Workers: 2}).Plan(ctx, req); !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "vanilla_proofs[1] (partition 1)") {
+	if _, err := (&Planner{Workers: 2}).Plan(ctx, req); !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "vanilla_proofs[1] (partition 1)") {
 		t.Fatalf("partitions out of order: %v", err)
 	} else {
 		t.Log(err)

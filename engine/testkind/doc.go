@@ -1,5 +1,5 @@
 // Package testkind is the daemon's built-in test circuit kind: requests of
-// engine.ProofKindTest are proved with testcircuits.Mixed, a deterministic
+// proofkind.Test are proved with testcircuits.Mixed, a deterministic
 // circuit of any power-of-two size, so the whole daemon (scheduling,
 // batching, memory budget, self-check, gRPC) can be exercised without a
 // Filecoin circuit or official parameters. The daemon registers it only
@@ -7,7 +7,7 @@
 //
 // A test request:
 //
-//   - proof_kind = 1000 (engine.ProofKindTest);
+//   - proof_kind = 1000 (proofkind.Test);
 //   - registered_proof = k, the log2 of the circuit's rows (MinLog..MaxLog);
 //     the circuit id is "test-k<k>";
 //   - sector_size = 2^k (anything else is rejected, as a wrong sector size

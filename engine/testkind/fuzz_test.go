@@ -8,6 +8,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // FuzzPlan: the test kind decodes vanilla_proof (JSON options) and the
@@ -23,11 +24,11 @@ func FuzzPlan(f *testing.F) {
 	f.Add([]byte(`[`+strings.Repeat(`{"partitions":1},`, 1<<16)+`]`), uint8(10), true)
 	kind := New()
 	f.Fuzz(func(t *testing.T, options []byte, k uint8, matchSize bool) {
-		req := &engine.Request{Kind: engine.ProofKindTest, RegisteredProof: uint64(k), VanillaProof: options}
+		req := &engine.Request{Kind: proofkind.Test, RegisteredProof: uint64(k), VanillaProof: options}
 		if matchSize && k < 64 {
 			req.SectorSize = 1 << k
 		}
-		// A fresh Kind each time: the first request for a size pays for
+		// A fresh Planner each time: the first request for a size pays for
 		// its public inputs, later ones find them cached.
 		fuzzcheck.Check(t, len(options), func() { _, _ = New().Plan(context.Background(), req) })
 		plan, err := kind.Plan(context.Background(), req)

@@ -130,16 +130,16 @@ func WriteParamsContext(ctx context.Context, dir string, k int) error {
 	return testparams.WriteContext(ctx, f, p, MarkerText)
 }
 
-// Kind plans test requests. It is safe for concurrent use.
-type Kind struct {
+// Planner plans test requests. It is safe for concurrent use.
+type Planner struct {
 	mu     sync.Mutex
 	inputs map[int][]fr.Element
 }
 
-// New returns a test Kind.
-func New() *Kind { return &Kind{inputs: map[int][]fr.Element{}} }
+// New returns a test Planner.
+func New() *Planner { return &Planner{inputs: map[int][]fr.Element{}} }
 
-func (t *Kind) publicInputs(k int) []fr.Element {
+func (t *Planner) publicInputs(k int) []fr.Element {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	in, ok := t.inputs[k]
@@ -154,8 +154,8 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: test circuit: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
 }
 
-// Plan implements engine.Kind.
-func (t *Kind) Plan(_ context.Context, req *engine.Request) (*engine.Plan, error) {
+// Plan implements engine.Planner.
+func (t *Planner) Plan(_ context.Context, req *engine.Request) (*engine.Plan, error) {
 	if req.RegisteredProof < MinLog || req.RegisteredProof > MaxLog {
 		return nil, invalid("registered_proof %d: want the log2 of the rows, %d..%d", req.RegisteredProof, MinLog, MaxLog)
 	}

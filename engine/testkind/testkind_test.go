@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 )
@@ -54,7 +55,7 @@ func TestCircuitIDs(t *testing.T) {
 func TestPlanValidates(t *testing.T) {
 	kind := New()
 	req := func(k uint64, size uint64, vanilla string) *engine.Request {
-		return &engine.Request{Kind: engine.ProofKindTest, RegisteredProof: k, SectorSize: size, VanillaProof: []byte(vanilla)}
+		return &engine.Request{Kind: proofkind.Test, RegisteredProof: k, SectorSize: size, VanillaProof: []byte(vanilla)}
 	}
 	for name, r := range map[string]*engine.Request{
 		"k too small":       req(3, 8, ""),

@@ -23,8 +23,10 @@ var layer = map[string]int{
 	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0, "internal/procmem": 0,
 	"internal/tokenfile": 0, "internal/browser": 0, "internal/fuzzcheck": 0, "internal/ntt": 0,
+	// 0: the one description of each proof kind (wire value, name, policy).
+	"proofkind": 0,
 	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
-	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "porep/circuit/synthbench": 1,
+	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1,
 	"server/statusdoc/timeline": 1,
 	// 2: trees; the proving interface; the client; the status page.
 	"merkle": 2, "prover": 2, "client": 2, "server/statuspage": 2,
@@ -34,17 +36,18 @@ var layer = map[string]int{
 	"srs": 4, "porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
 	// 4: the on-disk layout of a sealed or updated sector; the parameter manifest check.
 	"sectordir": 4, "filecoin/paramcheck": 4,
-	// 5-7: PoRep, PoSt and SnapDeals native sides, circuits, planning; vanilla proofs of test sectors.
+	// 5-7: PoRep, PoSt and SnapDeals native sides (vanilla proofs, verifiers), circuits, planning.
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
-	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7, "internal/vanillagen": 7,
-	// 8: the engine; test parameters (blank circuits of every kind).
-	"engine": 8, "testparams": 8,
+	"porep/c2": 7, "post/circuit": 7, "snap/circuit": 7,
+	// 8: the engine; test parameters (blank circuits of every kind); the synthesis benchmark.
+	"engine": 8, "testparams": 8, "porep/circuit/synthbench": 8,
 	// 9: the proof kinds the engine serves and the gRPC server.
 	"engine/porepkind": 9, "engine/postkind": 9, "engine/snapkind": 9, "engine/testkind": 9, "server": 9,
-	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing).
-	"internal/proofgolden": 10,
-	// 10: the daemon harnesses; 11: the binary.
-	"bench": 10, "cmd/cuzk": 11,
+	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
+	// the one test harness (parameters, engines, fixtures, golden readers).
+	"internal/proofgolden": 10, "internal/testkit": 10,
+	// 10: the daemon harnesses; the daemon assembled from a configuration; 11: the binary.
+	"bench": 10, "daemon": 10, "cmd/cuzk": 11,
 }
 
 // daemon packages: nothing that proves or describes Filecoin proofs may
@@ -54,7 +57,7 @@ var daemon = map[string]bool{
 	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
 	"server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
-	"server": true, "bench": true, "cmd/cuzk": true,
+	"server": true, "bench": true, "daemon": true, "cmd/cuzk": true,
 }
 
 var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}

@@ -1,7 +1,6 @@
 package proofgolden
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // postVanilla is testdata/rustref/post/2KiB/{window,winning}.json.
@@ -61,12 +61,7 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	} else {
 		copy(rnd[:], b)
 	}
-	entries := make([][]byte, len(v.VanillaProofs))
-	for i, s := range v.VanillaProofs {
-		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, v.VanillaProofs)
 	proofs, err := post.DecodeVanillaProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)
@@ -107,10 +102,10 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kind := engine.ProofKindWindowPoSt
+	kind := proofkind.WindowPoSt
 	k := postkind.Window()
 	if rp.Type() == filecoin.WinningPoSt {
-		kind, k = engine.ProofKindWinningPoSt, postkind.Winning()
+		kind, k = proofkind.WinningPoSt, postkind.Winning()
 	}
 	// The request as Curio sends it: one bincode entry per sector.
 	req := &engine.Request{Kind: kind, RegisteredProof: uint64(rp), Randomness: rnd[:], VanillaProofs: entries}

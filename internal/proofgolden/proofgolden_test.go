@@ -14,13 +14,13 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -77,14 +77,7 @@ func loadProofFile(t *testing.T, name string) *proofFile {
 // unless their .params file hashes to the one bellperson proved with.
 func paramsFor(t *testing.T, g *proofFile, c filecoin.CircuitID) testparams.Files {
 	t.Helper()
-	start := time.Now()
-	f, gen, err := testparams.EnsureCircuit(context.Background(), c, testparams.DefaultDir(os.LookupEnv), testparams.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gen {
-		t.Logf("generated %s test parameters in %v", c, time.Since(start).Round(time.Millisecond))
-	}
+	f := testkit.FilecoinParams(t, c)[0]
 	pf, err := os.Open(f.Params)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +131,7 @@ func compareInputs(t *testing.T, what string, got []fr.Element, want []string) {
 // r, s to bellperson's bytes, and the proof verifies against inputs (derived
 // by the verifier's side of cuzk from public values) and not against
 // altered ones.
-func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Kind, req *engine.Request, size r1cs.Size, inputs []fr.Element) {
+func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Planner, req *engine.Request, size r1cs.Size, inputs []fr.Element) {
 	t.Helper()
 	compareInputs(t, "verifier's public inputs", inputs, g.PublicInputs)
 	if size.Constraints != g.Circuit.Constraints || size.Inputs != g.Circuit.Inputs {
@@ -185,29 +178,10 @@ func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Kind, r
 
 // newEngine is an engine over the test parameters in f's directory serving
 // kind as k, with randomness rnd.
-func newEngine(t *testing.T, f testparams.Files, k engine.ProofKind, kind engine.Kind, rnd prover.RandomnessSource) *engine.Engine {
+func newEngine(t *testing.T, f testparams.Files, k proofkind.Kind, kind engine.Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
-	bud := budget.New(8 << 30)
-	params := srs.NewManager(srs.Options{Locator: srs.FilecoinLocator(filepath.Dir(f.Params)), Budget: bud})
-	e, err := engine.New(engine.Options{
-		Kinds:      map[engine.ProofKind]engine.Kind{k: kind},
-		Backend:    &cpu.Backend{},
-		Params:     params,
-		Budget:     bud,
-		Randomness: rnd,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := e.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		e.ReleaseParams()
-	})
-	return e
+	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{k: kind},
+		Locator: srs.FilecoinLocator(filepath.Dir(f.Params)), Budget: 8 << 30, Randomness: rnd}).Engine
 }
 
 // sizeOf counts circ's rows and inputs (with ONE) as bellperson's golden

@@ -1,7 +1,6 @@
 package proofgolden
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
@@ -55,12 +55,7 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if err := json.Unmarshal(raw, &vps); err != nil {
 		t.Fatal(err)
 	}
-	entries := make([][]byte, len(vps))
-	for i, s := range vps {
-		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, vps)
 	vp, err := snap.DecodePartitionProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)
@@ -107,9 +102,9 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if len(entries) != 1 || k != 0 {
 		t.Fatalf("the 2 KiB update has %d partitions, golden for partition %d", len(entries), k)
 	}
-	req := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
+	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(rp), VanillaProofs: entries,
 		CommROld: hexBytes(t, u.CommROld), CommRNew: hexBytes(t, u.CommRNew), CommDNew: pub.CommDNew[:]}
-	check(t, g, rp.CircuitID(), &snapkind.Kind{}, req, sizeOf(t, circ), inputs)
+	check(t, g, rp.CircuitID(), &snapkind.Planner{}, req, sizeOf(t, circ), inputs)
 }
 
 func hexBytes(t *testing.T, s string) []byte {

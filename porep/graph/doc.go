@@ -1,6 +1,7 @@
 // Package graph is the stacked DRG of Filecoin's SDR PoRep: for every node
 // of a sector, its 6 DRG ("base") parents and 8 expander parents, and the
-// parent cache file built from them.
+// parent cache (its layout, name and digest, checked against upstream's
+// manifest) built from them.
 //
 // A [Graph] is parameterised by node count, porep_id and api version, so one
 // type serves every sector size, including the 8- and 32-node sectors of

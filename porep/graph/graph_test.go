@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -173,16 +174,12 @@ func TestParentCacheDigests(t *testing.T) {
 			if v, ok := want[e.Digest]; !ok || v != p.APIVersion().String() && v != "V"+underscored(p.APIVersion()) {
 				t.Fatalf("manifest digest %s not cross-listed in test_vectors.json for %v", e.Digest, p.APIVersion())
 			}
-			var sink countingWriter
-			digest, err := g.WriteParentCache(context.Background(), &sink, 4)
-			if err != nil {
-				t.Fatal(err)
+			file := cacheFile(t, g)
+			if got := sha256.Sum256(file); hex.EncodeToString(got[:]) != e.Digest {
+				t.Errorf("digest %x, want %s", got, e.Digest)
 			}
-			if got := hex.EncodeToString(digest[:]); got != e.Digest {
-				t.Errorf("digest %s, want %s", got, e.Digest)
-			}
-			if sink.n != g.ParentCacheSize() {
-				t.Errorf("wrote %d bytes, want %d", sink.n, g.ParentCacheSize())
+			if uint64(len(file)) != g.ParentCacheSize() {
+				t.Errorf("%d bytes, want %d", len(file), g.ParentCacheSize())
 			}
 		})
 	}
@@ -197,10 +194,6 @@ func underscored(v filecoin.APIVersion) string {
 	}
 	return string(b)
 }
-
-type countingWriter struct{ n uint64 }
-
-func (w *countingWriter) Write(p []byte) (int, error) { w.n += uint64(len(p)); return len(p), nil }
 
 // TestPredecessorSlot checks upstream graph_bucket: every DRG parent
 // precedes the node, none is the node itself, and node-1 sits in slot 5
@@ -315,8 +308,23 @@ func TestSmallGraphs(t *testing.T) {
 	}
 }
 
-// TestParentCacheLayouts: Parents, ParentsRange, ParentCache and
-// WriteParentCache agree for any worker count and chunk size.
+// cacheFile is g's parent cache file as upstream writes it: every node's
+// parents, u32 little-endian.
+func cacheFile(t *testing.T, g *Graph) []byte {
+	t.Helper()
+	parents, err := g.ParentCache(context.Background(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 0, len(parents)*4)
+	for _, p := range parents {
+		out = binary.LittleEndian.AppendUint32(out, p)
+	}
+	return out
+}
+
+// TestParentCacheLayouts: Parents, ParentsRange and ParentCache agree for
+// any worker count.
 func TestParentCacheLayouts(t *testing.T) {
 	g := mustGraph(t, 1000, [32]byte{9}, filecoin.V1_1_0)
 	want := make([]uint32, 1000*Degree)
@@ -330,61 +338,19 @@ func TestParentCacheLayouts(t *testing.T) {
 			t.Fatalf("ParentsRange entry %d differs", i)
 		}
 	}
-	mem, err := g.ParentCache(context.Background(), 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantBytes := make([]byte, 0, len(want)*4)
-	for i, p := range want {
-		if mem[i] != p {
-			t.Fatalf("ParentCache entry %d = %d, want %d", i, mem[i], p)
+	for _, workers := range []int{0, 1, 3, 1000} {
+		mem, err := g.ParentCache(context.Background(), workers)
+		if err != nil {
+			t.Fatal(err)
 		}
-		wantBytes = append(wantBytes, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
-	}
-	for _, workers := range []int{0, 1, 2, 3, 7, 1000} {
-		for _, chunk := range []uint32{1, 7, 64, 1 << 12} {
-			var buf bytesWriter
-			digest, err := g.writeParentCache(context.Background(), &buf, workers, chunk)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(buf) != string(wantBytes) {
-				t.Fatalf("workers=%d chunk=%d: stream differs", workers, chunk)
-			}
-			if digest != sha256.Sum256(wantBytes) {
-				t.Fatalf("workers=%d chunk=%d: digest differs", workers, chunk)
+		for i, p := range want {
+			if mem[i] != p {
+				t.Fatalf("workers=%d: ParentCache entry %d = %d, want %d", workers, i, mem[i], p)
 			}
 		}
-	}
-}
-
-type bytesWriter []byte
-
-func (w *bytesWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
-
-type failingWriter struct{ after int }
-
-var errDiskFull = errors.New("disk full")
-
-func (w *failingWriter) Write(p []byte) (int, error) {
-	if w.after <= 0 {
-		return 0, errDiskFull
-	}
-	w.after--
-	return len(p), nil
-}
-
-func TestWriteParentCacheErrors(t *testing.T) {
-	g := mustGraph(t, 1<<12, [32]byte{}, filecoin.V1_1_0)
-	_, err := g.writeParentCache(context.Background(), &failingWriter{after: 3}, 2, 64)
-	if !errors.Is(err, errDiskFull) {
-		t.Fatalf("error = %v, want disk full", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := g.WriteParentCache(ctx, &countingWriter{}, 2); !errors.Is(err, context.Canceled) {
-		t.Fatalf("canceled write error = %v", err)
-	}
 	if _, err := g.ParentCache(ctx, 2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled ParentCache error = %v", err)
 	}

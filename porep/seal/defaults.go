@@ -44,3 +44,10 @@ func DefaultInput(p filecoin.RegisteredSealProof) Input {
 		Ticket:   DefaultTicket,
 	}
 }
+
+// CCInput is committed-capacity sector id of miner for p: all-zero data,
+// DefaultTicket, the prover id of the miner. SnapDeals updates such
+// sectors; PoSt proves them as it proves any.
+func CCInput(p filecoin.RegisteredSealProof, miner, id uint64) Input {
+	return Input{Proof: p, Data: make([]byte, int(p.SectorSize())/128*127), ProverID: filecoin.ProverID(miner), Sector: id, Ticket: DefaultTicket}
+}

@@ -55,6 +55,8 @@ type Replica struct {
 	shape     merkle.Shape
 	g         *graph.Graph
 	replicaID [32]byte
+	proverID  [32]byte
+	sector    uint64
 	ticket    [32]byte
 	labels    [][][32]byte // labels[l][n]: layer l+1
 	treeD     *merkle.Sha254Tree
@@ -132,7 +134,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replica{proof: in.Proof, cfg: cfg, ticket: in.Ticket, shape: cfg.SealSpec().Tree()}
+	r := &Replica{proof: in.Proof, cfg: cfg, proverID: in.ProverID, sector: in.Sector, ticket: in.Ticket, shape: cfg.SealSpec().Tree()}
 	if r.g, err = cfg.Graph(); err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 func mustElement(b *[32]byte) fr.Element {
 	e, err := fr32.ToElement(*b)
 	if err != nil {
-		panic("seal: label above 2^254")
+		panic("seal: a label or commitment above 2^254")
 	}
 	return e
 }

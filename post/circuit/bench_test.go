@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/merkle"
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 )
 
 func benchPoSt(b *testing.B, p filecoin.RegisteredPoStProof) {
@@ -23,7 +23,7 @@ func benchPoSt(b *testing.B, p filecoin.RegisteredPoStProof) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	synthbench.Benchmark(b, f)
+	testcircuits.BenchmarkSynthesis(b, f)
 }
 
 // BenchmarkWindowPoSt2KiB is a full 2 KiB WindowPoSt partition (21,866 rows).

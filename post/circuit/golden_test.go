@@ -2,7 +2,6 @@ package circuit
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -19,15 +18,6 @@ import (
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-func elemLE(t testing.TB, b [32]byte) fr.Element {
-	t.Helper()
-	e, err := fr.LittleEndian.Element(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
 
 func frHex(e fr.Element) string {
 	var b [32]byte
@@ -123,12 +113,7 @@ func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProo
 		copy(rnd[:], b)
 	}
 	rp := filecoin.RegisteredPoStProof(v.RegisteredProof)
-	entries := make([][]byte, len(v.VanillaProofs))
-	for i, s := range v.VanillaProofs {
-		if entries[i], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, v.VanillaProofs)
 	proofs, err := post.DecodeVanillaProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)

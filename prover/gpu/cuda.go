@@ -315,3 +315,20 @@ var (
 )
 
 var _ prover.Backend = (*Backend)(nil)
+
+// materializeC gives an assignment that omits c (r1cs.AssignmentOptions.
+// OmitC) its c = a∘b row by row, which supraseal takes as an input: equal
+// to the real c for a satisfied witness, and a witness that is not gives a
+// proof the CPU re-check rejects either way. The daemon keeps c for GPU
+// lanes (srs.Options.KeepC), so this runs only for assignments made
+// elsewhere.
+func materializeC(pa *r1cs.ProvingAssignment) {
+	if pa.HasC() || len(pa.C) == len(pa.A) {
+		return
+	}
+	c := make([]fr.Element, len(pa.A), cap(pa.A))
+	for i := range c {
+		c[i].Mul(&pa.A[i], &pa.B[i])
+	}
+	pa.C = c
+}

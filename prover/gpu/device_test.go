@@ -22,10 +22,12 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/vanillagen"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -354,36 +356,24 @@ func TestDeviceKinds2KiB(t *testing.T) {
 	needDevice(t)
 	ctx := context.Background()
 	const miner = 1000
-	sector, err := vanillagen.Seal(ctx, filecoin.StackedDrg2KiBV1_1, miner, 7, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rnd := vanillagen.Randomness(1)
-	window, err := vanillagen.WindowPoSt(filecoin.StackedDrgWindow2KiBV1_2, rnd, []*vanillagen.Sector{sector}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	winning, err := vanillagen.WinningPoSt(filecoin.StackedDrgWinning2KiBV1, rnd, sector)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upd, err := vanillagen.SnapUpdate(filecoin.StackedDrg2KiBUpdateV1, sector, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snapReq := &engine.Request{Kind: engine.ProofKindSnapDeals, RegisteredProof: uint64(upd.Proof), SectorNumber: 7, MinerID: miner,
+	sector := testkit.CCSector(t, filecoin.StackedDrg2KiBV1_1, 7)
+	rnd := testkit.Randomness(1)
+	window := testkit.PoStVanilla(t, filecoin.StackedDrgWindow2KiBV1_2, rnd, []*sectordir.Sector{sector}, 0)
+	winning := testkit.PoStVanilla(t, filecoin.StackedDrgWinning2KiBV1, rnd, []*sectordir.Sector{sector}, 0)
+	upd := testkit.SnapUpdate(t, filecoin.StackedDrg2KiBUpdateV1, sector, 1)
+	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(filecoin.StackedDrg2KiBUpdateV1), SectorNumber: 7, MinerID: miner,
 		VanillaProofs: upd.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = upd.Request()
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(upd)
 	cases := []struct {
 		name string
-		kind engine.Kind
+		kind engine.Planner
 		req  *engine.Request
 	}{
-		{"window-post", postkind.Window(), &engine.Request{Kind: engine.ProofKindWindowPoSt, RegisteredProof: uint64(filecoin.StackedDrgWindow2KiBV1_2),
+		{"window-post", postkind.Window(), &engine.Request{Kind: proofkind.WindowPoSt, RegisteredProof: uint64(filecoin.StackedDrgWindow2KiBV1_2),
 			MinerID: miner, Randomness: rnd[:], VanillaProofs: window}},
-		{"winning-post", postkind.Winning(), &engine.Request{Kind: engine.ProofKindWinningPoSt, RegisteredProof: uint64(filecoin.StackedDrgWinning2KiBV1),
+		{"winning-post", postkind.Winning(), &engine.Request{Kind: proofkind.WinningPoSt, RegisteredProof: uint64(filecoin.StackedDrgWinning2KiBV1),
 			MinerID: miner, Randomness: rnd[:], VanillaProofs: winning}},
-		{"snap", &snapkind.Kind{}, snapReq},
+		{"snap", &snapkind.Planner{}, snapReq},
 	}
 	dir := testparams.DefaultDir(os.LookupEnv)
 	for _, c := range cases {

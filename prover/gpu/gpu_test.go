@@ -139,12 +139,12 @@ func TestCheckBatch(t *testing.T) {
 		t.Fatal("missing randomness accepted")
 	}
 	other := synthesize(t, mixed(300, 2))
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa, other}, make([]groth16.Randomness, 2)); !errors.Is(err, ErrShape) {
+	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa, other}, make([]groth16.Randomness, 2)); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("other circuit: %v, want ErrShape", err)
 	}
 	short := synthesize(t, c)
 	short.Aux = short.Aux[:len(short.Aux)-1]
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{short}, rnd); !errors.Is(err, ErrShape) {
+	if err := checkBatch(p, []*r1cs.ProvingAssignment{short}, rnd); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("short witness: %v, want ErrShape", err)
 	}
 }

@@ -72,16 +72,18 @@ type Lane struct {
 	Abandoned bool `json:"abandoned,omitempty"`
 }
 
-// Urgent describes the reserved lane: HIGH and CRITICAL jobs of at most
-// MaxConstraints rows are urgent; ordinary work pauses while one runs.
+// Urgent describes the reserved lane: HIGH and CRITICAL jobs whose
+// circuit's evaluation domain has at most MaxDomain rows are urgent;
+// ordinary work pauses while one runs. (The JSON name, max_constraints, is
+// the contract's since the field appeared; what it counts is domain rows.)
 type Urgent struct {
-	Enabled        bool          `json:"enabled"`
-	MaxConstraints int           `json:"max_constraints"`
-	ReservedBytes  int64         `json:"reserved_bytes"`
-	Active         int           `json:"active"` // urgent items holding memory now
-	Paused         int           `json:"paused"` // ordinary workers paused now
-	Pauses         uint64        `json:"pauses"`
-	PausedTime     time.Duration `json:"paused_ns"` // summed over workers
+	Enabled       bool          `json:"enabled"`
+	MaxDomain     int           `json:"max_constraints"`
+	ReservedBytes int64         `json:"reserved_bytes"`
+	Active        int           `json:"active"` // urgent items holding memory now
+	Paused        int           `json:"paused"` // ordinary workers paused now
+	Pauses        uint64        `json:"pauses"`
+	PausedTime    time.Duration `json:"paused_ns"` // summed over workers
 }
 
 // GPU is one CUDA device, as the CUDA runtime reports it.

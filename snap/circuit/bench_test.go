@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
 // BenchmarkUpdate2KiB synthesises the 2 KiB EmptySectorUpdate circuit
@@ -14,5 +14,5 @@ func BenchmarkUpdate2KiB(b *testing.B) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	u := newUpdatedSector(b, rng, mustParams(b, 2<<10))
 	c := u.circuit(b, 0)
-	synthbench.Benchmark(b, c)
+	testcircuits.BenchmarkSynthesis(b, c)
 }

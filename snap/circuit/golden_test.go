@@ -1,7 +1,6 @@
 package circuit
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -85,12 +84,7 @@ func loadUpdate(t *testing.T, size string) (*updateFile, []*snap.PartitionProof)
 	if err := json.Unmarshal(raw, &vps); err != nil {
 		t.Fatal(err)
 	}
-	entries := make([][]byte, len(vps))
-	for k, s := range vps {
-		if entries[k], err = base64.StdEncoding.DecodeString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := golden.Base64List(t, vps)
 	out, err := snap.DecodePartitionProofs(entries, filecoin.RegisteredUpdateProof(u.RegisteredProof))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package synthbench
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
@@ -53,5 +54,19 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := ParseCSKind("bogus"); err == nil {
 		t.Fatal("bogus accepted")
+	}
+}
+
+// The memory guard refuses a run the machine cannot hold, naming how to
+// make it smaller, unless forced.
+func TestMemoryGuard(t *testing.T) {
+	if _, ok := memAvailable(); !ok {
+		t.Skip("no /proc/meminfo")
+	}
+	if err := MemoryGuard(false)(1 << 62); err == nil || !strings.Contains(err.Error(), "--challenges") {
+		t.Errorf("guard let 4 EiB through: %v", err)
+	}
+	if err := MemoryGuard(true)(1 << 62); err != nil {
+		t.Errorf("--force: %v", err)
 	}
 }

@@ -1,32 +1,37 @@
-package main
+package synthbench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// syntheticCircuit builds the circuit `cuzk bench synth --synthetic`
+// Synthetic builds the circuit `cuzk bench synth --synthetic`
 // measures: one partition of the given kind and sector size with
 // deterministic random inputs (porep/circuit.Synthetic,
 // post/circuit.Synthetic), optionally reduced to fewer challenges or
 // sectors. It returns a description for the report.
-func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int, seed uint64) (r1cs.Circuit, string, error) {
-	if !size.set {
-		return nil, "", fmt.Errorf("--synthetic needs --sector-size")
-	}
+func Synthetic(size filecoin.SectorSize, kind proofkind.Kind, challenges, sectors int, seed uint64) (r1cs.Circuit, string, error) {
 	switch kind {
-	case "porep":
+	case proofkind.PoRep:
 		if sectors != 0 {
 			return nil, "", fmt.Errorf("--sectors is for --kind window-post")
 		}
-		p, err := sealProofFor(size, -1)
+		pc, err := filecoin.PoRepCircuitID(size)
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := pc.SealProof()
 		if err != nil {
 			return nil, "", err
 		}
@@ -34,14 +39,14 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 		if err != nil {
 			return nil, "", err
 		}
-		return c, fmt.Sprintf("porep %v partition (%v), %d of %d challenges, seed %d",
-			size.v, p, len(c.In.Challenges), p.ChallengesPerPartition(), seed), nil
-	case "window-post", "winning-post":
+		return c, fmt.Sprintf("%s %v partition (%v), %d of %d challenges, seed %d",
+			kind, size, p, len(c.In.Challenges), p.ChallengesPerPartition(), seed), nil
+	case proofkind.WindowPoSt, proofkind.WinningPoSt:
 		if challenges != 0 {
-			return nil, "", fmt.Errorf("--challenges is for --kind porep")
+			return nil, "", fmt.Errorf("--challenges is for --kind porep-c2")
 		}
 		typ := filecoin.WindowPoSt
-		if kind == "winning-post" {
+		if kind == proofkind.WinningPoSt {
 			typ = filecoin.WinningPoSt
 			if sectors != 0 {
 				return nil, "", fmt.Errorf("--sectors is for --kind window-post")
@@ -50,12 +55,12 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 		var p filecoin.RegisteredPoStProof
 		found := false
 		for _, q := range filecoin.PoStProofs() {
-			if q.SectorSize() == size.v && q.Type() == typ && (!found || q.APIVersion() > p.APIVersion()) {
+			if q.SectorSize() == size && q.Type() == typ && (!found || q.APIVersion() > p.APIVersion()) {
 				p, found = q, true
 			}
 		}
 		if !found {
-			return nil, "", fmt.Errorf("no %s proof for %v sectors", kind, size.v)
+			return nil, "", fmt.Errorf("no %s proof for %v sectors", kind, size)
 		}
 		full, err := postcircuit.DimsOf(p)
 		if err != nil {
@@ -66,15 +71,15 @@ func syntheticCircuit(size sectorSizeFlag, kind string, challenges, sectors int,
 			return nil, "", err
 		}
 		return c, fmt.Sprintf("%s %v partition (%v), %d of %d sectors × %d challenges, seed %d",
-			kind, size.v, p, len(c.Sectors), full.Sectors, full.Challenges, seed), nil
+			kind, size, p, len(c.Sectors), full.Sectors, full.Challenges, seed), nil
 	}
-	return nil, "", fmt.Errorf("unknown --kind %q (porep, window-post or winning-post)", kind)
+	return nil, "", fmt.Errorf("--kind %s: synthesis benchmarks take porep-c2, window-post or winning-post", kind)
 }
 
-// memoryGuard refuses a run whose vectors would not fit in the memory
+// MemoryGuard refuses a run whose vectors would not fit in the memory
 // /proc/meminfo calls available, with a 1 GiB margin for the rest of the
 // process (unless force). Without /proc/meminfo it lets everything run.
-func memoryGuard(force bool) func(int64) error {
+func MemoryGuard(force bool) func(int64) error {
 	return func(need int64) error {
 		avail, ok := memAvailable()
 		if force || !ok {
@@ -103,4 +108,19 @@ func memAvailable() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// FromC1 are the partition circuits of a C1 output, as the engine plans
+// them (porep/c2), without the native vanilla check: the benchmark
+// measures synthesis, not the check.
+func FromC1(ctx context.Context, o *c1.Output) ([]r1cs.Circuit, error) {
+	parts, err := c2.Plan(ctx, o, c2.PlanOptions{SkipVanillaCheck: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]r1cs.Circuit, len(parts))
+	for i := range parts {
+		out[i] = parts[i].Circuit
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/prover/cpu"
 	"github.com/cuzk-dev/cuzk/prover/gpu"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -83,19 +85,17 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 	}
 	t.Setenv(visibleDevicesEnv, "")
 	os.Unsetenv(visibleDevicesEnv)
-	cfgPath, _ := daemonFixture(t)
-	data, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
+	cfg := config.Default()
+	sock := filepath.Join(t.TempDir(), "cuzk.sock")
+	cfg.Daemon.Listen = "unix://" + sock
+	cfg.GPUs.Devices = []uint32{0}
+	cfg.GPUs.CPUFallback = false
+	err := Run(context.Background(), cfg, RunOptions{ShutdownTimeout: time.Second})
+	if err == nil || errors.Is(err, ErrServe) || !strings.Contains(err.Error(), "cpu_fallback") {
+		t.Fatalf("Run: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "gpu.toml")
-	if err := os.WriteFile(path, append(data, []byte("\n[gpus]\ndevices = [0]\ncpu_fallback = false\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"daemon", "--config", path}, &bytes.Buffer{}, &stderr)
-	if code == exitOK || !strings.Contains(stderr.String(), "cpu_fallback") {
-		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	if _, err := os.Stat(sock); err == nil {
+		t.Fatal("the daemon listened before refusing its GPUs")
 	}
 }
 
@@ -105,10 +105,7 @@ func TestDaemonRefusesMissingGPU(t *testing.T) {
 // registration hook still sees every load with its file; on the CPU the
 // configuration decides.
 func TestGPUProversHoldParamsOnce(t *testing.T) {
-	dir := t.TempDir()
-	if err := testkind.WriteParams(dir, 10); err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.TestParams(t, 10)
 	cfg := config.Default()
 	cfg.SRS.Residency = "resident"
 	var registered []string
@@ -125,7 +122,7 @@ func TestGPUProversHoldParamsOnce(t *testing.T) {
 		pv     provers
 		mapped bool
 	}{{"gpu", gpuPV, true}, {"cpu", provers{}, false}} {
-		so, err := srsOptions(&cfg, engineOptions{}, tc.pv)
+		so, err := srsOptions(&cfg, Options{}, tc.pv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +156,7 @@ func TestGPUProversHoldParamsOnce(t *testing.T) {
 		t.Errorf("registered %v", registered)
 	}
 	cfg.SRS.Residency = "hot"
-	if _, err := srsOptions(&cfg, engineOptions{}, provers{}); err == nil {
+	if _, err := srsOptions(&cfg, Options{}, provers{}); err == nil {
 		t.Error("a bad residency was accepted")
 	}
 }

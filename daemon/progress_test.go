@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -42,7 +43,7 @@ func TestWatchProgress(t *testing.T) {
 		i++
 		return s
 	}
-	var out syncBuf
+	var out testkit.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

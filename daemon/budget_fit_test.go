@@ -1,11 +1,13 @@
-package main
+package daemon
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
 )
@@ -34,14 +36,13 @@ func TestBudgetAbovePhysicalMemoryRefused(t *testing.T) {
 	if _, err := config.ReadMemTotal(); err != nil {
 		t.Skip(err)
 	}
-	cfgPath := filepath.Join(t.TempDir(), "cuzk.toml")
 	sock := filepath.Join(t.TempDir(), "cuzk.sock")
-	if err := os.WriteFile(cfgPath, []byte("[daemon]\nlisten = \"unix://"+sock+"\"\n[memory]\ntotal_budget = \"1000TiB\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runCmd(t, "daemon", "--config", cfgPath)
-	if code != exitError || !strings.Contains(stderr, "is more than this machine's memory") {
-		t.Fatalf("daemon with a 1000 TiB budget: exit %d, %s", code, stderr)
+	cfg := config.Default()
+	cfg.Daemon.Listen = "unix://" + sock
+	cfg.Memory.TotalBudget = config.Budget{Size: 1000 * config.TiB}
+	err = Run(context.Background(), cfg, RunOptions{ShutdownTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "is more than this machine's memory") {
+		t.Fatalf("daemon with a 1000 TiB budget: %v", err)
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Fatal("the daemon listened before refusing its budget")

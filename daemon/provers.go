@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"fmt"
@@ -143,7 +143,7 @@ func chooseProvers(cfg *config.Config, useGPU bool, onRetry func(reason string),
 				continue
 			}
 			o := ordinal(d.Index)
-			out = append(out, engine.DeviceStatus{Index: o, Name: d.Name, TotalMemory: d.TotalMemory, FreeMemory: d.FreeMemory, Lane: gpuLaneName(o)})
+			out = append(out, engine.DeviceStatus{Ordinal: o, Name: d.Name, TotalBytes: d.TotalMemory, FreeBytes: d.FreeMemory, Lane: gpuLaneName(o)})
 		}
 		return out, nil
 	}

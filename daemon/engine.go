@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -17,41 +17,72 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// engineOptions are what a command adds to the configuration when it
-// builds an engine: the daemon and the one-shot commands (prove-c2, demo)
-// build theirs the same way, so a proof is made by one pipeline whichever
+// Options are what a caller adds to the configuration when it builds an
+// engine: the daemon and the one-shot commands (prove-c2, demo) build
+// theirs the same way, so a proof is made by one pipeline whichever
 // command asks for it.
-type engineOptions struct {
-	enableTest  bool
-	trustParams bool
-	checkParams bool
-	randomness  prover.RandomnessSource // nil: fresh for every proof
-	log         *slog.Logger
-	observer    engine.Observer
-	// progress, when set, receives proveInProcess's progress lines
-	// (progress.go), each starting with progressLabel.
-	progress      io.Writer
-	progressLabel string
-	// gpu proves on the CUDA devices of [gpus] when there are any (the
+type Options struct {
+	// EnableTest serves the built-in test circuits (proofkind.Test).
+	EnableTest bool
+	// TrustParams and CheckParams go to srs.Options.
+	TrustParams bool
+	CheckParams bool
+	Randomness  prover.RandomnessSource // nil: fresh for every proof
+	Log         *slog.Logger
+	Observer    engine.Observer
+	// Progress, when set, receives Prove's progress lines (progress.go),
+	// each starting with ProgressLabel.
+	Progress      io.Writer
+	ProgressLabel string
+	// GPU proves on the CUDA devices of [gpus] when there are any (the
 	// daemon); the one-shot commands prove on the CPU.
-	gpu bool
-	// onGPURetry counts GPU proofs redone on the CPU (a metric).
-	onGPURetry func(reason string)
-	// stages, when set, is told of every partition step (engine.Options.Stages).
-	stages func(job string, partition int, stage string)
-	// residency overrides [srs] residency (the one-shot commands' --residency).
-	residency string
+	GPU bool
+	// OnGPURetry counts GPU proofs redone on the CPU (a metric).
+	OnGPURetry func(reason string)
+	// Stages, when set, is told of every partition step (engine.Options.Stages).
+	Stages func(job string, partition int, stage string)
+	// Residency overrides [srs] residency (the one-shot commands' --residency).
+	Residency string
+	// Kinds are served besides the built-in ones.
+	Kinds []Kind
 }
 
-// newEngine builds the engine a configuration describes: one memory
+// Kind is a proof kind served besides the built-in ones (a test's toy
+// kind, a fork's own): its descriptor, its planner and where its
+// parameters are.
+type Kind struct {
+	Descriptor proofkind.Descriptor
+	Planner    engine.Planner
+	// Locator finds the parameter files of the kind's circuits; nil looks
+	// for them as Filecoin circuits in [srs] param_cache.
+	Locator srs.Locator
+}
+
+// planners are the kinds this build serves, each with its planner: the
+// four Filecoin kinds, the test circuits when enabled.
+func planners(enableTest bool) map[proofkind.Kind]engine.Planner {
+	kinds := map[proofkind.Kind]engine.Planner{
+		proofkind.PoRep:       &porepkind.Planner{},
+		proofkind.WindowPoSt:  postkind.Window(),
+		proofkind.WinningPoSt: postkind.Winning(),
+		proofkind.SnapDeals:   &snapkind.Planner{},
+	}
+	if enableTest {
+		kinds[proofkind.Test] = testkind.New()
+	}
+	return kinds
+}
+
+// NewEngine builds the engine a configuration describes: one memory
 // budget shared by the parameter manager and the pipeline, the proof kinds
 // this build serves and the backends (chooseProvers). Call the returned
 // release after the engine's Shutdown and ReleaseParams.
-func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, func(), error) {
+func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), error) {
 	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
 	if err != nil {
 		return nil, 0, nil, err
@@ -59,28 +90,33 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
 		return nil, 0, nil, err
 	}
-	pv, err := chooseProvers(cfg, opt.gpu, opt.onGPURetry, opt.log)
+	pv, err := chooseProvers(cfg, opt.GPU, opt.OnGPURetry, opt.Log)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	kinds := map[engine.ProofKind]engine.Kind{
-		engine.ProofKindPoRep:       &porepkind.Kind{},
-		engine.ProofKindWindowPoSt:  postkind.Window(),
-		engine.ProofKindWinningPoSt: postkind.Winning(),
-		engine.ProofKindSnapDeals:   &snapkind.Kind{},
-	}
-	if opt.enableTest {
-		kinds[engine.ProofKindTest] = testkind.New()
+	kinds := planners(opt.EnableTest)
+	if opt.EnableTest {
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
+	}
+	descs := proofkind.Builtin()
+	for _, k := range opt.Kinds {
+		if descs, err = descs.With(k.Descriptor); err != nil {
+			pv.close()
+			return nil, 0, nil, err
+		}
+		kinds[k.Descriptor.Kind] = k.Planner
+		if k.Locator != nil {
+			locators = append(locators, k.Locator)
+		}
 	}
 	// The Go collector lets garbage grow the heap to twice what is live
 	// before it runs: 25 GB for a 32 GiB partition's 13 GB. A soft limit
 	// just above what the budget has reserved makes it collect (and return
 	// pages) sooner, so the process holds about what the budget says.
-	bud.SetOnChange(func(used int64) { debug.SetMemoryLimit(heapLimit(used)) })
-	debug.SetMemoryLimit(heapLimit(0))
+	bud.SetOnChange(func(used int64) { debug.SetMemoryLimit(HeapLimit(used)) })
+	debug.SetMemoryLimit(HeapLimit(0))
 	so, err := srsOptions(cfg, opt, pv)
 	if err != nil {
 		pv.close()
@@ -91,16 +127,17 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 	eng, err := engine.New(engine.Options{
 		Config:        engineConfig(cfg),
 		Kinds:         kinds,
+		Descriptors:   descs,
 		Backend:       pv.backend,
 		Lanes:         pv.lanes,
 		UrgentBackend: pv.urgent,
 		Devices:       pv.devices,
 		Params:        params,
 		Budget:        bud,
-		Log:           opt.log,
-		Observer:      opt.observer,
-		Stages:        opt.stages,
-		Randomness:    opt.randomness,
+		Log:           opt.Log,
+		Observer:      opt.Observer,
+		Stages:        opt.Stages,
+		Randomness:    opt.Randomness,
 	})
 	if err != nil {
 		pv.close()
@@ -113,10 +150,10 @@ func newEngine(cfg *config.Config, opt engineOptions) (*engine.Engine, int64, fu
 // chosen provers (Locator and Budget left to the caller). GPU lanes map the
 // parameters whatever the configuration says: supraseal holds its own
 // pinned copy, so a decoded one would hold them twice.
-func srsOptions(cfg *config.Config, opt engineOptions, pv provers) (srs.Options, error) {
+func srsOptions(cfg *config.Config, opt Options, pv provers) (srs.Options, error) {
 	name := cfg.SRS.Residency
-	if opt.residency != "" {
-		name = opt.residency
+	if opt.Residency != "" {
+		name = opt.Residency
 	}
 	res, err := srs.ParseResidency(name)
 	if err != nil {
@@ -127,9 +164,9 @@ func srsOptions(cfg *config.Config, opt engineOptions, pv provers) (srs.Options,
 	}
 	return srs.Options{
 		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
-		TrustParams: opt.trustParams,
-		CheckParams: opt.checkParams,
-		Log:         opt.log,
+		TrustParams: opt.TrustParams,
+		CheckParams: opt.CheckParams,
+		Log:         opt.Log,
 		Residency:   res,
 		KeepC:       pv.keepC,
 		OnLoad:      pv.onLoad,
@@ -137,12 +174,12 @@ func srsOptions(cfg *config.Config, opt engineOptions, pv provers) (srs.Options,
 	}, nil
 }
 
-// heapLimit is the Go heap's soft limit while used bytes of the budget are
+// HeapLimit is the Go heap's soft limit while used bytes of the budget are
 // reserved: 1 GiB and a sixteenth above, for what the budget does not
 // count (requests being decoded, status, the runtime). The limit is soft:
 // a heap that must grow past it does, with the collector taking at most
 // half the CPU meanwhile.
-func heapLimit(used int64) int64 { return used + 1<<30 + used/16 }
+func HeapLimit(used int64) int64 { return used + 1<<30 + used/16 }
 
 // checkBudgetFits refuses a fixed memory budget above the machine's
 // memory: the engine would admit work the machine cannot hold and the
@@ -192,7 +229,7 @@ func engineConfig(c *config.Config) engine.Config {
 		ReturnMemory:         true,
 		LogTiming:            os.Getenv(TimingEnv) == "1",
 		ReservedLane:         c.Pipeline.ReservedLane,
-		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxConstraints),
+		UrgentMaxDomain:      int(c.Pipeline.UrgentMaxDomain),
 		UrgentReserve:        urgentReserve(c.Memory.ReservedLaneBudget),
 	}
 }
@@ -219,16 +256,16 @@ func urgentReserve(b config.Budget) int64 {
 	return int64(b.Size)
 }
 
-// proveInProcess proves one request through an engine of its own, as the
+// Prove proves one request through an engine of its own, as the
 // daemon would, and shuts it down. A job that fails (its vanilla proof is
 // invalid, its proof did not verify) is a Result with StateFailed, not an
 // error.
-func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, req *engine.Request) (engine.Result, error) {
+func Prove(ctx context.Context, cfg *config.Config, opt Options, req *engine.Request) (engine.Result, error) {
 	// Nobody can come back for a job of this process once its caller
 	// (the command) gave up: no orphan grace.
 	one := *cfg
 	one.Engine.OrphanGrace = config.Duration{}
-	eng, _, release, err := newEngine(&one, opt)
+	eng, _, release, err := NewEngine(&one, opt)
 	if err != nil {
 		return engine.Result{}, err
 	}
@@ -248,21 +285,21 @@ func proveInProcess(ctx context.Context, cfg *config.Config, opt engineOptions, 
 		eng.ReleaseParams()
 		release()
 	}()
-	if opt.progress != nil {
+	if opt.Progress != nil {
 		pctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			watchProgress(pctx, opt.progress, opt.progressLabel, eng.Status, progressPoll, progressHeartbeat)
+			watchProgress(pctx, opt.Progress, opt.ProgressLabel, eng.Status, progressPoll, progressHeartbeat)
 		}()
 		defer func() { stop(); <-done }()
 	}
 	return eng.Prove(ctx, req)
 }
 
-// oneShotConfig is the configuration of a one-shot command: the daemon's
+// OneShotConfig is the configuration of a one-shot command: the daemon's
 // defaults with parameters read from dir and the given CPU budget.
-func oneShotConfig(dir string, workers int) *config.Config {
+func OneShotConfig(dir string, workers int) *config.Config {
 	cfg := config.Default()
 	cfg.SRS.ParamCache = dir
 	cfg.Synthesis.Threads = uint32(max(workers, 0))

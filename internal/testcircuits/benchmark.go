@@ -1,4 +1,4 @@
-package synthbench
+package testcircuits
 
 import (
 	"testing"
@@ -6,12 +6,12 @@ import (
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
-// Benchmark synthesises c once per iteration into a fresh backend and
+// BenchmarkSynthesis synthesises c once per iteration into a fresh backend and
 // reports ns/constraint. Templated assignments reuse the densities of one
 // exact synthesis, as the prover does for every proof after the first;
 // the -omitc variants leave c out (r1cs.AssignmentOptions.OmitC), as the
 // CPU prover takes them.
-func Benchmark(b *testing.B, c r1cs.Circuit) {
+func BenchmarkSynthesis(b *testing.B, c r1cs.Circuit) {
 	cs, err := r1cs.Synthesize(c, r1cs.Counter{})
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,202 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
+	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
+	"github.com/cuzk-dev/cuzk/srs"
+	"github.com/cuzk-dev/cuzk/testparams"
+)
+
+// The "add a proof kind" recipe of docs/architecture.md, done once: a toy
+// kind (x³ + x + 5 = out for the x its request carries) is one descriptor,
+// one planner and a parameter locator, and the daemon serves it end to end
+// through Curio's wire: proved and self-checked, named by its descriptor
+// in GetStatus, /status and the metrics, run at its default priority, its
+// bad requests refused naming the field.
+
+// toy is the toy kind's descriptor: a wire value outside Curio's enum, a
+// name, an alias, a policy of its own.
+var toy = proofkind.Descriptor{Kind: 1001, Name: "toy-cubic", Aliases: []string{"toy"}, DefaultPriority: proofkind.PriorityLow,
+	CircuitPrefix: "toy"}
+
+const toyCircuit = "toy-cubic"
+
+// toyPlanner plans toy requests: vanilla_proof is x, 8 bytes little-endian.
+type toyPlanner struct{}
+
+func (toyPlanner) Plan(_ context.Context, req *engine.Request) (*engine.Plan, error) {
+	if len(req.VanillaProof) != 8 {
+		return nil, fmt.Errorf("%w: %s: vanilla_proof is %d bytes, want 8 (x, little-endian)", engine.ErrInvalidRequest, toy.Name, len(req.VanillaProof))
+	}
+	c := testcircuits.Cubic{X: binary.LittleEndian.Uint64(req.VanillaProof)}
+	return &engine.Plan{CircuitID: toyCircuit, Partitions: []engine.Partition{{Circuit: c, PublicInputs: []fr.Element{c.Out()}}}}, nil
+}
+
+// toyKind makes the kind's parameters in dir and its locator.
+func toyKind(t *testing.T, dir string) (daemon.Kind, *groth16.VerifyingKey) {
+	t.Helper()
+	tw, err := groth16.RandomToxicWaste()
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := groth16.Setup(testcircuits.Cubic{}, tw, groth16.SetupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := testparams.FilesAt(filepath.Join(dir, toyCircuit))
+	if err := testparams.Write(files, params, "toy kind of daemon/toykind_test.go"); err != nil {
+		t.Fatal(err)
+	}
+	loc := srs.LocatorFunc(func(id string) (srs.Files, error) {
+		if id != toyCircuit {
+			return srs.Files{}, fmt.Errorf("%w: %q", srs.ErrUnknownCircuit, id)
+		}
+		return srs.Files{Params: files.Params, VK: files.VK}, nil
+	})
+	return daemon.Kind{Descriptor: toy, Planner: toyPlanner{}, Locator: loc}, params.VK
+}
+
+func TestToyKindServedEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	kind, vk := toyKind(t, dir)
+	cfg := config.Default()
+	cfg.Daemon.Listen = "unix://" + filepath.Join(dir, "cuzk.sock")
+	cfg.Daemon.StatusListen = "127.0.0.1:0"
+	cfg.SRS.ParamCache = dir
+	cfg.Memory.TotalBudget = config.Budget{Size: 4 * config.GiB}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	var logs testkit.SyncBuffer
+	go func() {
+		done <- daemon.Run(ctx, cfg, daemon.RunOptions{Kinds: []daemon.Kind{kind}, ShutdownTimeout: 10 * time.Second, Log: &logs,
+			Started: func(_, status net.Addr) { started <- status }})
+	}()
+	var statusAddr net.Addr
+	select {
+	case statusAddr = <-started:
+	case err := <-done:
+		t.Fatalf("daemon: %v\n%s", err, logs.String())
+	case <-time.After(time.Minute):
+		t.Fatal("daemon not started after a minute")
+	}
+	c, err := client.Dial(cfg.Daemon.Listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	// Proved, and the proof verifies for the public output of x = 3.
+	x := make([]byte, 8)
+	binary.LittleEndian.PutUint64(x, 3)
+	res, err := c.Prove(ctx, &cuzkv1.SubmitProofRequest{RequestId: "toy-1", ProofKind: cuzkv1.ProofKind(toy.Kind), VanillaProof: x})
+	if err != nil {
+		t.Fatalf("toy proof: %v\n%s", err, logs.String())
+	}
+	proofs, err := groth16.DecodeProofs(res.GetProof())
+	if err != nil || len(proofs) != 1 {
+		t.Fatalf("proof %x: %v", res.GetProof(), err)
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for xv, want := range map[uint64]bool{3: true, 4: false} {
+		if ok, err := groth16.Verify(pvk, &proofs[0], []fr.Element{testcircuits.Cubic{X: xv}.Out()}); err != nil || ok != want {
+			t.Errorf("verify for x = %d: %v %v, want %v", xv, ok, err, want)
+		}
+	}
+	// A bad request is refused naming the field.
+	_, err = c.Prove(ctx, &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(toy.Kind), VanillaProof: x[:7]})
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "toy-cubic: vanilla_proof is 7 bytes") {
+		t.Errorf("bad toy request: %v", err)
+	}
+
+	// GetStatus lists its queue by its descriptor's name, beside Curio's.
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queues []string
+	for _, q := range st.GetQueues() {
+		queues = append(queues, q.GetProofKind())
+	}
+	if got := strings.Join(queues, ","); got != "porep-c2,snap-update,window-post,winning-post,toy-cubic" {
+		t.Errorf("GetStatus queues %s", got)
+	}
+	// /status names the job by the kind and shows the kind's default
+	// priority, which the descriptor sets.
+	resp, err := http.Get("http://" + statusAddr.String() + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc statusdoc.Status
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.RecentJobs) != 1 || doc.RecentJobs[0].Kind != "toy-cubic" || doc.RecentJobs[0].Priority != "low" || doc.RecentJobs[0].Circuit != toyCircuit {
+		t.Errorf("recent jobs %+v", doc.RecentJobs)
+	}
+	if !strings.Contains(strings.Join(doc.Kinds, ","), "toy-cubic") || doc.ByKind["toy-cubic"].Completed != 1 {
+		t.Errorf("kinds %v, by kind %+v", doc.Kinds, doc.ByKind)
+	}
+	// The metrics label it by its descriptor's metric label.
+	m, err := c.Metrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m, `proof_kind="toy_cubic"`) {
+		t.Errorf("no toy_cubic label in the metrics:\n%s", m)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("daemon stopped with %v", err)
+	}
+	if !strings.Contains(logs.String(), "kinds=porep-c2,snap-update,toy-cubic,window-post,winning-post") {
+		t.Errorf("start-up line does not list the toy kind:\n%s", logs.String())
+	}
+}
+
+// A kind whose descriptor clashes with a built-in one is refused before
+// the daemon listens.
+func TestKindClashRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Daemon.Listen = "unix://" + filepath.Join(dir, "cuzk.sock")
+	clash := daemon.Kind{Descriptor: proofkind.Descriptor{Kind: 1002, Name: "wpost"}, Planner: toyPlanner{}}
+	err := daemon.Run(context.Background(), cfg, daemon.RunOptions{Kinds: []daemon.Kind{clash}, ShutdownTimeout: time.Second})
+	if !errors.Is(err, proofkind.ErrConflict) {
+		t.Fatalf("clashing descriptor: %v", err)
+	}
+}
