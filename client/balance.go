@@ -303,6 +303,31 @@ func SumStatus(reports ...*cuzkv1.GetStatusResponse) *cuzkv1.GetStatusResponse {
 		}
 	}
 	slices.SortFunc(out.Queues, func(a, b *cuzkv1.QueueStatus) int { return strings.Compare(a.GetProofKind(), b.GetProofKind()) })
+	out.CpuArithmetic = sumArithmetic(reports)
+	return out
+}
+
+// sumArithmetic is the daemons' common CPU arithmetic, "mixed" when they
+// differ, nil when none reports one (older daemons, Rust's).
+func sumArithmetic(reports []*cuzkv1.GetStatusResponse) *cuzkv1.CPUArithmetic {
+	var out *cuzkv1.CPUArithmetic
+	var kinds []string
+	for _, st := range reports {
+		a := st.GetCpuArithmetic()
+		if a == nil {
+			continue
+		}
+		if !slices.Contains(kinds, a.GetKind()) {
+			kinds = append(kinds, a.GetKind())
+		}
+		if out == nil {
+			out = &cuzkv1.CPUArithmetic{Kind: a.GetKind(), Reason: a.GetReason()}
+		}
+		out.CheckFailed = out.CheckFailed || a.GetCheckFailed()
+	}
+	if len(kinds) > 1 {
+		out.Kind, out.Reason = "mixed", "daemons use "+strings.Join(kinds, ", ")
+	}
 	return out
 }
 

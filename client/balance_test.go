@@ -514,3 +514,32 @@ func testCertificates(t *testing.T, dir string) (caFile, certFile, keyFile strin
 	}
 	return write("ca.crt", "CERTIFICATE", caDER), write("daemon.crt", "CERTIFICATE", der), write("daemon.key", "PRIVATE KEY", kder)
 }
+
+// TestSumStatusArithmetic: daemons' CPU arithmetic sums to the common one,
+// "mixed" when they differ, nil when none reports it; a failed check on
+// any daemon shows.
+func TestSumStatusArithmetic(t *testing.T) {
+	ifma := &cuzkv1.CPUArithmetic{Kind: "avx512-ifma"}
+	scalar := &cuzkv1.CPUArithmetic{Kind: "scalar", Reason: "CUZK_NO_IFMA=1"}
+	failed := &cuzkv1.CPUArithmetic{Kind: "scalar", Reason: "known-answer check failed: x", CheckFailed: true}
+	for _, c := range []struct {
+		in         []*cuzkv1.CPUArithmetic
+		kind       string
+		checkFails bool
+	}{
+		{nil, "", false},
+		{[]*cuzkv1.CPUArithmetic{ifma, ifma}, "avx512-ifma", false},
+		{[]*cuzkv1.CPUArithmetic{ifma, nil}, "avx512-ifma", false},
+		{[]*cuzkv1.CPUArithmetic{ifma, scalar}, "mixed", false},
+		{[]*cuzkv1.CPUArithmetic{scalar, failed}, "scalar", true},
+	} {
+		var reports []*cuzkv1.GetStatusResponse
+		for _, a := range c.in {
+			reports = append(reports, &cuzkv1.GetStatusResponse{CpuArithmetic: a})
+		}
+		got := client.SumStatus(reports...).GetCpuArithmetic()
+		if got.GetKind() != c.kind || got.GetCheckFailed() != c.checkFails {
+			t.Errorf("%v: summed to %v", c.in, got)
+		}
+	}
+}

@@ -94,6 +94,7 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	logArithmetic(opt.Log)
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
 	kinds := planners(opt.EnableTest)

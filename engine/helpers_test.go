@@ -77,7 +77,7 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	for k, v := range o.kinds {
 		kinds[k] = v
 	}
-	e := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: testkind.Locator(paramDir), Budget: o.total,
+	e := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: o.locator, Budget: o.total,
 		MinIdle: o.minIdle, Backend: o.backend, Lanes: o.lanes, UrgentBackend: o.urgent, Log: testkit.Logger(t, logs)})
 	if g, ok := o.kind.(interface{ open() }); ok {
 		t.Cleanup(g.open) // runs before the engine's shutdown

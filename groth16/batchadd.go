@@ -3,6 +3,8 @@ package groth16
 import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
+	"github.com/cuzk-dev/cuzk/internal/ifma"
 )
 
 // g1Batch performs many independent affine additions acc += ±q with one
@@ -10,7 +12,11 @@ import (
 // may appear at most once per batch. Additions that the chord formula cannot
 // do (an operand at infinity, equal x coordinates) are done one by one with
 // the complete formula; they are rare except at the very start.
+//
+// When the IFMA kernels are in use, vec does the batch instead (8 lanes,
+// internal/ifma) and the fields below stay empty.
 type g1Batch struct {
+	vec    *ifma.G1Adder
 	acc    []*bls.G1Affine
 	q      []bls.G1Affine // ±q, copied so negation needs no second pass
 	den    []fp.Element   // x_q − x_acc
@@ -19,6 +25,10 @@ type g1Batch struct {
 }
 
 func (b *g1Batch) init(n int) {
+	if ifma.Enabled() {
+		b.vec = ifma.NewG1Adder(n)
+		return
+	}
 	b.acc = make([]*bls.G1Affine, 0, n)
 	b.q = make([]bls.G1Affine, 0, n)
 	b.den = make([]fp.Element, 0, n)
@@ -32,15 +42,23 @@ func (b *g1Batch) add(acc, q *bls.G1Affine, negate bool) {
 	if q.IsInfinity() {
 		return // the chord formula cannot take it; adding nothing is the answer
 	}
+	if acc.IsInfinity() {
+		if negate {
+			acc.Neg(q)
+		} else {
+			*acc = *q
+		}
+		return
+	}
+	if b.vec != nil {
+		b.vec.Add(acc, q, negate)
+		return
+	}
 	var p bls.G1Affine
 	if negate {
 		p.Neg(q)
 	} else {
 		p = *q
-	}
-	if acc.IsInfinity() {
-		*acc = p
-		return
 	}
 	b.acc = append(b.acc, acc)
 	b.q = append(b.q, p)
@@ -54,6 +72,10 @@ func (b *g1Batch) add(acc, q *bls.G1Affine, negate bool) {
 }
 
 func (b *g1Batch) flush() {
+	if b.vec != nil {
+		b.vec.Flush() // accumulators at infinity are (0, 0), as below
+		return
+	}
 	n := len(b.den)
 	if n == 0 {
 		return
@@ -94,6 +116,7 @@ func (b *g1Batch) flush() {
 // generic here would put a dictionary call under every field multiplication.
 // Everything above them (msm, summer) is written once, generically.
 type g2Batch struct {
+	vec    *ifma.G2Adder // as g1Batch's
 	acc    []*bls.G2Affine
 	q      []bls.G2Affine
 	den    []bls.E2
@@ -102,6 +125,10 @@ type g2Batch struct {
 }
 
 func (b *g2Batch) init(n int) {
+	if ifma.Enabled() {
+		b.vec = ifma.NewG2Adder(n)
+		return
+	}
 	b.acc = make([]*bls.G2Affine, 0, n)
 	b.q = make([]bls.G2Affine, 0, n)
 	b.den = make([]bls.E2, 0, n)
@@ -115,15 +142,23 @@ func (b *g2Batch) add(acc, q *bls.G2Affine, negate bool) {
 	if q.IsInfinity() {
 		return
 	}
+	if acc.IsInfinity() {
+		if negate {
+			acc.Neg(q)
+		} else {
+			*acc = *q
+		}
+		return
+	}
+	if b.vec != nil {
+		b.vec.Add(acc, q, negate)
+		return
+	}
 	var p bls.G2Affine
 	if negate {
 		p.Neg(q)
 	} else {
 		p = *q
-	}
-	if acc.IsInfinity() {
-		*acc = p
-		return
 	}
 	b.acc = append(b.acc, acc)
 	b.q = append(b.q, p)
@@ -137,6 +172,10 @@ func (b *g2Batch) add(acc, q *bls.G2Affine, negate bool) {
 }
 
 func (b *g2Batch) flush() {
+	if b.vec != nil {
+		b.vec.Flush()
+		return
+	}
 	n := len(b.den)
 	if n == 0 {
 		return

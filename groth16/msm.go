@@ -221,6 +221,9 @@ const msmPiece = 1 << 22
 // and a whole 2^22-point MSM takes tens of seconds on a few cores. The
 // pieces' sum is the same group element.
 func multiExp[A, J any, PJ jacobian[J, A]](res *J, points []A, scalars []fr.Element, workers int, y func() error, piece int) error {
+	if done, err := multiExpVector(res, points, scalars, workers, y); done {
+		return err // the IFMA kernels' own G1 MSM (msm_ifma.go)
+	}
 	cfg := ecc.MultiExpConfig{NbTasks: workers}
 	if y == nil && len(scalars) <= piece {
 		_, err := PJ(res).MultiExp(points, scalars, cfg)

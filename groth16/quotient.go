@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/parallel"
 
+	"github.com/cuzk-dev/cuzk/internal/ifma"
 	"github.com/cuzk-dev/cuzk/internal/ntt"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -109,7 +110,13 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 		return nil, err
 	}
 	// Steps 2 and 4: the product, and c reversed into b's storage.
+	vec := ifma.FrVector()
 	if err := pointwise(m, workers, y, func(lo, hi int) {
+		if vec {
+			v := fr.Vector(a[lo:hi])
+			v.Mul(v, b[lo:hi])
+			return
+		}
 		for i := lo; i < hi; i++ {
 			a[i].Mul(&a[i], &b[i])
 		}
@@ -140,6 +147,15 @@ func quotient(pa *r1cs.ProvingAssignment, workers int, y func() error) ([]fr.Ele
 	lambda.Sub(&gm, &one).Inverse(&lambda).Mul(&lambda, &mInv)
 	fromCoset := ntt.NewBitRevPowers(logM, gInv, lambda, lambda)
 	if err := pointwise(m, workers, y, func(lo, hi int) {
+		if vec {
+			// The same products as vectors: a's factors by runs, cr·λ in
+			// cr's storage (cr is not needed after this).
+			va, vc := fr.Vector(a[lo:hi]), fr.Vector(cr[lo:hi])
+			fromCoset.Scale(va, lo)
+			vc.ScalarMul(vc, &lambda)
+			va.Sub(va, vc)
+			return
+		}
 		var t fr.Element
 		for p := lo; p < hi; p++ {
 			f := fromCoset.At(p)

@@ -162,6 +162,7 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 		UptimeSeconds:          uint64(st.Uptime / time.Second),
 		PinnedMemoryBytes:      uint64(st.Memory.UsedBytes),
 		PinnedMemoryLimitBytes: uint64(st.Memory.TotalBytes),
+		CpuArithmetic:          cpuArithmetic(),
 	}
 	for _, p := range st.Params {
 		// Only resident parameters are loaded; warm (evicted) and loading

@@ -28,7 +28,7 @@ func BenchmarkTransform(b *testing.B) {
 		n := 1 << lg
 		v := randomVector(n, 1)
 		d, _ := New(n, 2)
-		compact, _ := newDomain(n, 2, n/8) // as 2^27 runs: a quarter of the table
+		compact, _ := newDomain(n, 2, n/8, d.vec) // as 2^27 runs: a quarter of the table
 		ref := fft.NewDomain(uint64(n))
 		run := func(name string, f func()) {
 			b.Run(fmt.Sprintf("%s/2^%d", name, lg), func(b *testing.B) {

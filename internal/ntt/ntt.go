@@ -35,6 +35,8 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/parallel"
+
+	"github.com/cuzk-dev/cuzk/internal/ifma"
 )
 
 // MaxLog is the largest domain, 2^MaxLog: the 2-adicity of the scalar field.
@@ -73,6 +75,7 @@ var ErrSize = errors.New("ntt: domain size must be a power of two between 2 and 
 // 512 MiB instead of 2 GiB for about 6 % more multiplications.
 type Domain struct {
 	n, log int
+	vec    bool // butterflies on the IFMA kernels (ifma.ButterflyCT…; ifma.FrVector)
 	omega  fr.Element
 	z      []fr.Element // z[k] = ω^bitrev(k) over log−1 bits, k < min(n/2, MaxTable)
 	// Compact mode only (len(z) < n/2):
@@ -87,16 +90,17 @@ const MaxTable = 1 << 24
 // New builds the domain of size n, computing its twiddles on workers
 // goroutines (min(n/2, MaxTable) multiplications).
 func New(n, workers int) (*Domain, error) {
-	return newDomain(n, workers, MaxTable)
+	return newDomain(n, workers, MaxTable, ifma.FrVector())
 }
 
-// newDomain is New with the table bound as a parameter, so that tests can
-// run the compact mode at small sizes.
-func newDomain(n, workers, maxTable int) (*Domain, error) {
+// newDomain is New with the table bound and the vector choice as
+// parameters, so that tests run the compact mode at small sizes and both
+// multiplications on every machine.
+func newDomain(n, workers, maxTable int, vec bool) (*Domain, error) {
 	if n < 2 || n&(n-1) != 0 || n > 1<<MaxLog {
 		return nil, fmt.Errorf("%w: %d", ErrSize, n)
 	}
-	d := &Domain{n: n, log: bits.TrailingZeros(uint(n))}
+	d := &Domain{n: n, log: bits.TrailingZeros(uint(n)), vec: vec}
 	omega, err := fr.Generator(uint64(n))
 	if err != nil {
 		return nil, fmt.Errorf("ntt: %w", err)
@@ -189,7 +193,7 @@ func (d *Domain) DIFYield(a []fr.Element, workers int, y func() error) error {
 	// independent blocks for the workers to share without a tail.
 	size := d.n
 	for ; size > 1<<baseLog && d.n/size < 4*workers && workers > 1; size /= 2 {
-		d.layerAll(a, size, workers, ctBlock, st)
+		d.layerAll(a, size, workers, d.ctBlock, st)
 	}
 	parallel.Execute(d.n/size, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -225,7 +229,7 @@ func (d *Domain) DITYield(a []fr.Element, scale *BitRevPowers, workers int, y fu
 		}
 	}, workers)
 	for size *= 2; size <= d.n; size *= 2 {
-		d.layerAll(a, size, workers, gsBlock, st)
+		d.layerAll(a, size, workers, d.gsBlock, st)
 	}
 	return st.error()
 }
@@ -335,7 +339,7 @@ func (d *Domain) ctRec(a []fr.Element, blk int, st *stopper) {
 		return
 	}
 	m := size / 2
-	ctBlock(a[:m], a[m:], d.twiddle(blk))
+	d.ctBlock(a[:m], a[m:], d.twiddle(blk))
 	d.ctRec(a[:m], 2*blk, st)
 	d.ctRec(a[m:], 2*blk+1, st)
 }
@@ -357,7 +361,7 @@ func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers, st *stopper
 	d.gsRec(a[:m], 2*blk, scale, st)
 	d.gsRec(a[m:], 2*blk+1, scale, st)
 	if st == nil || !st.failed.Load() {
-		gsBlock(a[:m], a[m:], d.twiddle(blk))
+		d.gsBlock(a[:m], a[m:], d.twiddle(blk))
 	}
 }
 
@@ -366,21 +370,21 @@ func (d *Domain) gsRec(a []fr.Element, blk int, scale *BitRevPowers, st *stopper
 func (d *Domain) ctBase(a []fr.Element, blk int) {
 	s := bits.TrailingZeros(uint(len(a)))
 	var v baseTwiddles
+	var sc *smallScratch
 	for r := 0; r < s; r++ {
+		tw := d.layerTwiddles(&v, blk, s, r)
 		size := len(a) >> r
 		m := size / 2
-		x0 := blk << r
-		if x0+1<<r <= len(d.z) {
-			for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-				ctBlock(a[b:b+m], a[b+m:b+size], d.twiddle(x0+i))
+		if d.vec && m < minVec {
+			if sc == nil {
+				sc = getScratch()
+				defer putScratch(sc)
 			}
+			sc.smallLayer(a, m, tw, true)
 			continue
 		}
-		vr := v.at(d, blk, s, r)
 		for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-			var t fr.Element
-			t.Mul(&d.z11[i], vr)
-			ctBlock(a[b:b+m], a[b+m:b+size], &t)
+			d.ctBlock(a[b:b+m], a[b+m:b+size], tw.at(i))
 		}
 	}
 }
@@ -389,23 +393,51 @@ func (d *Domain) ctBase(a []fr.Element, blk int) {
 func (d *Domain) gsBase(a []fr.Element, blk int) {
 	s := bits.TrailingZeros(uint(len(a)))
 	var v baseTwiddles
+	var sc *smallScratch
 	for r := s - 1; r >= 0; r-- {
+		tw := d.layerTwiddles(&v, blk, s, r)
 		size := len(a) >> r
 		m := size / 2
-		x0 := blk << r
-		if x0+1<<r <= len(d.z) {
-			for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-				gsBlock(a[b:b+m], a[b+m:b+size], d.twiddle(x0+i))
+		if d.vec && m < minVec {
+			if sc == nil {
+				sc = getScratch()
+				defer putScratch(sc)
 			}
+			sc.smallLayer(a, m, tw, false)
 			continue
 		}
-		vr := v.at(d, blk, s, r)
 		for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
-			var t fr.Element
-			t.Mul(&d.z11[i], vr)
-			gsBlock(a[b:b+m], a[b+m:b+size], &t)
+			d.gsBlock(a[b:b+m], a[b+m:b+size], tw.at(i))
 		}
 	}
+}
+
+// layerTwiddles returns the twiddles of the sub-blocks at depth r below
+// base block blk.
+func (d *Domain) layerTwiddles(v *baseTwiddles, blk, s, r int) *twiddles {
+	tw := &v.tw
+	tw.d, tw.x0, tw.vr = d, blk<<r, nil
+	if tw.x0+1<<r > len(d.z) {
+		tw.vr = v.at(d, blk, s, r)
+	}
+	return tw
+}
+
+// twiddles gives the twiddle of sub-block i of one layer of a base block
+// (nil for 1): from the table, or computed in compact mode.
+type twiddles struct {
+	d  *Domain
+	x0 int
+	vr *fr.Element // compact mode's common factor; nil: from the table
+	t  fr.Element
+}
+
+func (tw *twiddles) at(i int) *fr.Element {
+	if tw.vr == nil {
+		return tw.d.twiddle(tw.x0 + i)
+	}
+	tw.t.Mul(&tw.d.z11[i], tw.vr)
+	return &tw.t
 }
 
 // baseTwiddles holds, for one base block blk of 2^s elements in compact
@@ -413,6 +445,7 @@ func (d *Domain) gsBase(a []fr.Element, blk int) {
 type baseTwiddles struct {
 	v    [baseLog]fr.Element
 	have bool
+	tw   twiddles
 }
 
 func (b *baseTwiddles) at(d *Domain, blk, s, r int) *fr.Element {
@@ -429,33 +462,85 @@ func (b *baseTwiddles) at(d *Domain, blk, s, r int) *fr.Element {
 	return &b.v[r]
 }
 
+// minVec is the shortest block run on the vector butterflies: the IFMA
+// kernels work on 8 pairs at a time.
+const minVec = 8
+
 // ctBlock: t = z·hi[j]; (lo[j], hi[j]) ← (lo[j] + t, lo[j] − t).
-func ctBlock(lo, hi []fr.Element, z *fr.Element) {
+func (d *Domain) ctBlock(lo, hi []fr.Element, z *fr.Element) {
 	hi = hi[:len(lo)]
-	if z == nil {
+	switch {
+	case z == nil:
 		for j := range lo {
 			fr.Butterfly(&lo[j], &hi[j])
 		}
-		return
-	}
-	for j := range lo {
-		hi[j].Mul(&hi[j], z)
-		fr.Butterfly(&lo[j], &hi[j])
+	case d.vec && len(lo) >= minVec:
+		ifma.ButterflyCT(lo, hi, z)
+	default:
+		for j := range lo {
+			hi[j].Mul(&hi[j], z)
+			fr.Butterfly(&lo[j], &hi[j])
+		}
 	}
 }
 
 // gsBlock: (lo[j], hi[j]) ← (lo[j] + hi[j], (lo[j] − hi[j])·z).
-func gsBlock(lo, hi []fr.Element, z *fr.Element) {
+func (d *Domain) gsBlock(lo, hi []fr.Element, z *fr.Element) {
 	hi = hi[:len(lo)]
-	if z == nil {
+	switch {
+	case z == nil:
 		for j := range lo {
 			fr.Butterfly(&lo[j], &hi[j])
 		}
-		return
+	case d.vec && len(lo) >= minVec:
+		ifma.ButterflyGS(lo, hi, z)
+	default:
+		for j := range lo {
+			fr.Butterfly(&lo[j], &hi[j])
+			hi[j].Mul(&hi[j], z)
+		}
 	}
-	for j := range lo {
-		fr.Butterfly(&lo[j], &hi[j])
-		hi[j].Mul(&hi[j], z)
+}
+
+// smallScratch holds a base block's lo and hi halves and their twiddles
+// for the layers whose blocks are too short for the kernels (m < 8):
+// there the pairs of all blocks are gathered, run as one vector of pairs
+// with a twiddle each, and put back.
+type smallScratch struct {
+	l, h, t [1 << (baseLog - 1)]fr.Element // 32 KiB each
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(smallScratch) }}
+
+func getScratch() *smallScratch  { return scratchPool.Get().(*smallScratch) }
+func putScratch(s *smallScratch) { scratchPool.Put(s) }
+
+// smallLayer runs one layer of blocks of 2m elements over a (at most a
+// base block), DIF (twiddle before the butterfly) or DIT (after).
+func (sc *smallScratch) smallLayer(a []fr.Element, m int, tw *twiddles, dif bool) {
+	size := 2 * m
+	half := len(a) / 2
+	l, h, t := sc.l[:half], sc.h[:half], sc.t[:half]
+	one := fr.One()
+	for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
+		z := tw.at(i)
+		if z == nil {
+			z = &one
+		}
+		for j := 0; j < m; j++ {
+			t[i*m+j] = *z
+		}
+		copy(l[i*m:(i+1)*m], a[b:b+m])
+		copy(h[i*m:(i+1)*m], a[b+m:b+size])
+	}
+	if dif {
+		ifma.ButterflyCTLanes(l, h, t)
+	} else {
+		ifma.ButterflyGSLanes(l, h, t)
+	}
+	for i, b := 0, 0; b < len(a); i, b = i+1, b+size {
+		copy(a[b:b+m], l[i*m:(i+1)*m])
+		copy(a[b+m:b+size], h[i*m:(i+1)*m])
 	}
 }
 
@@ -465,6 +550,7 @@ func gsBlock(lo, hi []fr.Element, z *fr.Element) {
 // p = hi·2^h + lo, bitrev(p) = bitrev_h(lo)·2^(log−h) + bitrev_(log−h)(hi).
 type BitRevPowers struct {
 	log, h int
+	vec    bool         // applied as fr.Vector products (ifma.FrVector)
 	lo, hi []fr.Element // lo[u] = x^(bitrev_h(u)·2^(log−h)), hi[v] = c·x^bitrev_(log−h)(v)
 	at0    fr.Element
 }
@@ -473,7 +559,7 @@ type BitRevPowers struct {
 // elements, with at0 at position 0 instead of c (pass c for no exception).
 func NewBitRevPowers(log int, x, c, at0 fr.Element) *BitRevPowers {
 	h := log / 2
-	s := &BitRevPowers{log: log, h: h, at0: at0}
+	s := &BitRevPowers{log: log, h: h, at0: at0, vec: ifma.FrVector()}
 	s.lo = make([]fr.Element, 1<<h)
 	s.hi = make([]fr.Element, 1<<(log-h))
 	var xs fr.Element // x^(2^(log−h))
@@ -502,6 +588,10 @@ func (s *BitRevPowers) At(p int) fr.Element {
 
 // apply multiplies a, the positions [off, off+len(a)), by their factors.
 func (s *BitRevPowers) apply(a []fr.Element, off int) {
+	if s.vec && len(a) >= minVec {
+		s.applyVec(a, off)
+		return
+	}
 	mask := 1<<s.h - 1
 	for r := range a {
 		p := off + r
@@ -514,6 +604,35 @@ func (s *BitRevPowers) apply(a []fr.Element, off int) {
 		a[r].Mul(&a[r], &f)
 	}
 }
+
+// applyVec is apply as vector products: over a run of positions with the
+// same p>>h the factors are lo[p&mask]·hi[p>>h], one scalar times a
+// contiguous stretch of lo.
+func (s *BitRevPowers) applyVec(a []fr.Element, off int) {
+	sc := getScratch()
+	defer putScratch(sc)
+	mask := 1<<s.h - 1
+	var a0 fr.Element
+	if off == 0 {
+		a0 = a[0]
+	}
+	for r := 0; r < len(a); {
+		p := off + r
+		run := min(len(a)-r, mask+1-p&mask, len(sc.t))
+		f := fr.Vector(sc.t[:run])
+		f.ScalarMul(s.lo[p&mask:p&mask+run], &s.hi[p>>s.h])
+		v := fr.Vector(a[r : r+run])
+		v.Mul(v, f)
+		r += run
+	}
+	if off == 0 {
+		a[0].Mul(&a0, &s.at0)
+	}
+}
+
+// Scale multiplies a, the positions [off, off+len(a)) of the vector, by
+// their factors (callers apply a BitRevPowers outside a transform).
+func (s *BitRevPowers) Scale(a []fr.Element, off int) { s.apply(a, off) }
 
 // BitReverse permutes a (a power-of-two length) into bit-reversed order,
 // as gnark-crypto's utils.BitReverse does, on workers goroutines, with y

@@ -51,32 +51,42 @@ func TestMatchesGnark(t *testing.T) {
 	for _, lg := range sizes {
 		n := 1 << lg
 		ref := fft.NewDomain(uint64(n))
-		for _, workers := range []int{1, 2, 3, 8} {
-			d, err := New(n, workers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Bytes() != TableBytes(n) {
-				t.Fatalf("2^%d: Bytes %d, TableBytes %d", lg, d.Bytes(), TableBytes(n))
-			}
-			if g := d.Generator(); !g.Equal(&ref.Generator) {
-				t.Fatalf("2^%d: generator differs from gnark-crypto's", lg)
-			}
-			in := randomVector(n, uint64(lg*10+workers))
-			name := fmt.Sprintf("2^%d/workers=%d", lg, workers)
+		for _, mode := range modes {
+			for _, workers := range []int{1, 2, 3, 8} {
+				d, err := newDomain(n, workers, MaxTable, mode.vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Bytes() != TableBytes(n) {
+					t.Fatalf("2^%d: Bytes %d, TableBytes %d", lg, d.Bytes(), TableBytes(n))
+				}
+				if g := d.Generator(); !g.Equal(&ref.Generator) {
+					t.Fatalf("2^%d: generator differs from gnark-crypto's", lg)
+				}
+				in := randomVector(n, uint64(lg*10+workers))
+				name := fmt.Sprintf("2^%d/%s/workers=%d", lg, mode.name, workers)
 
-			got, want := slices.Clone(in), slices.Clone(in)
-			d.DIF(got, workers)
-			ref.FFT(want, fft.DIF, fft.WithNbTasks(1))
-			equal(t, name+"/DIF", got, want)
+				got, want := slices.Clone(in), slices.Clone(in)
+				d.DIF(got, workers)
+				ref.FFT(want, fft.DIF, fft.WithNbTasks(1))
+				equal(t, name+"/DIF", got, want)
 
-			got, want = slices.Clone(in), slices.Clone(in)
-			d.DIT(got, nil, workers)
-			ref.FFT(want, fft.DIT, fft.WithNbTasks(1))
-			equal(t, name+"/DIT", got, want)
+				got, want = slices.Clone(in), slices.Clone(in)
+				d.DIT(got, nil, workers)
+				ref.FFT(want, fft.DIT, fft.WithNbTasks(1))
+				equal(t, name+"/DIT", got, want)
+			}
 		}
 	}
 }
+
+// modes are the two multiplications every transform test runs: scalar
+// fr.Mul, and gnark-crypto's fr.Vector products (IFMA where the CPU has
+// it, its generic code elsewhere: the gathering around them is ours).
+var modes = []struct {
+	name string
+	vec  bool
+}{{"scalar", false}, {"vector", true}}
 
 // TestCompactTwiddles: with the twiddle table cut short (as above
 // MaxTable), both transforms still equal gnark-crypto's, whatever the cut.
@@ -90,24 +100,26 @@ func TestCompactTwiddles(t *testing.T) {
 		wantDIT := slices.Clone(in)
 		ref.FFT(wantDIT, fft.DIT, fft.WithNbTasks(1))
 		for _, table := range []int{n / 4, n / 8, n >> baseLog, 1} {
-			d, err := newDomain(n, 2, table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if table == n/4 && d.Bytes() >= TableBytes(n) {
-				t.Fatalf("2^%d: compact table of %d bytes, the full one %d", lg, d.Bytes(), TableBytes(n))
-			}
-			if len(d.z) >= n/2 || d.y == nil {
-				t.Fatalf("2^%d, table %d: not compact (%d twiddles)", lg, table, len(d.z))
-			}
-			for _, workers := range []int{1, 3} {
-				name := fmt.Sprintf("2^%d/table=%d/workers=%d", lg, len(d.z), workers)
-				got := slices.Clone(in)
-				d.DIF(got, workers)
-				equal(t, name+"/DIF", got, want)
-				got = slices.Clone(in)
-				d.DIT(got, nil, workers)
-				equal(t, name+"/DIT", got, wantDIT)
+			for _, mode := range modes {
+				d, err := newDomain(n, 2, table, mode.vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if table == n/4 && d.Bytes() >= TableBytes(n) {
+					t.Fatalf("2^%d: compact table of %d bytes, the full one %d", lg, d.Bytes(), TableBytes(n))
+				}
+				if len(d.z) >= n/2 || d.y == nil {
+					t.Fatalf("2^%d, table %d: not compact (%d twiddles)", lg, table, len(d.z))
+				}
+				for _, workers := range []int{1, 3} {
+					name := fmt.Sprintf("2^%d/table=%d/%s/workers=%d", lg, len(d.z), mode.name, workers)
+					got := slices.Clone(in)
+					d.DIF(got, workers)
+					equal(t, name+"/DIF", got, want)
+					got = slices.Clone(in)
+					d.DIT(got, nil, workers)
+					equal(t, name+"/DIT", got, wantDIT)
+				}
 			}
 		}
 	}
@@ -141,10 +153,24 @@ func TestDITScaled(t *testing.T) {
 			want[p].Mul(&want[p], &f)
 		}
 		d.DIT(want, nil, 1)
-		for _, workers := range []int{1, 2, 5} {
+		for _, mode := range modes {
+			d.vec, s.vec = mode.vec, mode.vec
+			for _, workers := range []int{1, 2, 5} {
+				got := slices.Clone(in)
+				d.DIT(got, s, workers)
+				equal(t, fmt.Sprintf("2^%d/%s/workers=%d", lg, mode.name, workers), got, want)
+			}
+			// Scale alone, over pieces that straddle the runs of p>>h.
 			got := slices.Clone(in)
-			d.DIT(got, s, workers)
-			equal(t, fmt.Sprintf("2^%d/workers=%d", lg, workers), got, want)
+			for off := 0; off < n; off += 37 {
+				s.Scale(got[off:min(off+37, n)], off)
+			}
+			scaled := slices.Clone(in)
+			for p := range scaled {
+				f := s.At(p)
+				scaled[p].Mul(&scaled[p], &f)
+			}
+			equal(t, fmt.Sprintf("2^%d/%s/Scale", lg, mode.name), got, scaled)
 		}
 	}
 }
@@ -204,14 +230,18 @@ func TestLarge(t *testing.T) {
 // lets them go on give what DIF, DIT and gnark-crypto's bit reversal give,
 // calling it at least once per base block (so a pause or a stop is never
 // more than a base block or a layer segment away), also in compact mode;
-// an error from it stops every worker and is returned.
+// an error from it stops every worker and is returned; in both modes
+// (scalar butterflies and the vector kernels).
 func TestYield(t *testing.T) {
 	stop := errors.New("stop")
 	for _, lg := range []int{1, 4, 12, 15} {
 		n := 1 << lg
 		in := randomVector(n, uint64(lg))
-		for _, maxTable := range []int{MaxTable, n / 8} {
-			d, err := newDomain(n, 2, max(maxTable, 1))
+		for _, mt := range []struct {
+			maxTable int
+			vec      bool
+		}{{MaxTable, false}, {n / 8, false}, {MaxTable, true}, {n / 8, true}} {
+			d, err := newDomain(n, 2, max(mt.maxTable, 1), mt.vec)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -55,6 +55,16 @@ type Status struct {
 	Urgent Urgent `json:"urgent"`
 	// GPUs are the CUDA devices the daemon proves on (empty on the CPU).
 	GPUs []GPU `json:"gpus"`
+	// CPUArithmetic is the field arithmetic of the CPU prover (and of the
+	// CPU check of device proofs).
+	CPUArithmetic Arithmetic `json:"cpu_arithmetic"`
+}
+
+// Arithmetic names the CPU prover's field arithmetic.
+type Arithmetic struct {
+	Kind        string `json:"kind"`                   // "avx512-ifma" or "scalar"
+	Reason      string `json:"reason,omitempty"`       // why scalar: no IFMA, CUZK_NO_IFMA, or a failed check
+	CheckFailed bool   `json:"check_failed,omitempty"` // a kernel failed its known-answer check at start-up
 }
 
 // Lane is one prover lane.

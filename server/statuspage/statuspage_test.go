@@ -37,8 +37,9 @@ func fakeStatus() statusdoc.Status {
 			Duration: time.Duration(durMs) * time.Millisecond, Batch: 1, Circuit: "test-k10", Worker: "synthesis 0"}
 	}
 	return statusdoc.Status{
-		Uptime: 90 * time.Second,
-		Memory: statusdoc.Memory{TotalBytes: 8 << 30, UsedBytes: 3 << 30, PeakBytes: 5 << 30, ParamsBytes: 1 << 30, Waiting: 1},
+		Uptime:        90 * time.Second,
+		CPUArithmetic: statusdoc.Arithmetic{Kind: "scalar", Reason: "known-answer check failed: <b>fp</b>", CheckFailed: true},
+		Memory:        statusdoc.Memory{TotalBytes: 8 << 30, UsedBytes: 3 << 30, PeakBytes: 5 << 30, ParamsBytes: 1 << 30, Waiting: 1},
 		Pipeline: statusdoc.Pipeline{SynthesisWorkers: 2, SynthesisConcurrency: 2, Lookahead: 1, Enabled: true,
 			Synthesizing: 1, Proving: 1},
 		Queues: []statusdoc.Queue{{Kind: "porep", Pending: 1}, {Kind: "test", InProgress: 1}, {Kind: "snap"}},
@@ -262,6 +263,9 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	if r := rows[2]; r[0] != "done-"+hostile || r[4] != "completed" || strings.Join(r[6:11], "|") != "5.0 ms|300 ms|200 ms|350 ms|900 ms" {
 		t.Errorf("recent row %q", r)
+	}
+	if a := doc.Text("arith"); a != "CPU arithmetic scalar (known-answer check failed: <b>fp</b>) — known-answer check FAILED" {
+		t.Errorf("arithmetic line %q", a)
 	}
 	if s := doc.Text("summary"); !strings.Contains(s, "up 90.0 s") || !strings.Contains(s, "1 completed, 1 failed, 0 cancelled") {
 		t.Errorf("summary %q", s)

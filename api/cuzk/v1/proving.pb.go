@@ -845,8 +845,12 @@ type GetStatusResponse struct {
 	UptimeSeconds          uint64                 `protobuf:"varint,6,opt,name=uptime_seconds,json=uptimeSeconds,proto3" json:"uptime_seconds,omitempty"`
 	PinnedMemoryBytes      uint64                 `protobuf:"varint,7,opt,name=pinned_memory_bytes,json=pinnedMemoryBytes,proto3" json:"pinned_memory_bytes,omitempty"`
 	PinnedMemoryLimitBytes uint64                 `protobuf:"varint,8,opt,name=pinned_memory_limit_bytes,json=pinnedMemoryLimitBytes,proto3" json:"pinned_memory_limit_bytes,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
+	// Ours, not in Curio's copy (proto3 readers skip a field they do not
+	// know): the field arithmetic of the CPU prover and of the CPU check of
+	// device proofs.
+	CpuArithmetic *CPUArithmetic `protobuf:"bytes,9,opt,name=cpu_arithmetic,json=cpuArithmetic,proto3" json:"cpu_arithmetic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetStatusResponse) Reset() {
@@ -933,6 +937,13 @@ func (x *GetStatusResponse) GetPinnedMemoryLimitBytes() uint64 {
 		return x.PinnedMemoryLimitBytes
 	}
 	return 0
+}
+
+func (x *GetStatusResponse) GetCpuArithmetic() *CPUArithmetic {
+	if x != nil {
+		return x.CpuArithmetic
+	}
+	return nil
 }
 
 type GPUStatus struct {
@@ -1422,6 +1433,72 @@ func (x *GetMetricsResponse) GetPrometheusText() string {
 	return ""
 }
 
+type CPUArithmetic struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "avx512-ifma" (the AVX-512 IFMA vector kernels) or "scalar".
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Why the arithmetic is scalar: the CPU or OS lacks AVX-512 IFMA,
+	// CUZK_NO_IFMA is set, or a kernel failed its known-answer check; empty
+	// with IFMA.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A kernel failed its known-answer check at start-up (the daemon logged
+	// a warning and proves with scalar arithmetic).
+	CheckFailed   bool `protobuf:"varint,3,opt,name=check_failed,json=checkFailed,proto3" json:"check_failed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CPUArithmetic) Reset() {
+	*x = CPUArithmetic{}
+	mi := &file_cuzk_v1_proving_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CPUArithmetic) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CPUArithmetic) ProtoMessage() {}
+
+func (x *CPUArithmetic) ProtoReflect() protoreflect.Message {
+	mi := &file_cuzk_v1_proving_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CPUArithmetic.ProtoReflect.Descriptor instead.
+func (*CPUArithmetic) Descriptor() ([]byte, []int) {
+	return file_cuzk_v1_proving_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CPUArithmetic) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CPUArithmetic) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CPUArithmetic) GetCheckFailed() bool {
+	if x != nil {
+		return x.CheckFailed
+	}
+	return false
+}
+
 var File_cuzk_v1_proving_proto protoreflect.FileDescriptor
 
 const file_cuzk_v1_proving_proto_rawDesc = "" +
@@ -1486,7 +1563,7 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\x13CancelProofResponse\x12\x1f\n" +
 	"\vwas_running\x18\x01 \x01(\bR\n" +
 	"wasRunning\"\x12\n" +
-	"\x10GetStatusRequest\"\x94\x03\n" +
+	"\x10GetStatusRequest\"\xd3\x03\n" +
 	"\x11GetStatusResponse\x12&\n" +
 	"\x04gpus\x18\x01 \x03(\v2\x12.cuzk.v1.GPUStatusR\x04gpus\x121\n" +
 	"\n" +
@@ -1496,7 +1573,8 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\x13total_proofs_failed\x18\x05 \x01(\x04R\x11totalProofsFailed\x12%\n" +
 	"\x0euptime_seconds\x18\x06 \x01(\x04R\ruptimeSeconds\x12.\n" +
 	"\x13pinned_memory_bytes\x18\a \x01(\x04R\x11pinnedMemoryBytes\x129\n" +
-	"\x19pinned_memory_limit_bytes\x18\b \x01(\x04R\x16pinnedMemoryLimitBytes\"\xdf\x01\n" +
+	"\x19pinned_memory_limit_bytes\x18\b \x01(\x04R\x16pinnedMemoryLimitBytes\x12=\n" +
+	"\x0ecpu_arithmetic\x18\t \x01(\v2\x16.cuzk.v1.CPUArithmeticR\rcpuArithmetic\"\xdf\x01\n" +
 	"\tGPUStatus\x12\x18\n" +
 	"\aordinal\x18\x01 \x01(\rR\aordinal\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12(\n" +
@@ -1538,7 +1616,11 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"freedBytes\"\x13\n" +
 	"\x11GetMetricsRequest\"=\n" +
 	"\x12GetMetricsResponse\x12'\n" +
-	"\x0fprometheus_text\x18\x01 \x01(\tR\x0eprometheusText*\x82\x01\n" +
+	"\x0fprometheus_text\x18\x01 \x01(\tR\x0eprometheusText\"^\n" +
+	"\rCPUArithmetic\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12!\n" +
+	"\fcheck_failed\x18\x03 \x01(\bR\vcheckFailed*\x82\x01\n" +
 	"\tProofKind\x12\x1a\n" +
 	"\x16PROOF_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11POREP_SEAL_COMMIT\x10\x01\x12\x15\n" +
@@ -1578,7 +1660,7 @@ func file_cuzk_v1_proving_proto_rawDescGZIP() []byte {
 }
 
 var file_cuzk_v1_proving_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cuzk_v1_proving_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_cuzk_v1_proving_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_cuzk_v1_proving_proto_goTypes = []any{
 	(ProofKind)(0),                 // 0: cuzk.v1.ProofKind
 	(Priority)(0),                  // 1: cuzk.v1.Priority
@@ -1603,6 +1685,7 @@ var file_cuzk_v1_proving_proto_goTypes = []any{
 	(*EvictSrsResponse)(nil),       // 20: cuzk.v1.EvictSrsResponse
 	(*GetMetricsRequest)(nil),      // 21: cuzk.v1.GetMetricsRequest
 	(*GetMetricsResponse)(nil),     // 22: cuzk.v1.GetMetricsResponse
+	(*CPUArithmetic)(nil),          // 23: cuzk.v1.CPUArithmetic
 }
 var file_cuzk_v1_proving_proto_depIdxs = []int32{
 	0,  // 0: cuzk.v1.SubmitProofRequest.proof_kind:type_name -> cuzk.v1.ProofKind
@@ -1613,28 +1696,29 @@ var file_cuzk_v1_proving_proto_depIdxs = []int32{
 	14, // 5: cuzk.v1.GetStatusResponse.gpus:type_name -> cuzk.v1.GPUStatus
 	15, // 6: cuzk.v1.GetStatusResponse.loaded_srs:type_name -> cuzk.v1.SRSStatus
 	16, // 7: cuzk.v1.GetStatusResponse.queues:type_name -> cuzk.v1.QueueStatus
-	3,  // 8: cuzk.v1.SRSStatus.tier:type_name -> cuzk.v1.SRSStatus.Tier
-	4,  // 9: cuzk.v1.ProvingEngine.SubmitProof:input_type -> cuzk.v1.SubmitProofRequest
-	6,  // 10: cuzk.v1.ProvingEngine.AwaitProof:input_type -> cuzk.v1.AwaitProofRequest
-	8,  // 11: cuzk.v1.ProvingEngine.Prove:input_type -> cuzk.v1.ProveRequest
-	10, // 12: cuzk.v1.ProvingEngine.CancelProof:input_type -> cuzk.v1.CancelProofRequest
-	12, // 13: cuzk.v1.ProvingEngine.GetStatus:input_type -> cuzk.v1.GetStatusRequest
-	21, // 14: cuzk.v1.ProvingEngine.GetMetrics:input_type -> cuzk.v1.GetMetricsRequest
-	17, // 15: cuzk.v1.ProvingEngine.PreloadSRS:input_type -> cuzk.v1.PreloadSrsRequest
-	19, // 16: cuzk.v1.ProvingEngine.EvictSRS:input_type -> cuzk.v1.EvictSrsRequest
-	5,  // 17: cuzk.v1.ProvingEngine.SubmitProof:output_type -> cuzk.v1.SubmitProofResponse
-	7,  // 18: cuzk.v1.ProvingEngine.AwaitProof:output_type -> cuzk.v1.AwaitProofResponse
-	9,  // 19: cuzk.v1.ProvingEngine.Prove:output_type -> cuzk.v1.ProveResponse
-	11, // 20: cuzk.v1.ProvingEngine.CancelProof:output_type -> cuzk.v1.CancelProofResponse
-	13, // 21: cuzk.v1.ProvingEngine.GetStatus:output_type -> cuzk.v1.GetStatusResponse
-	22, // 22: cuzk.v1.ProvingEngine.GetMetrics:output_type -> cuzk.v1.GetMetricsResponse
-	18, // 23: cuzk.v1.ProvingEngine.PreloadSRS:output_type -> cuzk.v1.PreloadSrsResponse
-	20, // 24: cuzk.v1.ProvingEngine.EvictSRS:output_type -> cuzk.v1.EvictSrsResponse
-	17, // [17:25] is the sub-list for method output_type
-	9,  // [9:17] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	23, // 8: cuzk.v1.GetStatusResponse.cpu_arithmetic:type_name -> cuzk.v1.CPUArithmetic
+	3,  // 9: cuzk.v1.SRSStatus.tier:type_name -> cuzk.v1.SRSStatus.Tier
+	4,  // 10: cuzk.v1.ProvingEngine.SubmitProof:input_type -> cuzk.v1.SubmitProofRequest
+	6,  // 11: cuzk.v1.ProvingEngine.AwaitProof:input_type -> cuzk.v1.AwaitProofRequest
+	8,  // 12: cuzk.v1.ProvingEngine.Prove:input_type -> cuzk.v1.ProveRequest
+	10, // 13: cuzk.v1.ProvingEngine.CancelProof:input_type -> cuzk.v1.CancelProofRequest
+	12, // 14: cuzk.v1.ProvingEngine.GetStatus:input_type -> cuzk.v1.GetStatusRequest
+	21, // 15: cuzk.v1.ProvingEngine.GetMetrics:input_type -> cuzk.v1.GetMetricsRequest
+	17, // 16: cuzk.v1.ProvingEngine.PreloadSRS:input_type -> cuzk.v1.PreloadSrsRequest
+	19, // 17: cuzk.v1.ProvingEngine.EvictSRS:input_type -> cuzk.v1.EvictSrsRequest
+	5,  // 18: cuzk.v1.ProvingEngine.SubmitProof:output_type -> cuzk.v1.SubmitProofResponse
+	7,  // 19: cuzk.v1.ProvingEngine.AwaitProof:output_type -> cuzk.v1.AwaitProofResponse
+	9,  // 20: cuzk.v1.ProvingEngine.Prove:output_type -> cuzk.v1.ProveResponse
+	11, // 21: cuzk.v1.ProvingEngine.CancelProof:output_type -> cuzk.v1.CancelProofResponse
+	13, // 22: cuzk.v1.ProvingEngine.GetStatus:output_type -> cuzk.v1.GetStatusResponse
+	22, // 23: cuzk.v1.ProvingEngine.GetMetrics:output_type -> cuzk.v1.GetMetricsResponse
+	18, // 24: cuzk.v1.ProvingEngine.PreloadSRS:output_type -> cuzk.v1.PreloadSrsResponse
+	20, // 25: cuzk.v1.ProvingEngine.EvictSRS:output_type -> cuzk.v1.EvictSrsResponse
+	18, // [18:26] is the sub-list for method output_type
+	10, // [10:18] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_cuzk_v1_proving_proto_init() }
@@ -1648,7 +1732,7 @@ func file_cuzk_v1_proving_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cuzk_v1_proving_proto_rawDesc), len(file_cuzk_v1_proving_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

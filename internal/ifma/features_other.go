@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package ifma
+
+func cpuFeatures() Features { return Features{} }

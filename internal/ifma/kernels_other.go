@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package ifma
+
+const haveAsm = false
+
+var asmKernels kernels
