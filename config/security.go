@@ -72,7 +72,7 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it %s", key, addr, serves))
 			return
 		}
-		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket; daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
+		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket or a loopback address (127.0.0.1:9820 when Curio runs on this machine); daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
 			ErrInsecureListener, key, addr, serves, why))
 	}
 	plainToken := func(key, addr string) {
