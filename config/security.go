@@ -63,7 +63,8 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 	d := c.Daemon
 	auth := d.Authenticates()
 	var errs []error
-	need := func(key, addr, serves string) {
+	// example is a loopback address the key could take instead.
+	need := func(key, addr, serves, example string) {
 		why := "set daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates)"
 		if d.TLSCertFile != "" {
 			why = "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller: set daemon.tls_client_ca_file or daemon.token_file"
@@ -72,8 +73,8 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it %s", key, addr, serves))
 			return
 		}
-		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket or a loopback address (127.0.0.1:9820 when Curio runs on this machine); daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
-			ErrInsecureListener, key, addr, serves, why))
+		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket or a loopback address (%s); daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
+			ErrInsecureListener, key, addr, serves, why, example))
 	}
 	plainToken := func(key, addr string) {
 		if d.TokenFile != "" && d.TLSCertFile == "" && !IsLoopback(addr) {
@@ -89,13 +90,13 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 				"allowed on loopback because Curio's client sends no credentials; a unix socket (mode 0660) or daemon.token_file closes it",
 				"daemon.listen", d.Listen, serves))
 		default:
-			need("daemon.listen", d.Listen, serves)
+			need("daemon.listen", d.Listen, serves, "127.0.0.1:9820 when Curio runs on this machine")
 		}
 		plainToken("daemon.listen", d.Listen)
 	}
 	if sa := d.StatusAddr(); isTCP(sa) && !IsLoopback(sa) {
 		if !auth {
-			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)")
+			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)", "127.0.0.1:9821, reached through an SSH tunnel")
 		}
 		plainToken("daemon.status_listen", sa)
 	}

@@ -33,6 +33,8 @@ func TestCheckListeners(t *testing.T) {
 		{name: "unix socket, no credentials", d: Daemon{Listen: DefaultListen}},
 		{name: "tcp refused", d: Daemon{Listen: "0.0.0.0:9820"},
 			err: `daemon.listen = "0.0.0.0:9820" would let anyone who can reach it submit and cancel proofs and preload or evict parameters: set daemon.token_file`},
+		{name: "the refusal names the loopback remedy", d: Daemon{Listen: "0.0.0.0:9820"},
+			err: "or use a unix socket or a loopback address (127.0.0.1:9820 when Curio runs on this machine)"},
 		{name: "empty host is every interface, refused", d: Daemon{Listen: ":9820"}, err: `daemon.listen = ":9820" would let anyone`},
 		{name: "private address refused", d: Daemon{Listen: "10.0.0.5:9820"}, err: `daemon.listen = "10.0.0.5:9820"`},
 		{name: "IPv6 any refused", d: Daemon{Listen: "[::]:9820"}, err: `daemon.listen = "[::]:9820"`},
