@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -21,30 +20,12 @@ const (
 	rustUnitFile      = "testdata/rust-cuzk.service"
 )
 
-// execStart returns the ExecStart command line of a systemd unit file,
-// split on blanks (the unit Curio documents quotes nothing).
-func execStart(t *testing.T, unit string) []string {
-	t.Helper()
-	f, err := os.Open(unit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "ExecStart="); ok {
-			return strings.Fields(v)
-		}
-	}
-	t.Fatalf("%s: no ExecStart line", unit)
-	return nil
-}
-
 // unitArgs is the unit's command line for our binary: the program dropped,
 // the Rust cuzk's config path replaced by cfgPath.
 func unitArgs(t *testing.T, cfgPath string) []string {
 	t.Helper()
-	argv := execStart(t, rustUnitFile)
+	// The unit Curio documents quotes nothing: blanks split it.
+	argv := strings.Fields(readUnit(t, rustUnitFile).one(t, "Service.ExecStart"))
 	if filepath.Base(argv[0]) != "cuzk" {
 		t.Fatalf("unit runs %q, not cuzk", argv[0])
 	}
