@@ -44,21 +44,27 @@ func (d Daemon) Authenticates() bool {
 
 // CheckListeners applies the daemon's transport rule, after Validate:
 //
-//   - a TCP gRPC listener needs token_file or TLS with client certificates
-//     (loopback included: any local user can reach a loopback port);
+//   - a TCP gRPC listener on an address other than loopback needs
+//     token_file or TLS with client certificates;
+//   - a TCP gRPC listener on a loopback address (127.0.0.0/8, ::1,
+//     localhost) may go without them, with a warning: Curio's client
+//     dials plain TCP and sends no token, and its documented address is
+//     127.0.0.1:9820, so refusing it would make this daemon no drop-in for
+//     the Rust cuzk. Any local user can still reach such a port, which is
+//     what the warning says;
 //   - a TCP status listener on an address other than loopback needs the
-//     same (a loopback one is reachable from the machine only);
-//   - daemon.insecure_tcp = true lifts both rules.
+//     same credentials (a loopback one is reachable from the machine only);
+//   - daemon.insecure_tcp = true lifts the rules for other addresses.
 //
 // Unix sockets are always allowed: the daemon creates them with mode 0660.
-// The returned warnings (an unauthenticated listener allowed by
-// insecure_tcp, tokens sent over plain TCP) are for the daemon to log
-// loudly at start-up.
+// The returned warnings (an unauthenticated listener, tokens sent over
+// plain TCP) are for the daemon to log loudly at start-up.
 func (c *Config) CheckListeners() (warnings []string, err error) {
 	d := c.Daemon
 	auth := d.Authenticates()
 	var errs []error
-	need := func(key, addr, serves string) {
+	// example is a loopback address the key could take instead.
+	need := func(key, addr, serves, example string) {
 		why := "set daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates)"
 		if d.TLSCertFile != "" {
 			why = "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller: set daemon.tls_client_ca_file or daemon.token_file"
@@ -67,8 +73,8 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it %s", key, addr, serves))
 			return
 		}
-		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket; daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
-			ErrInsecureListener, key, addr, serves, why))
+		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket or a loopback address (%s); daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
+			ErrInsecureListener, key, addr, serves, why, example))
 	}
 	plainToken := func(key, addr string) {
 		if d.TokenFile != "" && d.TLSCertFile == "" && !IsLoopback(addr) {
@@ -76,14 +82,21 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 		}
 	}
 	if isTCP(d.Listen) {
-		if !auth {
-			need("daemon.listen", d.Listen, "submit and cancel proofs and preload or evict parameters")
+		const serves = "submit and cancel proofs and preload or evict parameters"
+		switch {
+		case auth:
+		case IsLoopback(d.Listen) && !d.InsecureTCP:
+			warnings = append(warnings, fmt.Sprintf("%s = %q authenticates nobody: every local user and process can %s; "+
+				"allowed on loopback because Curio's client sends no credentials; a unix socket (mode 0660) or daemon.token_file closes it",
+				"daemon.listen", d.Listen, serves))
+		default:
+			need("daemon.listen", d.Listen, serves, "127.0.0.1:9820 when Curio runs on this machine")
 		}
 		plainToken("daemon.listen", d.Listen)
 	}
 	if sa := d.StatusAddr(); isTCP(sa) && !IsLoopback(sa) {
 		if !auth {
-			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)")
+			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)", "127.0.0.1:9821, reached through an SSH tunnel")
 		}
 		plainToken("daemon.status_listen", sa)
 	}

@@ -84,6 +84,11 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 		_ = eng.Shutdown(context.Background())
 		return err
 	}
+	if err := checkBound(cfg.Daemon, lis.Addr()); err != nil {
+		lis.Close()
+		_ = eng.Shutdown(context.Background())
+		return err
+	}
 	var hlis net.Listener
 	if cfg.Daemon.StatusListen != "" {
 		if hlis, err = server.Listen(cfg.Daemon.StatusAddr()); err != nil {

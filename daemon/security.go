@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/config"
@@ -49,4 +51,20 @@ func newAuth(d config.Daemon, log *slog.Logger, warnings []string) (*server.Auth
 		log.Info("listener security", "listener", l.name, "addr", l.addr, "guarded_by", strings.Join(guards, ", "))
 	}
 	return auth, nil
+}
+
+// checkBound re-checks, once the gRPC listener is open, what
+// config.CheckListeners allowed by name: an unauthenticated TCP listener
+// is allowed only on loopback, and "localhost" is whatever the resolver
+// says it is. A listener bound anywhere else is refused.
+func checkBound(d config.Daemon, bound net.Addr) error {
+	tcp, ok := bound.(*net.TCPAddr)
+	if !ok || d.Authenticates() || d.InsecureTCP {
+		return nil
+	}
+	if !tcp.IP.IsLoopback() {
+		return fmt.Errorf("%w: daemon.listen = %q bound %s, which is not a loopback address (check what the name resolves to)",
+			config.ErrInsecureListener, d.Listen, tcp)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
@@ -13,12 +14,38 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 )
 
+// RustDefaultConfig is the Rust cuzk daemon's default --config
+// (cuzk-daemon/src/main.rs in Curio's extern/cuzk). The Rust-style command
+// line (`cuzk --config FILE`, `cuzk -l ADDR`) reads it when no --config is
+// given and it exists, as the Rust daemon does.
+const RustDefaultConfig = "/data/zk/cuzk.toml"
+
 // runDaemon is `cuzk daemon`: it serves proofs over gRPC until SIGINT or
 // SIGTERM (ctx), then shuts down within --shutdown-timeout.
 func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
-	fs := newFlags("daemon", stderr)
+	return startDaemon(ctx, "daemon", args, "", stderr)
+}
+
+// runRustStyle is the Rust cuzk's command line, `cuzk [-c|--config FILE]
+// [-l|--listen ADDR] [--log-level LEVEL]`, which Curio's systemd unit runs:
+// the daemon with every `cuzk daemon` flag, reading RustDefaultConfig
+// when no --config is given.
+func runRustStyle(ctx context.Context, args []string, _, stderr io.Writer) int {
+	return startDaemon(ctx, "", args, RustDefaultConfig, stderr)
+}
+
+// startDaemon parses the daemon's flags and runs it. defaultConfig, when
+// not "", is read if no --config is given and the file exists; without it
+// the built-in defaults apply, as they do for `cuzk daemon`. An explicit
+// --config that does not exist is an error (the Rust daemon falls back to
+// defaults there, which turns a typo in a unit file into a daemon on the
+// wrong socket).
+func startDaemon(ctx context.Context, name string, args []string, defaultConfig string, stderr io.Writer) int {
+	fs := newFlags(name, stderr)
 	cfgPath := fs.String("config", "", "TOML configuration `file` (default: built-in defaults; see config/cuzk.example.toml)")
+	fs.StringVar(cfgPath, "c", "", "short for --config (the Rust cuzk's flag)")
 	listen := fs.String("listen", "", "gRPC `address`, unix:///path.sock or host:port (overrides daemon.listen)")
+	fs.StringVar(listen, "l", "", "short for --listen (the Rust cuzk's flag)")
 	statusListen := fs.String("status-listen", "", "HTTP `address` for /status, /metrics, /debug/pprof (overrides daemon.status_listen)")
 	logLevel := fs.String("log-level", "", "trace, debug, info, warn or error (overrides logging.level)")
 	paramCache := fs.String("param-cache", "", "parameter `directory` (overrides srs.param_cache and FIL_PROOFS_PARAMETER_CACHE)")
@@ -31,12 +58,23 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	fail := failer(stderr, "cuzk daemon")
+	fail := failer(stderr, strings.TrimSpace("cuzk "+name))
 	if *maxPending < 0 || *maxPlans < 0 {
 		return fail("--max-pending and --max-concurrent-plans must not be negative")
 	}
 
 	cfg := config.Default()
+	var notes []string
+	if *cfgPath == "" && defaultConfig != "" {
+		switch _, err := os.Stat(defaultConfig); {
+		case err == nil:
+			*cfgPath = defaultConfig
+		case errors.Is(err, os.ErrNotExist):
+			notes = append(notes, fmt.Sprintf("no --config and %s does not exist: using the built-in defaults", defaultConfig))
+		default:
+			return fail("default config: %v", err)
+		}
+	}
 	if *cfgPath != "" {
 		c, err := config.Load(*cfgPath)
 		if err != nil {
@@ -60,6 +98,15 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) int {
 	sec.apply(&cfg.Daemon)
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
+	}
+	if len(notes) > 0 {
+		log, err := daemon.NewLogger(cfg.Logging, stderr)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, n := range notes {
+			log.Info(n)
+		}
 	}
 	// The flags override [engine] max_pending and max_concurrent_plans.
 	if *maxPending > 0 {

@@ -18,9 +18,9 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
-// TestDaemonRefusesInsecureTCP: a TCP listener that would authenticate
-// nobody, or credentials that do not hold together, stop the daemon
-// before it listens, with an error naming the key and the remedy.
+// TestDaemonRefusesInsecureTCP: a TCP listener off loopback that would
+// authenticate nobody, or credentials that do not hold together, stop the
+// daemon before it listens, with an error naming the key and the remedy.
 func TestDaemonRefusesInsecureTCP(t *testing.T) {
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short")
@@ -32,10 +32,10 @@ func TestDaemonRefusesInsecureTCP(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"daemon", "--listen", "127.0.0.1:0"}, `unauthenticated TCP listener: daemon.listen = "127.0.0.1:0" would let anyone who can reach it submit and cancel proofs`},
+		{[]string{"daemon", "--listen", "192.0.2.1:0"}, `unauthenticated TCP listener: daemon.listen = "192.0.2.1:0" would let anyone who can reach it submit and cancel proofs`},
 		{[]string{"daemon", "--listen", "0.0.0.0:0"}, "daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk"},
 		{[]string{"daemon", "--listen", sock, "--status-listen", "0.0.0.0:0"}, `daemon.status_listen = "0.0.0.0:0" would let anyone who can reach it read /status, /metrics and /debug/pprof`},
-		{[]string{"daemon", "--listen", "127.0.0.1:0", "--tls-cert", "/c", "--tls-key", "/k"}, "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller"},
+		{[]string{"daemon", "--listen", "0.0.0.0:0", "--tls-cert", "/c", "--tls-key", "/k"}, "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller"},
 		{[]string{"daemon", "--listen", "127.0.0.1:0", "--tls-cert", "/c"}, "daemon.tls_cert_file and daemon.tls_key_file are set together"},
 		{[]string{"daemon", "--tls-client-ca", "/ca"}, "client certificates need TLS"},
 		{[]string{"daemon", "--listen", "127.0.0.1:0", "--token-file", short}, "token is 3 characters, want at least 32"},
@@ -63,8 +63,8 @@ func freeAddr(t *testing.T) string {
 
 // TestDaemonTokenOverTCP runs `cuzk daemon` on loopback TCP with a token
 // file: calls without the token are Unauthenticated, `cuzk bench single
-// --token-file` proves; then --insecure-tcp starts without credentials and
-// says so loudly.
+// --token-file` proves; then --insecure-tcp, and then no flag at all (a
+// loopback address), start without credentials and say so loudly.
 func TestDaemonTokenOverTCP(t *testing.T) {
 	params := t.TempDir()
 	if err := testkind.WriteParams(params, 10); err != nil {
@@ -140,5 +140,22 @@ func TestDaemonTokenOverTCP(t *testing.T) {
 	logs = stop()
 	if !strings.Contains(logs, `level=WARN msg="SECURITY: daemon.insecure_tcp = true: daemon.listen = \"`+addr+`\" authenticates nobody`) {
 		t.Errorf("insecure_tcp without its warning:\n%s", logs)
+	}
+
+	// Loopback without any credentials or insecure_tcp: what Curio's
+	// client can use (it sends no token); allowed, with its own warning.
+	addr, stop = start()
+	c3, err := client.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	waitServing(t, c3, nil)
+	logs = stop()
+	if !strings.Contains(logs, `level=WARN msg="SECURITY: daemon.listen = \"`+addr+`\" authenticates nobody: every local user and process can submit`) {
+		t.Errorf("unauthenticated loopback listener without its warning:\n%s", logs)
+	}
+	if !strings.Contains(logs, `guarded_by="loopback address only"`) {
+		t.Errorf("listener security line lacks the loopback guard:\n%s", logs)
 	}
 }

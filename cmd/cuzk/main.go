@@ -51,6 +51,7 @@ func commands() map[string]command {
 		"snap encode":    {"update a sealed CC sector with new data: update.json, vanilla partition proofs", runSnapEncode},
 		"verify-post":    {"verify a WindowPoSt/WinningPoSt proof from public values", runVerifyPoSt},
 		"verify-update":  {"verify a SnapDeals update proof from public values", runVerifyUpdate},
+		"version":        {"version, VCS commit, Go version, backends compiled in (also --version)", runVersion},
 	}
 }
 
@@ -81,12 +82,21 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr, cmds)
 		if len(args) == 0 {
 			return exitError
 		}
 		return exitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout, stderr)
+	}
+	// The Rust cuzk has no subcommands: its daemon starts from flags
+	// alone, and Curio's systemd unit runs `cuzk --config FILE`. Any
+	// command line that starts with a flag is that one.
+	if strings.HasPrefix(args[0], "-") {
+		return runRustStyle(ctx, args, stdout, stderr)
 	}
 	// Two-word commands ("params gen", "bench single") first.
 	name := args[0]
@@ -134,7 +144,9 @@ func groupOf(cmds map[string]command, name string) map[string]command {
 }
 
 func usage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "usage: cuzk <command> [flags]\n\ncommands:")
+	fmt.Fprintln(w, "usage: cuzk <command> [flags]")
+	fmt.Fprintln(w, "       cuzk [-c|--config FILE] [-l|--listen ADDR] [daemon flags]   (the Rust cuzk's command line: cuzk daemon, reading "+RustDefaultConfig+" by default)")
+	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
@@ -161,7 +173,7 @@ func failer(stderr io.Writer, command string) func(format string, a ...any) int 
 
 // newFlags returns a FlagSet that reports errors instead of exiting.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(strings.TrimSpace("cuzk "+name), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
 }
