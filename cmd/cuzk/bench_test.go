@@ -288,7 +288,9 @@ func TestBenchStress(t *testing.T) {
 	if a.Planned != 10 || a.Submitted != 10 || a.Completed != 10 || a.Lost != 0 || !a.Accounted() || len(rep.Results) != 10 || len(rep.LostJobs) != 0 {
 		t.Fatalf("%+v", a)
 	}
-	if rep.LastArrival < 1125*time.Millisecond || rep.LastArrival >= 1250*time.Millisecond || rep.Elapsed < rep.LastArrival || took > 20*time.Second {
+	// Arrivals are never early; on a loaded machine a timer may fire late,
+	// so the upper bound only catches a schedule that is wrong, not slow.
+	if rep.LastArrival < 1125*time.Millisecond || rep.LastArrival >= 1125*time.Millisecond+5*time.Second || rep.Elapsed < rep.LastArrival || took > 20*time.Second {
 		t.Fatalf("last arrival at %v, run %v, command %v", rep.LastArrival, rep.Elapsed, took)
 	}
 	if a.Latency.N != 10 || a.Latency.Max <= 0 || len(rep.Kinds) != 1 || rep.Kinds[0].Kind != "test" {
