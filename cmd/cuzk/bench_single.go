@@ -100,8 +100,8 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	r := &rep.Result
 	code := exitOK
 	switch {
-	case r.Status == bench.StatusError:
-		code = exitError // no answer from the daemon
+	case r.Status == bench.StatusError, r.Status == bench.StatusRejected:
+		code = exitError // no answer from the daemon, or no job (a draining daemon)
 	case !r.OK():
 		code = exitInvalid
 	}
@@ -142,7 +142,11 @@ func printSingle(w io.Writer, rep *singleReport) {
 	r := &rep.Result
 	fmt.Fprintf(w, "\n=== Proof Result ===\n")
 	fmt.Fprintf(w, "status:          %s\n", r.Status)
-	fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	if r.JobID == "" && r.Status == bench.StatusRejected {
+		fmt.Fprintf(w, "job_id:          (none: the daemon made no job)\n")
+	} else {
+		fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	}
 	if strings.Contains(rep.Addr, ",") || strings.HasPrefix(rep.Addr, "dns:") {
 		// One of several daemons.
 		fmt.Fprintf(w, "daemon:          %s\n", r.Daemon)
