@@ -87,11 +87,13 @@ func TestDrainIsVisible(t *testing.T) {
 	if l := metricLine(t, d, "cuzk_draining"); l != "cuzk_draining 1" {
 		t.Errorf("while draining: %q", l)
 	}
-	_, err = d.c.Submit(ctx, client.TestRequest("new", 10, nil))
+	// The generated client, so that the status is the wire's as it came.
+	rpc := d.c.RPC()
+	_, err = rpc.SubmitProof(ctx, client.TestRequest("new", 10, nil))
 	wantDraining(t, "SubmitProof", err)
-	_, err = d.c.Prove(ctx, client.TestRequest("new", 10, nil))
+	_, err = rpc.Prove(ctx, &cuzkv1.ProveRequest{Submit: client.TestRequest("new", 10, nil)})
 	wantDraining(t, "Prove", err)
-	_, err = d.c.Prove(ctx, client.TestRequest("held", 10, long))
+	_, err = rpc.Prove(ctx, &cuzkv1.ProveRequest{Submit: client.TestRequest("held", 10, long)})
 	wantDraining(t, "Prove of the running job's id", err)
 	if r, err := d.c.Await(ctx, "held", 20*time.Millisecond); r.GetStatus() != cuzkv1.AwaitProofResponse_TIMEOUT {
 		t.Errorf("AwaitProof of the running job while draining: %v %v, want TIMEOUT", r.GetStatus(), err)
