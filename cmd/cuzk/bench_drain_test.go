@@ -12,7 +12,8 @@ import (
 )
 
 // TestBenchSingleDraining: against a daemon that drains (SIGTERM while it
-// holds a long job), the progress line says DRAINING and `bench single`
+// holds a long job), the progress line and `bench status` say DRAINING,
+// and `bench single`
 // reports the refusal as such: REJECTED, no job id, the reason in words,
 // exit code 2; not a bare transport error with an empty job id.
 func TestBenchSingleDraining(t *testing.T) {
@@ -47,7 +48,11 @@ func TestBenchSingleDraining(t *testing.T) {
 		!strings.HasPrefix(b, "daemon DRAINING (shutting down: finishing its jobs, refusing new ones): test 1 queued/0 running") {
 		t.Errorf("progress line %q", b)
 	}
-	code, out, stderr := d.bench(t, "single", "-t", "test")
+	code, out, stderr := d.bench(t, "status")
+	if code != exitOK || !strings.Contains(out, "\nDRAINING:         shutting down; finishing its jobs, refusing new ones") {
+		t.Errorf("bench status while draining: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = d.bench(t, "single", "-t", "test")
 	if code != exitError {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, exitError, out, stderr)
 	}
