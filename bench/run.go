@@ -31,6 +31,9 @@ const (
 	StatusLost = "LOST"
 )
 
+// DrainingNote is what a result refused by a draining daemon says.
+const DrainingNote = "the daemon is draining (shutting down: it finishes its jobs and takes no new ones); send the request to another daemon"
+
 // Result is one proof as the client saw it, with the daemon's timings.
 // Daemon durations are whole milliseconds (the wire's resolution).
 type Result struct {
@@ -100,6 +103,11 @@ func Prove(ctx context.Context, c *client.Client, spec *Spec, index int, request
 	place(c, &r, requestID)
 	if err != nil {
 		r.Status, r.Error = StatusError, err.Error()
+		if client.IsDraining(err) {
+			// No job was made: say why in words, not only in gRPC's.
+			r.Status, r.Error = StatusRejected, DrainingNote+" ("+err.Error()+")"
+			return r
+		}
 		if ctx.Err() != nil {
 			// The run was stopped: nobody comes back for the job, so cancel
 			// it instead of leaving it to the daemon's orphan grace.

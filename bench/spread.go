@@ -69,10 +69,24 @@ func MaxShare(s []DaemonStats) float64 {
 	return float64(most) / float64(total)
 }
 
-// place fills r's daemon fields from the client's placement of id.
+// place fills r's daemon fields from the client's placement of id. A
+// daemon already last in r.Moved is not listed again: a job lost with a
+// daemon that drains is submitted again, and the daemon may refuse that
+// too (draining) before the client sees it go; the job moved away once.
 func place(c *client.Client, r *Result, id string) {
 	if pl, ok := c.Placement(id); ok {
 		r.Daemon = pl.Daemon
-		r.Moved = append(r.Moved, pl.Tried...)
+		r.Moved = addMoved(r.Moved, pl.Tried)
 	}
+}
+
+// addMoved appends tried to moved, leaving out a daemon that would repeat
+// the one before it.
+func addMoved(moved, tried []string) []string {
+	for _, a := range tried {
+		if n := len(moved); n == 0 || moved[n-1] != a {
+			moved = append(moved, a)
+		}
+	}
+	return moved
 }

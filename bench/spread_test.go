@@ -29,3 +29,18 @@ func TestSpread(t *testing.T) {
 		t.Fatalf("max share of nothing %v", s)
 	}
 }
+
+func TestAddMoved(t *testing.T) {
+	for _, tc := range []struct{ moved, tried, want []string }{
+		{nil, nil, nil},
+		{nil, []string{"a", "b"}, []string{"a", "b"}},
+		// Lost with a, then refused by a (draining) on the way elsewhere.
+		{[]string{"a"}, []string{"a"}, []string{"a"}},
+		{[]string{"a"}, []string{"b", "a"}, []string{"a", "b", "a"}},
+		{[]string{"a", "b"}, []string{"b", "b", "c"}, []string{"a", "b", "c"}},
+	} {
+		if got := addMoved(append([]string(nil), tc.moved...), tc.tried); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("addMoved(%q, %q) = %q, want %q", tc.moved, tc.tried, got, tc.want)
+		}
+	}
+}

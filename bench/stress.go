@@ -473,7 +473,9 @@ func (s *Stress) one(ctx, awaitCtx context.Context, spec *Spec, index int, id st
 		r.End = time.Now()
 		r.Wall = r.End.Sub(r.Start)
 		r.Status, r.Error = StatusRejected, err.Error()
-		if ctx.Err() != nil || status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded {
+		// A draining daemon's refusal (client.ErrDraining says so in its
+		// text) made no job: it stays rejected.
+		if !client.IsDraining(err) && (ctx.Err() != nil || status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded) {
 			// The request may have reached the daemon: find out in settle.
 			r.Status, r.JobID = StatusError, id
 		}

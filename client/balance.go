@@ -256,7 +256,7 @@ func (c *Client) each(ctx context.Context, fn func(ctx context.Context, addr str
 
 // statusAll sums the reports of every daemon that answers: counters,
 // memory and queues (by kind) add up, uptime is the longest, parameter
-// sets and GPUs are listed per daemon. It fails only when none answers.
+// sets and GPUs are listed per daemon, draining only when all drain. It fails only when none answers.
 func (c *Client) statusAll(ctx context.Context) (*cuzkv1.GetStatusResponse, error) {
 	var mu sync.Mutex
 	var reports []*cuzkv1.GetStatusResponse
@@ -281,9 +281,12 @@ func (c *Client) statusAll(ctx context.Context) (*cuzkv1.GetStatusResponse, erro
 // SumStatus adds daemons' reports up as Status does for a client of
 // several daemons.
 func SumStatus(reports ...*cuzkv1.GetStatusResponse) *cuzkv1.GetStatusResponse {
-	out := &cuzkv1.GetStatusResponse{}
+	// Draining only when every daemon drains: the fleet as a whole still
+	// takes work while one does.
+	out := &cuzkv1.GetStatusResponse{Draining: len(reports) > 0}
 	queues := map[string]*cuzkv1.QueueStatus{}
 	for _, st := range reports {
+		out.Draining = out.Draining && st.GetDraining()
 		out.TotalProofsCompleted += st.GetTotalProofsCompleted()
 		out.TotalProofsFailed += st.GetTotalProofsFailed()
 		out.UptimeSeconds = max(out.UptimeSeconds, st.GetUptimeSeconds())

@@ -52,6 +52,8 @@ func TestLoadOf(t *testing.T) {
 		{"memory tight", report(95, 100, queue("test", 0, 0)), nil, "test", cuzkv1.Priority_NORMAL, load{tight: true}},
 		{"memory over the limit", report(200, 100), nil, "", cuzkv1.Priority_NORMAL, load{tight: true}},
 		{"memory roomy", report(80, 100), nil, "", cuzkv1.Priority_NORMAL, load{}},
+		{"draining", &cuzkv1.GetStatusResponse{Draining: true, Queues: []*cuzkv1.QueueStatus{queue("test", 0, 1)}}, nil, "test",
+			cuzkv1.Priority_NORMAL, load{draining: true, ahead: 1}},
 	} {
 		if got := loadOf(tc.st, tc.added, tc.kind, tc.prio, 0); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
@@ -68,6 +70,8 @@ func TestLoadOrder(t *testing.T) {
 		{ahead: 1},
 		{ahead: 9, tight: true},
 		{unserved: true, ahead: 0},
+		// A draining daemon refuses every new job: last, whatever its queue.
+		{draining: true, ahead: 0},
 	}
 	for i := range order {
 		for j := range order {
@@ -179,6 +183,29 @@ func TestPickerPinPreferExclude(t *testing.T) {
 	ds["b"].report = report(0, 0, queue("porep-c2", 0, 0))
 	if addr, _, _ := pick(t, p, &route{newJob: jobProve, kind: "test"}); addr != "c" {
 		t.Fatalf("unserved kind went to %q", addr)
+	}
+}
+
+// A daemon whose report says it drains gets no new job while another can
+// take it, even as the one the request id was placed on, however busy the
+// others; calls about its jobs still go there.
+func TestPickerAvoidsDraining(t *testing.T) {
+	p, ds := testPicker()
+	ds["a"].report = &cuzkv1.GetStatusResponse{Draining: true, Queues: []*cuzkv1.QueueStatus{queue("test", 0, 0)}}
+	ds["b"].report = report(0, 0, queue("test", 5, 1))
+	ds["c"].report = &cuzkv1.GetStatusResponse{Draining: true}
+	for range 4 {
+		if addr, _, err := pick(t, p, &route{prefer: "a", newJob: jobProve, kind: "test"}); err != nil || addr != "b" {
+			t.Fatalf("new job with a and c draining: %q %v, want b", addr, err)
+		}
+	}
+	if addr, _, err := pick(t, p, &route{pin: "a"}); err != nil || addr != "a" {
+		t.Fatalf("call pinned to the draining daemon: %q %v", addr, err)
+	}
+	// With every other daemon excluded, a draining one is still tried: its
+	// refusal is the answer the caller gets.
+	if addr, _, err := pick(t, p, &route{exclude: []string{"b", "c"}, newJob: jobSubmit, kind: "test"}); err != nil || addr != "a" {
+		t.Fatalf("only a left: %q %v", addr, err)
 	}
 }
 

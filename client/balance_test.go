@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -540,6 +541,92 @@ func TestSumStatusArithmetic(t *testing.T) {
 		got := client.SumStatus(reports...).GetCpuArithmetic()
 		if got.GetKind() != c.kind || got.GetCheckFailed() != c.checkFails {
 			t.Errorf("%v: summed to %v", c.in, got)
+		}
+	}
+}
+
+// TestDrainingDaemonGetsNoWork: a daemon that drains (shutting down while
+// it finishes a long job) refuses new work with ErrDraining, says so in
+// GetStatus, and a client of several daemons sends everything new to the
+// other one, the request whose id was placed on the draining daemon too.
+func TestDrainingDaemonGetsNoWork(t *testing.T) {
+	ds := startDaemons(t, 2)
+	drainer, other := ds[0], ds[1]
+	c, err := client.DialDaemons(addrs(ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	direct, err := client.Dial(drainer.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := c.Submit(client.OnDaemon(ctx, drainer.addr), testReq("held", testkind.Options{SynthesisDelayMS: 60_000})); err != nil {
+		t.Fatal(err)
+	}
+	for drainer.eng.Status().Pipeline.Synthesizing != 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	sctx, endDrain := context.WithTimeout(context.Background(), time.Minute)
+	defer endDrain()
+	stopped := make(chan struct{})
+	go func() {
+		drainer.srv.Shutdown(sctx)
+		close(stopped)
+	}()
+	for !drainer.eng.Status().Draining {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	_, err = direct.Prove(ctx, testReq("direct", testkind.Options{}))
+	if !errors.Is(err, client.ErrDraining) || !client.IsDraining(err) || status.Code(err) != codes.Unavailable ||
+		!strings.Contains(err.Error(), drainer.addr) {
+		t.Errorf("Prove on the draining daemon: %v, want ErrDraining naming %s (Unavailable)", err, drainer.addr)
+	}
+	if _, err := direct.Submit(ctx, testReq("direct", testkind.Options{})); !errors.Is(err, client.ErrDraining) {
+		t.Errorf("Submit on the draining daemon: %v, want ErrDraining", err)
+	}
+	if st, err := direct.Status(ctx); err != nil || !st.GetDraining() {
+		t.Errorf("GetStatus of the draining daemon: draining %v, %v", st.GetDraining(), err)
+	}
+
+	// "held" was placed on the draining daemon; the same id now runs on
+	// the other one (a new job there), as does everything else.
+	if _, err := c.Prove(ctx, testReq("held", testkind.Options{})); err != nil {
+		t.Fatalf("Prove of the id placed on the draining daemon: %v", err)
+	}
+	ids := proveAll(c, "during", 4, testkind.Options{})
+	ids["held"] = nil
+	for id, err := range ids {
+		if pl, _ := c.Placement(id); err != nil || pl.Daemon != other.addr {
+			t.Errorf("%s while the other daemon drains: %v, placed %+v", id, err, pl)
+		}
+	}
+	if st, err := c.Status(ctx); err != nil || st.GetDraining() {
+		t.Errorf("fleet status with one of two daemons draining: draining %v, %v", st.GetDraining(), err)
+	}
+	endDrain()
+	<-stopped
+}
+
+// The fleet drains only when every daemon does.
+func TestSumStatusDraining(t *testing.T) {
+	on, off := &cuzkv1.GetStatusResponse{Draining: true}, &cuzkv1.GetStatusResponse{}
+	for _, c := range []struct {
+		in   []*cuzkv1.GetStatusResponse
+		want bool
+	}{
+		{nil, false},
+		{[]*cuzkv1.GetStatusResponse{on}, true},
+		{[]*cuzkv1.GetStatusResponse{on, on}, true},
+		{[]*cuzkv1.GetStatusResponse{on, off}, false},
+		{[]*cuzkv1.GetStatusResponse{off, on}, false},
+	} {
+		if got := client.SumStatus(c.in...).GetDraining(); got != c.want {
+			t.Errorf("%v: draining %v, want %v", c.in, got, c.want)
 		}
 	}
 }

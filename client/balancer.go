@@ -225,11 +225,12 @@ func (p *picker) Pick(info balancer.PickInfo) (balancer.PickResult, error) {
 		if r.excluded(s.d.addr) {
 			continue
 		}
-		if s.d.addr == r.prefer {
+		l := s.d.load(r.kind, r.prio)
+		if s.d.addr == r.prefer && !l.draining {
 			best = s
 			break
 		}
-		if l := s.d.load(r.kind, r.prio); best == nil || l.less(bestLoad) {
+		if best == nil || l.less(bestLoad) {
 			best, bestLoad = s, l
 		}
 	}
@@ -257,6 +258,12 @@ func (p *picker) Pick(info balancer.PickInfo) (balancer.PickResult, error) {
 
 // load is what the picker compares daemons by.
 type load struct {
+	// draining: the last report says the daemon is shutting down, so it
+	// refuses new jobs (Unavailable, cuzkv1.DrainingMessage). It is
+	// chosen only when every other daemon drains too; its health service
+	// reports NOT_SERVING as well, which takes it out of the picker once
+	// gRPC's health check sees it, but a report can come first.
+	draining bool
 	// unserved: the last report lists queues but none of the job's kind,
 	// so the daemon does not serve it (a daemon without test circuits, a
 	// PoRep-only box); it is chosen only when no daemon serves the kind.
@@ -275,6 +282,9 @@ type load struct {
 }
 
 func (a load) less(b load) bool {
+	if a.draining != b.draining {
+		return !a.draining
+	}
 	if a.unserved != b.unserved {
 		return !a.unserved
 	}
@@ -291,7 +301,7 @@ func (a load) less(b load) bool {
 // unknown) and priority prio from its last report (nil before the first)
 // and the jobs routed to it since.
 func loadOf(st *cuzkv1.GetStatusResponse, added map[string]int, kind string, prio cuzkv1.Priority, routed uint64) load {
-	l := load{routed: routed}
+	l := load{routed: routed, draining: st.GetDraining()}
 	served := false
 	for _, q := range st.GetQueues() {
 		name := q.GetProofKind()

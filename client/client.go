@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -26,7 +28,40 @@ var (
 	// ErrNotFinal is returned (as a *JobError) when a result is neither
 	// completed with a proof nor failed, cancelled or timed out.
 	ErrNotFinal = errors.New("job not final")
+	// ErrDraining is returned (wrapping the daemon's Unavailable status)
+	// when the daemon refused a new job because it is shutting down: it
+	// finishes what it holds and takes nothing new, so send the request to
+	// another daemon. IsDraining also recognises the bare status.
+	ErrDraining = errors.New("cuzk daemon is draining (shutting down, taking no new jobs): send the request to another daemon")
 )
+
+// IsDraining reports whether err is a draining daemon's refusal of a new
+// job: ErrDraining, or the status it wraps (Unavailable with
+// cuzkv1.DrainingMessage) as the generated client returns it.
+func IsDraining(err error) bool {
+	if errors.Is(err, ErrDraining) {
+		return true
+	}
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &se) {
+		return false
+	}
+	st := se.GRPCStatus()
+	return st.Code() == codes.Unavailable && st.Message() == cuzkv1.DrainingMessage
+}
+
+// drainErr names a draining refusal for what it is; the gRPC status stays
+// in the chain, so status.Code still reads Unavailable.
+func (c *Client) drainErr(err error) error {
+	if err == nil || errors.Is(err, ErrDraining) || !IsDraining(err) {
+		return err
+	}
+	if c.fleet != nil {
+		// The balancer sent the request on to every other daemon first.
+		return fmt.Errorf("cuzk client: no daemon took the request, the last one: %w: %w", ErrDraining, err)
+	}
+	return fmt.Errorf("cuzk client: %s: %w: %w", c.addr, ErrDraining, err)
+}
 
 // JobError says why a job produced no proof.
 type JobError struct {
@@ -124,18 +159,20 @@ func (c *Client) RPC() cuzkv1.ProvingEngineClient { return c.rpc }
 
 // Prove submits req and waits for the result in one call. The response is
 // returned whatever its status; the error is non-nil when no proof came
-// back (an RPC error, or a *JobError).
+// back (an RPC error, ErrDraining among them, or a *JobError).
 func (c *Client) Prove(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
 	resp, err := c.rpc.Prove(ctx, &cuzkv1.ProveRequest{Submit: req})
 	if err != nil {
-		return nil, err
+		return nil, c.drainErr(err)
 	}
 	return resp.GetResult(), ResultError(resp.GetResult())
 }
 
-// Submit queues req and returns the job id and queue position.
+// Submit queues req and returns the job id and queue position. A draining
+// daemon's refusal is an ErrDraining.
 func (c *Client) Submit(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
-	return c.rpc.SubmitProof(ctx, req)
+	resp, err := c.rpc.SubmitProof(ctx, req)
+	return resp, c.drainErr(err)
 }
 
 // Await waits for a job; timeout 0 waits until it is final. Like Prove it

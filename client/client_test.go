@@ -2,7 +2,11 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 )
@@ -59,5 +63,34 @@ func TestTestRequest(t *testing.T) {
 	r := TestRequest("id", 12, []byte(`{}`))
 	if r.GetProofKind() != 1000 || r.GetRegisteredProof() != 12 || r.GetSectorSize() != 4096 || r.GetRequestId() != "id" {
 		t.Fatal(r)
+	}
+}
+
+func TestIsDraining(t *testing.T) {
+	refusal := status.Error(codes.Unavailable, cuzkv1.DrainingMessage)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"the refusal", refusal, true},
+		{"wrapped", fmt.Errorf("call: %w", refusal), true},
+		{"named", (&Client{addr: "unix:///d.sock"}).drainErr(refusal), true},
+		{"another Unavailable", status.Error(codes.Unavailable, "engine is shutting down: job aborted at the shutdown deadline"), false},
+		{"the text with another code", status.Error(codes.Internal, cuzkv1.DrainingMessage), false},
+		{"plain error", errors.New(cuzkv1.DrainingMessage), false},
+	} {
+		if got := IsDraining(tc.err); got != tc.want {
+			t.Errorf("%s: IsDraining(%v) = %v", tc.name, tc.err, got)
+		}
+	}
+	// drainErr keeps other errors as they are, and the code of a refusal.
+	other := status.Error(codes.Unavailable, "connection refused")
+	if got := (&Client{}).drainErr(other); got != other {
+		t.Errorf("drainErr(%v) = %v", other, got)
+	}
+	if err := (&Client{addr: "a:1"}).drainErr(refusal); status.Code(err) != codes.Unavailable || !errors.Is(err, ErrDraining) {
+		t.Errorf("drainErr: %v (code %v)", err, status.Code(err))
 	}
 }

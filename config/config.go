@@ -62,8 +62,9 @@ type Config struct {
 type Daemon struct {
 	// Listen is the gRPC address: "unix:///path/to.sock" or "host:port".
 	Listen string `toml:"listen"`
-	// StatusListen is the HTTP address for /status, /metrics and pprof, in
-	// the same forms as Listen; empty disables it. A host:port without a
+	// StatusListen is the HTTP address of the status page (/ and
+	// /timeline.svg), /status, /metrics and pprof, in the same forms as
+	// Listen; empty disables it. A host:port without a
 	// host (":9821") means the loopback address (see StatusAddr).
 	StatusListen string `toml:"status_listen"`
 

@@ -32,6 +32,11 @@ var (
 	// ErrShuttingDown is returned when the engine no longer accepts work, or a job was
 	// aborted because the daemon stopped before it finished.
 	ErrShuttingDown = errors.New("engine is shutting down")
+	// ErrDraining is returned for a request that arrives, or is still being
+	// planned, once Shutdown has begun: the engine finishes the jobs it holds
+	// and takes no new ones, so the caller should send the request to another
+	// daemon. It matches ErrShuttingDown as well.
+	ErrDraining = fmt.Errorf("%w: draining, no new jobs", ErrShuttingDown)
 	// ErrTooManyJobs is returned when Config.MaxPending jobs are already planning, queued
 	// or running; the request is refused (retry later).
 	ErrTooManyJobs = errors.New("too many pending jobs")

@@ -396,6 +396,9 @@ func TestShutdownAbortsAndRefuses(t *testing.T) {
 	r := newRig(t, engine.Config{SynthesisWorkers: 1}, 0, 0)
 	mustSubmit(t, r.eng, testReq("long", 10, testkind.Options{Partitions: 20, SynthesisDelayMS: 100}))
 	waitFor(t, "job running", 5*time.Second, func() bool { return r.eng.Status().Pipeline.Synthesizing == 1 })
+	if r.eng.Status().Draining {
+		t.Fatal("Status().Draining before Shutdown")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -404,10 +407,16 @@ func TestShutdownAbortsAndRefuses(t *testing.T) {
 		t.Fatalf("shutdown took %v", el)
 	}
 	res := mustAwait(t, r.eng, "long")
-	if res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrShuttingDown) {
+	// Aborted at the deadline is not "refused while draining": a client
+	// must not take an aborted job for one that never started.
+	if res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrShuttingDown) || errors.Is(res.Err, engine.ErrDraining) {
 		t.Fatalf("long job: %v %v", res.State, res.Err)
 	}
-	if _, err := r.eng.Submit(context.Background(), testReq("late", 10, testkind.Options{})); !errors.Is(err, engine.ErrShuttingDown) {
-		t.Fatalf("submit after shutdown: %v", err)
+	_, err := r.eng.Submit(context.Background(), testReq("late", 10, testkind.Options{}))
+	if !errors.Is(err, engine.ErrDraining) || !errors.Is(err, engine.ErrShuttingDown) {
+		t.Fatalf("submit after shutdown: %v, want ErrDraining (an ErrShuttingDown)", err)
+	}
+	if !r.eng.Status().Draining {
+		t.Fatal("Status().Draining false after Shutdown")
 	}
 }

@@ -14,7 +14,10 @@ import (
 // /status document (server/statusdoc), which is the wire contract; these
 // types are not.
 type Status struct {
-	Uptime   time.Duration
+	Uptime time.Duration
+	// Draining: Shutdown has begun; the engine finishes the jobs it holds
+	// and refuses new ones with ErrDraining.
+	Draining bool
 	Memory   MemoryStatus
 	Pipeline PipelineStatus
 	Queues   []QueueStatus
@@ -211,7 +214,8 @@ func (e *Engine) Status() Status {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := Status{
-		Uptime: now.Sub(e.started),
+		Uptime:   now.Sub(e.started),
+		Draining: e.closing,
 		Memory: MemoryStatus{
 			TotalBytes: e.budget.Total(), UsedBytes: e.budget.Used(), PeakBytes: e.budget.Peak(),
 			ParamsBytes: paramsBytes, Waiting: e.budget.Waiting(),

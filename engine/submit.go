@@ -177,7 +177,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()
-		return nil, SubmitResult{}, ErrShuttingDown
+		return nil, SubmitResult{}, ErrDraining
 	}
 	if old, ok := e.jobs[id]; ok {
 		reuse := old.digest == digest && old.state != StateFailed && old.state != StateCancelled
@@ -265,8 +265,8 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 		}
 		return j, SubmitResult{JobID: id}, nil
 	case e.closing:
-		e.dropPlanningLocked(j, ErrShuttingDown)
-		return left(ErrShuttingDown)
+		e.dropPlanningLocked(j, ErrDraining)
+		return left(ErrDraining)
 	case !e.wantedLocked(j):
 		// Every caller left and none can come back for it.
 		e.dropPlanningLocked(j, errPlanAbandoned)

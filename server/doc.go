@@ -16,6 +16,7 @@
 //	engine.ErrRequestIDConflict                                 AlreadyExists
 //	engine.ErrParamsNotFound, ErrParamsInUse              FailedPrecondition
 //	engine.ErrExceedsBudget, ErrTooManyJobs, ErrIntakeFull      ResourceExhausted
+//	engine.ErrDraining        Unavailable "daemon draining, retry on another"
 //	engine.ErrShuttingDown                                      Unavailable
 //	context errors                                              Canceled / DeadlineExceeded
 //	anything else                                               Internal
@@ -40,9 +41,14 @@
 // awaits and cancels only its own jobs. PreloadSRS and EvictSRS take only
 // strings shaped like circuit ids.
 //
-// Shutdown order (Server.Shutdown): health NOT_SERVING; gRPC stops taking
-// new RPCs; the engine drains until the deadline and then aborts what is
-// left, which ends the pending Prove/Await calls with Unavailable; every
+// Shutdown order (Server.Shutdown): health NOT_SERVING; the engine drains
+// until the deadline and then aborts what is left, which ends the pending
+// Prove/Await calls with Unavailable. While it drains, gRPC keeps serving:
+// GetStatus (draining = true), AwaitProof and CancelProof work as before,
+// and new SubmitProof and Prove calls answer Unavailable "daemon draining,
+// retry on another" (cuzkv1.DrainingMessage), so clients see the drain and
+// move their work instead of losing the daemon to a transport error. Then
+// gRPC stops taking new RPCs; every
 // other call still in flight (a SubmitProof being planned, a PreloadSRS, a
 // health Watch) has its context ended and answers Unavailable with the
 // shutdown reason (the cause of Shutdown's context: the daemon names the

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
 )
 
@@ -18,6 +19,11 @@ func statusError(err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return status.FromContextError(err).Err()
+	}
+	if errors.Is(err, engine.ErrDraining) {
+		// The wire's fixed text, so that clients recognise it
+		// (cuzkv1.DrainingMessage); the engine's adds nothing to it.
+		return status.Error(codes.Unavailable, cuzkv1.DrainingMessage)
 	}
 	code := codes.Internal
 	switch {

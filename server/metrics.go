@@ -140,6 +140,7 @@ type statusCollector struct {
 	eng *engine.Engine
 
 	uptime, queueDepth, running, gpuWorkers        *prometheus.Desc
+	draining                                       *prometheus.Desc
 	pauses, pausedSeconds, urgentActive            *prometheus.Desc
 	pending, inProgress                            *prometheus.Desc
 	memTotal, memUsed, memPeak, memParams, memWait *prometheus.Desc
@@ -155,6 +156,7 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 	return &statusCollector{
 		eng:           eng,
 		uptime:        d("cuzk_uptime_seconds", "Daemon uptime"),
+		draining:      d("cuzk_draining", "1 while the daemon shuts down: it finishes its jobs and refuses new ones"),
 		queueDepth:    d("cuzk_queue_depth", "Jobs queued and not started"),
 		running:       d("cuzk_running_jobs", "Jobs running"),
 		gpuWorkers:    d("cuzk_gpu_workers", "GPU prover lanes (0: proving on the CPU)"),
@@ -178,7 +180,7 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 }
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.uptime, c.queueDepth, c.running, c.gpuWorkers, c.pauses, c.pausedSeconds, c.urgentActive, c.pending, c.inProgress,
+	for _, d := range []*prometheus.Desc{c.uptime, c.draining, c.queueDepth, c.running, c.gpuWorkers, c.pauses, c.pausedSeconds, c.urgentActive, c.pending, c.inProgress,
 		c.memTotal, c.memUsed, c.memPeak, c.memParams, c.memWait, c.memMapped, c.rssAnon, c.rssFile, c.pipeline, c.srsBytes, c.srsRefs} {
 		ch <- d
 	}
@@ -190,6 +192,11 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	g(c.uptime, st.Uptime.Seconds())
+	draining := 0.0
+	if st.Draining {
+		draining = 1
+	}
+	g(c.draining, draining)
 	depth, running := 0, 0
 	for _, q := range st.Queues {
 		depth += q.Pending

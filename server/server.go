@@ -154,26 +154,31 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 }
 
 // Shutdown stops the daemon in order (see the package documentation). The
-// engine gets until ctx's deadline to finish the jobs it holds; calls
-// still in flight at the deadline end with Unavailable and the reason
-// (context.Cause of ctx, when it carries one), and those that do not
-// return within callsFlush are cut with their connections, so Shutdown
-// returns shortly after the deadline.
+// engine gets until ctx's deadline to finish the jobs it holds, while gRPC
+// keeps serving: GetStatus reports draining and new jobs are refused with
+// Unavailable and cuzkv1.DrainingMessage. Calls still in flight at the
+// deadline end with Unavailable and the reason (context.Cause of ctx, when
+// it carries one), and those that do not return within callsFlush are cut
+// with their connections, so Shutdown returns shortly after the deadline.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	hs := s.http
 	s.mu.Unlock()
 	s.health.Shutdown()
+	var errs []error
+	// gRPC stops only once the engine has drained: stopping it first would
+	// refuse every new call, GetStatus included, with a transport error
+	// ("graceful_stop"), so clients could neither see the drain nor tell it
+	// from a crash.
+	if err := s.eng.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	stopped := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
 		close(stopped)
 	}()
-	var errs []error
-	if err := s.eng.Shutdown(ctx); err != nil {
-		errs = append(errs, err)
-	}
 	// Every job is final now, so the calls waiting on jobs return
 	// promptly. At the deadline the others are ended too, with the
 	// reason, and get callsFlush to say so before what lingers is cut.

@@ -163,6 +163,7 @@ func (v *service) GetStatus(context.Context, *cuzkv1.GetStatusRequest) (*cuzkv1.
 		PinnedMemoryBytes:      uint64(st.Memory.UsedBytes),
 		PinnedMemoryLimitBytes: uint64(st.Memory.TotalBytes),
 		CpuArithmetic:          cpuArithmetic(),
+		Draining:               st.Draining,
 	}
 	for _, p := range st.Params {
 		// Only resident parameters are loaded; warm (evicted) and loading

@@ -14,6 +14,7 @@ import (
 func statusDocument(st engine.Status) statusdoc.Status {
 	d := statusdoc.Status{
 		Uptime:        st.Uptime,
+		Draining:      st.Draining,
 		Memory:        statusdoc.Memory(st.Memory),
 		Pipeline:      statusdoc.Pipeline(st.Pipeline),
 		Queues:        make([]statusdoc.Queue, 0, len(st.Queues)),

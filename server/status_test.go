@@ -100,6 +100,8 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"cpu_arithmetic", "cpu_arithmetic.kind",
 		// New: orphaned jobs (orphan_grace) and the memory of retained results.
 		"jobs[].orphaned_ns", "counters.orphaned", "lanes[].abandoned", "counters.reclaimed", "counters.retained_bytes",
+		// New: the daemon is shutting down.
+		"draining",
 	}
 	delete(got, "cpu_arithmetic.reason")
 	delete(got, "cpu_arithmetic.check_failed")

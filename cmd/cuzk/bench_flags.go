@@ -266,7 +266,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // daemonBrief is a one-line summary of the daemon's queues for progress
-// lines ("" when it cannot be read).
+// lines, saying first when the daemon drains ("" when it cannot be read).
 func daemonBrief(ctx context.Context, c *client.Client) string {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -283,10 +283,15 @@ func daemonBrief(ctx context.Context, c *client.Client) string {
 	for _, s := range st.GetLoadedSrs() {
 		parts = append(parts, fmt.Sprintf("params %s %s", s.GetCircuitId(), s.GetTier()))
 	}
-	if len(parts) == 0 {
-		return "daemon idle"
+	prefix := "daemon"
+	if st.GetDraining() {
+		// Said first: the daemon takes no new work and will be gone soon.
+		prefix = "daemon DRAINING (shutting down: finishing its jobs, refusing new ones)"
 	}
-	return "daemon: " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return prefix + " idle"
+	}
+	return prefix + ": " + strings.Join(parts, ", ")
 }
 
 // secs formats a duration as seconds with millisecond precision, the unit

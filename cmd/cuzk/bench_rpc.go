@@ -63,6 +63,9 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "=== cuzk daemon status (%s) ===\n", df.addr)
+	if st.GetDraining() {
+		fmt.Fprintf(stdout, "DRAINING:         shutting down; finishing its jobs, refusing new ones (send new work elsewhere)\n")
+	}
 	fmt.Fprintf(stdout, "uptime:           %ds\n", st.GetUptimeSeconds())
 	fmt.Fprintf(stdout, "proofs completed: %d\n", st.GetTotalProofsCompleted())
 	fmt.Fprintf(stdout, "proofs failed:    %d\n", st.GetTotalProofsFailed())

@@ -100,8 +100,8 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	r := &rep.Result
 	code := exitOK
 	switch {
-	case r.Status == bench.StatusError:
-		code = exitError // no answer from the daemon
+	case r.Status == bench.StatusError, r.Status == bench.StatusRejected:
+		code = exitError // no answer from the daemon, or no job (a draining daemon)
 	case !r.OK():
 		code = exitInvalid
 	}
@@ -142,7 +142,11 @@ func printSingle(w io.Writer, rep *singleReport) {
 	r := &rep.Result
 	fmt.Fprintf(w, "\n=== Proof Result ===\n")
 	fmt.Fprintf(w, "status:          %s\n", r.Status)
-	fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	if r.JobID == "" && r.Status == bench.StatusRejected {
+		fmt.Fprintf(w, "job_id:          (none: the daemon made no job)\n")
+	} else {
+		fmt.Fprintf(w, "job_id:          %s\n", r.JobID)
+	}
 	if strings.Contains(rep.Addr, ",") || strings.HasPrefix(rep.Addr, "dns:") {
 		// One of several daemons.
 		fmt.Fprintf(w, "daemon:          %s\n", r.Daemon)
@@ -158,7 +162,9 @@ func printSingle(w io.Writer, rep *singleReport) {
 	fmt.Fprintf(w, "queue_wait_ms:   %d\n", r.QueueWait.Milliseconds())
 	fmt.Fprintf(w, "srs_load_ms:     %d\n", r.SRSLoad.Milliseconds())
 	fmt.Fprintf(w, "synthesis_ms:    %d\n", r.Synthesis.Milliseconds())
-	fmt.Fprintf(w, "gpu_compute_ms:  %d (the prover stage)\n", r.Prove.Milliseconds())
+	// The wire calls it gpu_compute_ms whatever the backend; named for
+	// what it is, as the JSON (prove_ns) and batch tables do.
+	fmt.Fprintf(w, "prove_ms:        %d (the prover stage, CPU or GPU; gpu_compute_ms on the wire)\n", r.Prove.Milliseconds())
 	fmt.Fprintf(w, "total_ms:        %d\n", r.Total.Milliseconds())
 	fmt.Fprintf(w, "wall:            %s s (client, request sent to result received)\n", secs(r.Wall))
 	hexProof := rep.Proof

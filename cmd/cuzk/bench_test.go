@@ -137,7 +137,7 @@ func TestBenchSingle(t *testing.T) {
 	for _, re := range []string{
 		`(?m)^status:\s+COMPLETED$`, `(?m)^job_id:\s+bench-single-[0-9a-f]{8}$`,
 		`(?m)^queue_wait_ms:\s+\d+$`, `(?m)^srs_load_ms:\s+[1-9]\d*$`, `(?m)^synthesis_ms:\s+[1-9]\d*$`,
-		`(?m)^gpu_compute_ms:\s+[1-9]\d* \(the prover stage\)$`, `(?m)^total_ms:\s+[1-9]\d*$`, `(?m)^wall:\s+\d+\.\d{3} s`,
+		`(?m)^prove_ms:\s+[1-9]\d* \(the prover stage, CPU or GPU; gpu_compute_ms on the wire\)$`, `(?m)^total_ms:\s+[1-9]\d*$`, `(?m)^wall:\s+\d+\.\d{3} s`,
 		`(?m)^proof:\s+384 bytes \(2 partition proof\(s\)\): [0-9a-f]{256}\.\.\.$`,
 		`(?m)^verify:\s+valid \(groth16 verify .*cuzk-test-mixed-k10\.vk`,
 	} {
@@ -596,7 +596,7 @@ func TestBenchSinglePoRep(t *testing.T) {
 	for _, re := range []string{
 		`porep-c2 \(porep-2k, 1 partition\(s\)\), registered_proof 5, sector 1, miner 1000`,
 		`(?m)^status:\s+COMPLETED$`, `(?m)^srs_load_ms:\s+[1-9]\d*$`, `(?m)^synthesis_ms:\s+[1-9]\d*$`,
-		`(?m)^gpu_compute_ms:\s+[1-9]\d* `, `(?m)^total_ms:\s+[1-9]\d*$`,
+		`(?m)^prove_ms:\s+[1-9]\d* `, `(?m)^total_ms:\s+[1-9]\d*$`,
 		`(?m)^proof:\s+192 bytes \(1 partition proof\(s\)\)`,
 		`(?m)^verify:\s+valid \(verify-seal from the C1's public values; .*v28-stacked-proof-of-replication-.*\.vk`,
 	} {

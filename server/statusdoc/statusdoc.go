@@ -33,10 +33,14 @@ const (
 
 // Status is the GET /status document.
 type Status struct {
-	Uptime   time.Duration `json:"uptime_ns"`
-	Memory   Memory        `json:"memory"`
-	Pipeline Pipeline      `json:"pipeline"`
-	Queues   []Queue       `json:"queues"`
+	Uptime time.Duration `json:"uptime_ns"`
+	// Draining: the daemon is shutting down; it finishes the jobs it holds
+	// and refuses new ones (gRPC Unavailable "daemon draining, retry on
+	// another").
+	Draining bool     `json:"draining"`
+	Memory   Memory   `json:"memory"`
+	Pipeline Pipeline `json:"pipeline"`
+	Queues   []Queue  `json:"queues"`
 	// Jobs are the jobs that are not final, by id.
 	Jobs     []Job                   `json:"jobs"`
 	Params   []Param                 `json:"params"`

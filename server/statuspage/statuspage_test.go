@@ -267,7 +267,8 @@ func TestPageInBrowser(t *testing.T) {
 	if a := doc.Text("arith"); a != "CPU arithmetic scalar (known-answer check failed: <b>fp</b>) — known-answer check FAILED" {
 		t.Errorf("arithmetic line %q", a)
 	}
-	if s := doc.Text("summary"); !strings.Contains(s, "up 90.0 s") || !strings.Contains(s, "1 completed, 1 failed, 0 cancelled") {
+	if s := doc.Text("summary"); !strings.Contains(s, "up 90.0 s") || !strings.Contains(s, "1 completed, 1 failed, 0 cancelled") ||
+		strings.Contains(s, "DRAINING") {
 		t.Errorf("summary %q", s)
 	}
 	// The timeline picture is in the page, drawn by the daemon.
@@ -279,6 +280,20 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	if doc.Count("svg") != 1 || doc.Count("rect") < 10 {
 		t.Errorf("%d svg, %d rect elements", doc.Count("svg"), doc.Count("rect"))
+	}
+}
+
+// A draining daemon says so first thing on its page.
+func TestPageShowsDraining(t *testing.T) {
+	browser.Path(t)
+	srv := serve(t, func() statusdoc.Status {
+		st := fakeStatus()
+		st.Draining = true
+		return st
+	})
+	doc := browser.Load(t, srv.URL+"/", 5*time.Second)
+	if s := doc.Text("summary"); !strings.HasPrefix(s, "DRAINING (shutting down: finishing its jobs, refusing new ones) · up 90.0 s") {
+		t.Errorf("summary %q", s)
 	}
 }
 

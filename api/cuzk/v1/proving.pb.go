@@ -849,6 +849,11 @@ type GetStatusResponse struct {
 	// know): the field arithmetic of the CPU prover and of the CPU check of
 	// device proofs.
 	CpuArithmetic *CPUArithmetic `protobuf:"bytes,9,opt,name=cpu_arithmetic,json=cpuArithmetic,proto3" json:"cpu_arithmetic,omitempty"`
+	// Ours, not in Curio's copy: the daemon is shutting down. It finishes
+	// the jobs it holds, answers GetStatus, AwaitProof and CancelProof, and
+	// refuses new SubmitProof and Prove calls with UNAVAILABLE "daemon
+	// draining, retry on another" (cuzkv1.DrainingMessage).
+	Draining      bool `protobuf:"varint,10,opt,name=draining,proto3" json:"draining,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -944,6 +949,13 @@ func (x *GetStatusResponse) GetCpuArithmetic() *CPUArithmetic {
 		return x.CpuArithmetic
 	}
 	return nil
+}
+
+func (x *GetStatusResponse) GetDraining() bool {
+	if x != nil {
+		return x.Draining
+	}
+	return false
 }
 
 type GPUStatus struct {
@@ -1563,7 +1575,7 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\x13CancelProofResponse\x12\x1f\n" +
 	"\vwas_running\x18\x01 \x01(\bR\n" +
 	"wasRunning\"\x12\n" +
-	"\x10GetStatusRequest\"\xd3\x03\n" +
+	"\x10GetStatusRequest\"\xef\x03\n" +
 	"\x11GetStatusResponse\x12&\n" +
 	"\x04gpus\x18\x01 \x03(\v2\x12.cuzk.v1.GPUStatusR\x04gpus\x121\n" +
 	"\n" +
@@ -1574,7 +1586,9 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\x0euptime_seconds\x18\x06 \x01(\x04R\ruptimeSeconds\x12.\n" +
 	"\x13pinned_memory_bytes\x18\a \x01(\x04R\x11pinnedMemoryBytes\x129\n" +
 	"\x19pinned_memory_limit_bytes\x18\b \x01(\x04R\x16pinnedMemoryLimitBytes\x12=\n" +
-	"\x0ecpu_arithmetic\x18\t \x01(\v2\x16.cuzk.v1.CPUArithmeticR\rcpuArithmetic\"\xdf\x01\n" +
+	"\x0ecpu_arithmetic\x18\t \x01(\v2\x16.cuzk.v1.CPUArithmeticR\rcpuArithmetic\x12\x1a\n" +
+	"\bdraining\x18\n" +
+	" \x01(\bR\bdraining\"\xdf\x01\n" +
 	"\tGPUStatus\x12\x18\n" +
 	"\aordinal\x18\x01 \x01(\rR\aordinal\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12(\n" +
