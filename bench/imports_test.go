@@ -23,6 +23,8 @@ var allowedImports = map[string]bool{
 	module + "/internal/tokenfile": true,
 	// The kinds' names and wire values.
 	module + "/proofkind": true,
+	// The fuzz targets' time and allocation bounds (tests only; a leaf).
+	module + "/internal/fuzzcheck": true,
 }
 
 // TestImportsAllowList fails when bench (or its tests) depends on a

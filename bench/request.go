@@ -95,7 +95,9 @@ func (s *Spec) Describe() string {
 // json.Marshal of [][]byte), or else the whole file as one raw proof.
 func ParseVanillaFile(data []byte) ([][]byte, error) {
 	var strs []string
-	if json.Unmarshal(bytes.TrimSpace(data), &strs) != nil {
+	// json.Unmarshal takes null for an empty array; serde (the Rust
+	// bench) does not, so null is a raw proof too, not zero proofs.
+	if json.Unmarshal(bytes.TrimSpace(data), &strs) != nil || strs == nil {
 		return [][]byte{data}, nil
 	}
 	out := make([][]byte, len(strs))

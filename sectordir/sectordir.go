@@ -295,7 +295,7 @@ func load(dir string) (*Sector, error) {
 		return nil, fmt.Errorf("%s: %w", ManifestName, err)
 	}
 	p := s.SealProof
-	shape, above, err := treeNodes(p)
+	_, above, err := treeNodes(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", ManifestName, ErrFormat, err)
 	}
@@ -340,18 +340,44 @@ func load(dir string) (*Sector, error) {
 		data[f.Name] = b
 	}
 
-	leaves, err := elements(data[SealedName], SealedName)
-	if err != nil {
+	if err := assemble(s, data[SealedName], data[PAuxName], data[TreeRLastName]); err != nil {
 		return nil, err
 	}
-	paux, err := elements(data[PAuxName], PAuxName)
+	return s, nil
+}
+
+// assemble decodes the contents of the sector's files (the replica, p_aux
+// and tree_r_last above the leaves), checks them against each other and
+// against s, the manifest's values, and sets s's comm_c and tree. Load
+// has checked each file's size and SHA-256 against the manifest; assemble
+// checks the sizes again so that it holds on its own for any bytes
+// (FuzzAssemble), and cannot slice past a short file.
+func assemble(s *Sector, sealed, pauxB, treeB []byte) error {
+	p := s.SealProof
+	shape, above, err := treeNodes(p)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w: %w", ManifestName, ErrFormat, err)
 	}
-	s.CommC = paux[0]
-	nodes, err := elements(data[TreeRLastName], TreeRLastName)
+	for _, f := range []struct {
+		name string
+		b    []byte
+		want int64
+	}{{SealedName, sealed, int64(p.SectorSize())}, {PAuxName, pauxB, 64}, {TreeRLastName, treeB, 32 * int64(above)}} {
+		if int64(len(f.b)) != f.want {
+			return fmt.Errorf("%s: %d bytes, a %v sector's is %d: %w", f.name, len(f.b), p.SectorSize(), f.want, ErrCorrupt)
+		}
+	}
+	leaves, err := elements(sealed, SealedName)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	paux, err := elements(pauxB, PAuxName)
+	if err != nil {
+		return err
+	}
+	nodes, err := elements(treeB, TreeRLastName)
+	if err != nil {
+		return err
 	}
 	arities, _ := shape.Arities(len(leaves))
 	levels := make([][]fr.Element, 1, len(arities)+1)
@@ -362,15 +388,17 @@ func load(dir string) (*Sector, error) {
 		levels, nodes = append(levels, nodes[:n:n]), nodes[n:]
 	}
 	if root := levels[len(levels)-1][0]; root != paux[1] {
-		return nil, fmt.Errorf("%s: root %s is not %s's comm_r_last %s: %w", TreeRLastName, frHex(&root), PAuxName, frHex(&paux[1]), ErrCorrupt)
+		return fmt.Errorf("%s: root %s is not %s's comm_r_last %s: %w", TreeRLastName, frHex(&root), PAuxName, frHex(&paux[1]), ErrCorrupt)
 	}
-	if commR(s.CommC, paux[1]) != s.CommR {
-		return nil, fmt.Errorf("%s: Poseidon2(comm_c, comm_r_last) is not %s's comm_r %s: %w", PAuxName, ManifestName, frHex(&s.CommR), ErrCorrupt)
+	if commR(paux[0], paux[1]) != s.CommR {
+		return fmt.Errorf("%s: Poseidon2(comm_c, comm_r_last) is not %s's comm_r %s: %w", PAuxName, ManifestName, frHex(&s.CommR), ErrCorrupt)
 	}
-	if s.TreeRLast, err = merkle.PoseidonFromLevels(shape, levels); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", TreeRLastName, ErrCorrupt, err)
+	t, err := merkle.PoseidonFromLevels(shape, levels)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", TreeRLastName, ErrCorrupt, err)
 	}
-	return s, nil
+	s.CommC, s.TreeRLast = paux[0], t
+	return nil
 }
 
 // elements reads b as 32-byte little-endian canonical field elements.

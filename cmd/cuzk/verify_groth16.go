@@ -69,6 +69,12 @@ func readInputsFile(path string, nProofs int) ([][]fr.Element, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseInputs(b, nProofs)
+}
+
+// parseInputs decodes an inputs file's contents for nProofs proofs
+// (readInputsFile, and FuzzParseInputs).
+func parseInputs(b []byte, nProofs int) ([][]fr.Element, error) {
 	var flat []string
 	if err := json.Unmarshal(b, &flat); err == nil {
 		if nProofs != 1 {
@@ -89,9 +95,11 @@ func readInputsFile(path string, nProofs int) ([][]fr.Element, error) {
 	}
 	out := make([][]fr.Element, len(nested))
 	for i, l := range nested {
-		if out[i], err = parseFrHexList(l); err != nil {
+		v, err := parseFrHexList(l)
+		if err != nil {
 			return nil, fmt.Errorf("vector %d: %w", i, err)
 		}
+		out[i] = v
 	}
 	return out, nil
 }

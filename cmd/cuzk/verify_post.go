@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -152,9 +153,19 @@ func readPoStPublic(path string) (*postPublic, error) {
 	if err != nil {
 		return nil, err
 	}
+	pub, err := parsePoStPublic(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return pub, nil
+}
+
+// parsePoStPublic decodes a public-values file's contents (readPoStPublic,
+// and FuzzParsePoStPublic).
+func parsePoStPublic(raw []byte) (*postPublic, error) {
 	var pub postPublic
 	if err := json.Unmarshal(raw, &pub); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	// A missing registered_proof must not read as 0 (WinningPoSt 2 KiB).
 	var present struct {
@@ -163,11 +174,11 @@ func readPoStPublic(path string) (*postPublic, error) {
 	_ = json.Unmarshal(raw, &present)
 	switch {
 	case present.RegisteredProof == nil:
-		return nil, fmt.Errorf("%s: no registered_proof", path)
+		return nil, errors.New("no registered_proof")
 	case pub.Randomness == "":
-		return nil, fmt.Errorf("%s: no randomness", path)
+		return nil, errors.New("no randomness")
 	case len(pub.Sectors) == 0:
-		return nil, fmt.Errorf("%s: no sectors", path)
+		return nil, errors.New("no sectors")
 	}
 	return &pub, nil
 }

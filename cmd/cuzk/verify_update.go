@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -94,9 +95,19 @@ func readUpdateFile(path string) (*updateFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	u, err := parseUpdateFile(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return u, nil
+}
+
+// parseUpdateFile decodes update.json's contents (readUpdateFile, and
+// FuzzParseUpdateFile).
+func parseUpdateFile(raw []byte) (*updateFile, error) {
 	var u updateFile
 	if err := json.Unmarshal(raw, &u); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	// A missing registered_proof must not read as 0 (2 KiB).
 	var present struct {
@@ -104,7 +115,7 @@ func readUpdateFile(path string) (*updateFile, error) {
 	}
 	_ = json.Unmarshal(raw, &present)
 	if present.RegisteredProof == nil {
-		return nil, fmt.Errorf("%s: no registered_proof", path)
+		return nil, errors.New("no registered_proof")
 	}
 	return &u, nil
 }

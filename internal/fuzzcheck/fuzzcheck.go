@@ -1,7 +1,8 @@
 // Package fuzzcheck holds the two checks every fuzz target of a decoder of
 // outside bytes makes on each input (params, vk and proof files, C1 JSON,
-// Curio's wrapper, bincode vanilla proofs, test-circuit options): the
-// decoder answers quickly (MaxDurationFor), and what it allocates is bounded
+// Curio's wrapper, bincode vanilla proofs, test-circuit options, config,
+// token and manifest files, sector directories, the CLI's JSON inputs):
+// the decoder answers quickly (MaxDurationFor), and what it allocates is bounded
 // by the input's size (MaxAllocBytes), so a 4-byte length claiming
 // gigabytes is rejected before anything that large is allocated.
 //

@@ -107,6 +107,11 @@ func checkName(n string) error {
 	for i := 0; i < len(n); i++ {
 		c := n[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_@", c) >= 0) {
+			// A field this long may be a token followed by a stray word
+			// (base64 tokens have '+' and '/'), so it is not repeated.
+			if len(n) >= MinTokenLen {
+				return fmt.Errorf("name of %d characters has %q at offset %d; names use letters, digits and .-_@", len(n), c, i)
+			}
 			return fmt.Errorf("name %q has %q; names use letters, digits and .-_@", n, c)
 		}
 	}
