@@ -201,6 +201,9 @@ type Lease struct {
 	Verifier *groth16.PreparedVerifyingKey
 	Sizes    Sizes
 	Mem      *budget.Reservation
+	// Files are the files the parameters came from (errors about a
+	// circuit that does not fit them name Files.Params).
+	Files Files
 	// Loaded is the time this call spent loading the parameters or waiting
 	// for another call's load; zero when they were hot.
 	Loaded time.Duration
@@ -346,7 +349,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded time.Duration) *Lease {
 	e.refs++
 	e.lastUsed = time.Now()
-	l := &Lease{Params: e.params, Verifier: e.pvk, Sizes: s, Mem: res, Loaded: loaded, m: m, e: e}
+	l := &Lease{Params: e.params, Verifier: e.pvk, Sizes: s, Mem: res, Files: e.files, Loaded: loaded, m: m, e: e}
 	m.mu.Unlock()
 	return l
 }
@@ -386,9 +389,9 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, ma
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrParamsNotFound, f.Params)
+			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, notFound(f.Params))
 		}
-		return nil, nil, false, fmt.Errorf("circuit %s: loading parameters: %w", id, err)
+		return nil, nil, false, fmt.Errorf("circuit %s: loading parameters: %w", id, unusable(f.Params, err))
 	}
 	if pvk == nil {
 		vk := p.VK
@@ -398,19 +401,19 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, ma
 			case err == nil:
 				if !bytes.Equal(fileVK.Bytes(), p.VK.Bytes()) {
 					p.Close()
-					return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrVKMismatch, f.VK)
+					return nil, nil, false, fmt.Errorf("circuit %s: %w", id, unusable(f.VK, fmt.Errorf("%w (%s)", ErrVKMismatch, f.Params)))
 				}
 				vk = fileVK
 			case errors.Is(err, os.ErrNotExist):
 				m.log.Debug("no verifying key file; self-check uses the key inside the parameters", "circuit", id, "vk", f.VK)
 			default:
 				p.Close()
-				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, unusable(f.VK, err))
 			}
 		}
 		if pvk, err = groth16.Prepare(vk); err != nil {
 			p.Close()
-			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+			return nil, nil, false, fmt.Errorf("circuit %s: verifying key: %w", id, unusable(f.Params, err))
 		}
 	}
 	m.log.Info("parameters loaded", "circuit", id, "bytes", p.MemorySize(), "mapped_bytes", mappedBytes(p), "duration", time.Since(t), "test", test)
