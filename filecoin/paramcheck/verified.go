@@ -142,12 +142,20 @@ func (v *Verifier) Verify(ctx context.Context, path string) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("%s: %w", path, err)
 	}
 	v.log.Info("parameter file hashed", "params", path, "digest", digest, "official", digest == want, "duration", time.Since(t).Round(time.Millisecond))
-	// Record only what is still true: a file rewritten while it was read
-	// is hashed again next time.
-	if after, err := os.Stat(path); err == nil && after.Size() == st.Size() && after.ModTime().Equal(st.ModTime()) {
-		v.store(path, record{Size: st.Size(), MTimeNS: st.ModTime().UnixNano(), Digest: digest, HashedAt: time.Now().UTC()})
-	}
+	v.remember(path, st, digest)
 	return verdict(digest, false), nil
+}
+
+// remember records digest for the file at path, which was st when its
+// hashing began. Only what is still true is recorded: a file rewritten
+// while it was read is hashed again next time.
+func (v *Verifier) remember(path string, st os.FileInfo, digest string) {
+	path = filepath.Clean(path)
+	after, err := os.Stat(path)
+	if err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		return
+	}
+	v.store(path, record{Size: st.Size(), MTimeNS: st.ModTime().UnixNano(), Digest: digest, HashedAt: time.Now().UTC()})
 }
 
 func statRegular(path string) (os.FileInfo, error) {

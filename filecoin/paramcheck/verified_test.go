@@ -117,3 +117,15 @@ func TestVerifierNotListed(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// Check records the digests it computes: a verifier started later (the
+// daemon) reads them instead of hashing.
+func TestCheckRecords(t *testing.T) {
+	m, path, _ := verifierFixture(t)
+	res, err := paramcheck.Check(context.Background(), filepath.Dir(path), m, paramcheck.Options{Record: paramcheck.NewVerifier(m, nil)})
+	if err != nil || len(res) != 1 || res[0].State != paramcheck.OK {
+		t.Fatalf("check: %v %+v", err, res)
+	}
+	rewrite(t, path, 0)
+	verify(t, paramcheck.NewVerifier(m, nil), path, paramcheck.Verified, true)
+}
