@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/srs"
 )
 
 // TestBadParamsFailJob breaks test-k10's parameter file in each way a file
@@ -126,5 +127,41 @@ func TestBadParamsFailJob(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A file under a circuit's name that holds another circuit's parameters
+// fails the job as a parameter-file problem naming the file, whether the
+// circuit outgrows the domain (found after synthesis) or the counts differ
+// (found by the prover's shape check).
+func TestParamsOfAnotherCircuit(t *testing.T) {
+	swapped := srs.LocatorFunc(func(id string) (srs.Files, error) {
+		k, err := testkind.ParseCircuitID(id)
+		if err != nil {
+			return srs.Files{}, err
+		}
+		other := map[int]int{10: 12, 12: 10}[k]
+		base := filepath.Join(paramDir, testkind.FileBase(other))
+		return srs.Files{Params: base + ".params", VK: base + ".vk"}, nil
+	})
+	r := newRigWith(t, engine.Config{}, rigOptions{locator: swapped})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		k    int
+		file string
+		want string
+	}{
+		{12, testkind.FileBase(10) + ".params", "do not fit the parameters' domain"},
+		{10, testkind.FileBase(12) + ".params", "circuit does not match the parameters"},
+	} {
+		res, err := r.eng.Prove(ctx, testReq("", tc.k, testkind.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrParamsUnusable) || !errors.Is(res.Err, groth16.ErrShape) ||
+			!strings.Contains(res.Err.Error(), tc.file) || !strings.Contains(res.Err.Error(), tc.want) {
+			t.Fatalf("test-k%d: %v %v; want FAILED naming %s and %q", tc.k, res.State, res.Err, tc.file, tc.want)
+		}
+		t.Logf("test-k%d: %v", tc.k, res.Err)
 	}
 }
