@@ -24,8 +24,11 @@
 // proofkind.Descriptor (Options.Descriptors). Plan runs on the
 // submitting goroutine, so invalid requests fail Submit with an error
 // wrapping ErrInvalidRequest (also when the Planner panics), and so do
-// missing parameters (ErrParamsNotFound) and jobs that can never fit in
-// the budget (ErrExceedsBudget).
+// jobs that can never fit in the budget (ErrExceedsBudget). A parameter
+// file that is missing or unusable (ErrParamsUnusable: unreadable, bad
+// header, bad point, another circuit's) is not the request's fault: the
+// job is created and ends FAILED with the error, naming the file and
+// offset, whether planning (the header) or loading (the points) finds it.
 //
 // While it plans, a job is in StatePlanning and already known by its id:
 // a retry with the same request id attaches to it, Await waits for it and

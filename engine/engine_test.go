@@ -63,7 +63,6 @@ func TestBadInput(t *testing.T) {
 			q.SectorSize = 2048
 			return q
 		}(), engine.ErrInvalidRequest},
-		{"missing params", testReq("", 11, testkind.Options{}), engine.ErrParamsNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.eng.Submit(ctx, tc.req)

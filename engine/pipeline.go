@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -265,7 +266,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 			jp.synthesis = d
 			p.job.timings.Synthesis += d
 			if serr != nil {
-				e.endLocked(p.job, StateFailed, fmt.Errorf("partition %d: synthesis: %w", p.index, serr), nil)
+				e.endLocked(p.job, StateFailed, fmt.Errorf("partition %d: synthesis: %w", p.index, shapeErr(it, serr)), nil)
 			} else {
 				jp.state = partSynthesized
 				p.pa = pa
@@ -313,6 +314,17 @@ func (e *Engine) synthesizePart(c r1cs.Circuit, sizes srs.Sizes, tmpl *r1cs.Dens
 	return pa, pa.Check()
 }
 
+// shapeErr marks a circuit that does not fit its parameters (ErrShape)
+// as a problem of the parameter file, which it names: the circuit is the
+// Kind's, fixed by the registered proof, so a misfit means the file under
+// its name holds another circuit's parameters.
+func shapeErr(it *item, err error) error {
+	if err == nil || !errors.Is(err, groth16.ErrShape) || it.lease == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %w", srs.ErrParamsUnusable, it.lease.Files.Params, err)
+}
+
 func (e *Engine) endSynthesisLocked(it *item) {
 	if e.stage.endSynthesis(it.batch) {
 		// A batch slot opened: another batch may start.
@@ -351,6 +363,7 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 	}
 	if err != nil || len(parts) == 0 {
 		e.stage.endStart(false)
+		err = shapeErr(it, err)
 		if err != nil && it.ctx.Err() == nil {
 			for _, p := range parts {
 				if !p.dropped {

@@ -52,6 +52,10 @@ var (
 	ErrExceedsBudget = budget.ErrExceedsBudget
 	// ErrParamsNotFound is returned when the circuit's parameter file is missing.
 	ErrParamsNotFound = srs.ErrParamsNotFound
+	// ErrParamsUnusable is wrapped by every error caused by a circuit's
+	// parameter files (ErrParamsNotFound included): a job meeting one ends
+	// FAILED with it, whether at planning or at loading.
+	ErrParamsUnusable = srs.ErrParamsUnusable
 	// ErrUnknownCircuit is returned when a Kind planned a circuit id no locator knows.
 	ErrUnknownCircuit = srs.ErrUnknownCircuit
 	// ErrParamsInUse is returned by EvictParams when a job holds the

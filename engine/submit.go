@@ -272,6 +272,20 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 		e.dropPlanningLocked(j, errPlanAbandoned)
 		e.log.Info("job dropped: its caller left while it was planned", "job", id, "kind", e.descs.Name(req.Kind))
 		return left(errPlanAbandoned)
+	case err != nil && !stopped && errors.Is(err, ErrParamsUnusable):
+		// The request is fine; the daemon's parameter file is not. Every
+		// such problem, whether found here (missing, unreadable, bad
+		// header) or while loading (bad point), ends a job FAILED with
+		// the file named, so a client sees one answer per cause.
+		if plan != nil {
+			j.circuit = plan.CircuitID
+		}
+		close(j.planned)
+		e.endLocked(j, StateFailed, err, nil)
+		if j.submitterLeft && !detached {
+			return left(nil)
+		}
+		return j, SubmitResult{JobID: id}, nil
 	case err != nil:
 		if stopped {
 			err = errPlanAbandoned
@@ -397,7 +411,9 @@ func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request) (*Plan
 	}
 	sizes, err := e.params.Sizes(plan.CircuitID)
 	if err != nil {
-		return nil, err
+		// The plan comes back with a parameter-file error: the job
+		// is created, and fails, under its circuit.
+		return plan, err
 	}
 	need := sizes.ParamsBytes() + sizes.WorkingSet()
 	prio := kind.desc.EffectivePriority(req.Priority)

@@ -14,15 +14,18 @@
 //	engine.ErrInvalidRequest, ErrUnknownKind, ErrUnknownCircuit  InvalidArgument
 //	engine.ErrJobNotFound                                       NotFound
 //	engine.ErrRequestIDConflict                                 AlreadyExists
-//	engine.ErrParamsNotFound, ErrParamsInUse              FailedPrecondition
+//	engine.ErrParamsUnusable (NotFound too), ErrParamsInUse    FailedPrecondition
 //	engine.ErrExceedsBudget, ErrTooManyJobs, ErrIntakeFull      ResourceExhausted
 //	engine.ErrDraining        Unavailable "daemon draining, retry on another"
 //	engine.ErrShuttingDown                                      Unavailable
 //	context errors                                              Canceled / DeadlineExceeded
 //	anything else                                               Internal
 //
-// A proof that fails (synthesis error, self-check) is not an RPC error:
-// Prove and AwaitProof return it as status FAILED with the message. The one
+// A proof that fails (synthesis error, self-check, a parameter file that is
+// missing, unreadable or corrupt: engine.ErrParamsUnusable) is not an RPC
+// error: Prove and AwaitProof return it as status FAILED with the message,
+// which names the file and the byte offset or field. (PreloadSRS, which
+// makes no job, answers FailedPrecondition for the same errors.) The one
 // exception is a job aborted by daemon shutdown, which Prove and
 // AwaitProof report as Unavailable so a client retries elsewhere.
 //

@@ -33,7 +33,7 @@ func statusError(err error) error {
 		code = codes.NotFound
 	case errors.Is(err, engine.ErrRequestIDConflict):
 		code = codes.AlreadyExists
-	case errors.Is(err, engine.ErrParamsNotFound), errors.Is(err, engine.ErrParamsInUse):
+	case errors.Is(err, engine.ErrParamsUnusable), errors.Is(err, engine.ErrParamsInUse):
 		code = codes.FailedPrecondition
 	case errors.Is(err, engine.ErrExceedsBudget), errors.Is(err, engine.ErrTooManyJobs), errors.Is(err, engine.ErrIntakeFull):
 		code = codes.ResourceExhausted

@@ -207,7 +207,6 @@ func TestBadInput(t *testing.T) {
 		{"unserved kind", &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT}, codes.InvalidArgument, "invalid proof_kind: 1"},
 		{"malformed wrapper", client.TestRequest("", 10, []byte(`{"partitions":`)), codes.InvalidArgument, "vanilla_proof"},
 		{"wrong sector size", wrongSize, codes.InvalidArgument, "sector_size 2048"},
-		{"missing params", client.TestRequest("", 11, nil), codes.FailedPrecondition, "parameter file not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
@@ -230,8 +229,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := d.c.Prove(ctx, client.TestRequest("", 10, nil)); err != nil {
 		t.Fatalf("daemon stopped serving after bad input: %v", err)
 	}
+	// A missing parameter file fails the job, naming the file: the
+	// request itself was fine.
+	res, err := d.c.Prove(ctx, client.TestRequest("", 11, nil))
+	if !errors.Is(err, client.ErrFailed) || res.GetStatus() != cuzkv1.AwaitProofResponse_FAILED ||
+		!strings.Contains(res.GetErrorMessage(), "parameter file not found") || !strings.Contains(res.GetErrorMessage(), testkind.FileBase(11)+".params") {
+		t.Fatalf("missing params: %v %v", err, res)
+	}
 	// A failing proof is a FAILED result, not an RPC error.
-	res, err := d.c.Prove(ctx, client.TestRequest("selfcheck", 10, opts(testkind.Options{CorruptInputs: true})))
+	res, err = d.c.Prove(ctx, client.TestRequest("selfcheck", 10, opts(testkind.Options{CorruptInputs: true})))
 	if !errors.Is(err, client.ErrFailed) || res.GetStatus() != cuzkv1.AwaitProofResponse_FAILED ||
 		!strings.Contains(res.GetErrorMessage(), "self-check failed") || len(res.GetProof()) != 0 || res.GetTotalMs() != 0 {
 		t.Fatalf("self-check failure: %v %v", err, res)

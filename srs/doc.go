@@ -32,8 +32,13 @@
 //     (written by `cuzk params gen`) is loaded, but a WARN line says so on
 //     every load, and Status marks the entry Test.
 //   - Proving keys are decoded with (batched) subgroup checks unless their
-//     provenance is known — official file names, as rust-fil-proofs trusts
-//     them, or a test marker written by this machine's `cuzk params gen` —
-//     or Options.TrustParams is set. The verifying key inside and the .vk
-//     file are always checked, and must be equal.
+//     provenance is known — a file under an official name whose digest is
+//     the official manifest's (hashed once per path, size and mtime and
+//     recorded beside it: paramcheck.Verifier), or a test marker written by
+//     this machine's `cuzk params gen` — or Options.TrustParams is set. An
+//     official name alone is no evidence. The verifying key inside and the
+//     .vk file are always checked, and must be equal.
+//   - Every error a parameter file causes wraps ErrParamsUnusable and names
+//     the file and the offset or field; nothing of a failed load is kept,
+//     so the next Acquire reads the file again.
 package srs

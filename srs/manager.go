@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/filecoin/paramcheck"
 	"github.com/cuzk-dev/cuzk/groth16"
 )
 
@@ -43,17 +44,22 @@ type Options struct {
 	// MinIdle is how long an unused parameter set stays resident before the
 	// budget's evictor may drop it (memory.eviction_min_idle).
 	MinIdle time.Duration
-	// TrustParams decodes proving keys without subgroup checks, as
+	// TrustParams decodes proving keys without subgroup checks and
+	// without checking official names against the manifest digest, as
 	// rust-fil-proofs loads parameter files. The verifying key is always
 	// fully checked; with the engine's self-check on, a proof made from a
 	// bad proving key is rejected before it is returned, so skipping the
 	// (costly: about as much again as the decode) checks costs no safety.
 	TrustParams bool
 	// CheckParams checks every point even where the file's provenance is
-	// known (official names, marked test parameters); it overrides
-	// TrustParams. For files of unknown history (`cuzk prove-c2
+	// known (a verified official digest, marked test parameters); it
+	// overrides TrustParams. For files of unknown history (`cuzk prove-c2
 	// --check-params`).
 	CheckParams bool
+	// Verifier checks files under official names against the official
+	// manifest's digests (once per path, size and mtime; see
+	// paramcheck.Verifier). nil: one over paramcheck.Official().
+	Verifier *paramcheck.Verifier
 	// DecodeWorkers bounds the goroutines decoding a file (0: GOMAXPROCS).
 	DecodeWorkers int
 	Log           *slog.Logger
@@ -129,6 +135,9 @@ func NewManager(opt Options) *Manager {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
+	if opt.Verifier == nil {
+		opt.Verifier = paramcheck.NewVerifier(paramcheck.Official(), opt.Log)
+	}
 	m := &Manager{opt: opt, log: opt.Log, entries: map[string]*entry{}}
 	opt.Budget.SetEvictor(m.evictIdle)
 	return m
@@ -201,6 +210,9 @@ type Lease struct {
 	Verifier *groth16.PreparedVerifyingKey
 	Sizes    Sizes
 	Mem      *budget.Reservation
+	// Files are the files the parameters came from (errors about a
+	// circuit that does not fit them name Files.Params).
+	Files Files
 	// Loaded is the time this call spent loading the parameters or waiting
 	// for another call's load; zero when they were hot.
 	Loaded time.Duration
@@ -314,7 +326,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		m.mu.Unlock()
 
 		t := time.Now()
-		p, pvk, test, err := m.load(id, files, pvk, sizes.Mapped)
+		p, pvk, test, err := m.load(ctx, id, files, pvk, sizes.Mapped)
 		if err == nil && m.opt.OnLoad != nil {
 			if err = m.opt.OnLoad(id, p, files); err != nil {
 				p.Close()
@@ -346,14 +358,14 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded time.Duration) *Lease {
 	e.refs++
 	e.lastUsed = time.Now()
-	l := &Lease{Params: e.params, Verifier: e.pvk, Sizes: s, Mem: res, Loaded: loaded, m: m, e: e}
+	l := &Lease{Params: e.params, Verifier: e.pvk, Sizes: s, Mem: res, Files: e.files, Loaded: loaded, m: m, e: e}
 	m.mu.Unlock()
 	return l
 }
 
 // load decodes the parameter file and prepares (or reuses) the verifying
-// key. It runs without the lock.
-func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, mapped bool) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
+// key. It runs without the lock; ctx bounds the digest check only.
+func (m *Manager) load(ctx context.Context, id string, f Files, pvk *groth16.PreparedVerifyingKey, mapped bool) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
 	marker := f.Params + filecoin.TestMarkerSuffix
 	test := false
 	if b, err := os.ReadFile(marker); err == nil {
@@ -365,17 +377,13 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, ma
 		m.log.Warn("LOADING INSECURE TEST PARAMETERS: their toxic waste is known, proofs made with them are forgeable and worthless on chain",
 			"circuit", id, "params", f.Params, "marker", marker, "note", note)
 	}
-	// Subgroup checks cost minutes per 10^7 points. Skip them where the
-	// file's provenance is known, as rust-fil-proofs does for the official
-	// set (it loads them unchecked): official names, and test parameters
-	// this machine's cuzk generated (marker). A bad point in a proving key
-	// could only make proofs fail, and failing proofs never leave the
-	// self-check; the verifying key is always checked in full.
-	checks := m.opt.CheckParams || (!m.opt.TrustParams && !f.Official && !test)
-	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "subgroup_checks", checks, "mapped", mapped)
+	checks, how, err := m.provenance(ctx, id, f, test)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	m.log.Info("loading parameters", "circuit", id, "params", f.Params, "provenance", how, "subgroup_checks", checks, "mapped", mapped)
 	t := time.Now()
 	var p *groth16.Params
-	var err error
 	if mapped {
 		// Without checks only the header and the verifying key are read:
 		// each point is still decoded (curve check included) as the
@@ -386,9 +394,9 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, ma
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrParamsNotFound, f.Params)
+			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, notFound(f.Params))
 		}
-		return nil, nil, false, fmt.Errorf("circuit %s: loading parameters: %w", id, err)
+		return nil, nil, false, fmt.Errorf("circuit %s: loading parameters: %w", id, unusable(f.Params, err))
 	}
 	if pvk == nil {
 		vk := p.VK
@@ -398,23 +406,81 @@ func (m *Manager) load(id string, f Files, pvk *groth16.PreparedVerifyingKey, ma
 			case err == nil:
 				if !bytes.Equal(fileVK.Bytes(), p.VK.Bytes()) {
 					p.Close()
-					return nil, nil, false, fmt.Errorf("circuit %s: %w: %s", id, ErrVKMismatch, f.VK)
+					return nil, nil, false, fmt.Errorf("circuit %s: %w", id, unusable(f.VK, fmt.Errorf("%w (%s)", ErrVKMismatch, f.Params)))
 				}
 				vk = fileVK
 			case errors.Is(err, os.ErrNotExist):
 				m.log.Debug("no verifying key file; self-check uses the key inside the parameters", "circuit", id, "vk", f.VK)
 			default:
 				p.Close()
-				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+				return nil, nil, false, fmt.Errorf("circuit %s: %w", id, unusable(f.VK, err))
 			}
 		}
 		if pvk, err = groth16.Prepare(vk); err != nil {
 			p.Close()
-			return nil, nil, false, fmt.Errorf("circuit %s: %w", id, err)
+			return nil, nil, false, fmt.Errorf("circuit %s: verifying key: %w", id, unusable(f.Params, err))
 		}
 	}
 	m.log.Info("parameters loaded", "circuit", id, "bytes", p.MemorySize(), "mapped_bytes", mappedBytes(p), "duration", time.Since(t), "test", test)
 	return p, pvk, test, nil
+}
+
+// Provenances, as the "loading parameters" line names them.
+const (
+	provChecked        = "subgroup-checked"
+	provCheckForced    = "subgroup-checked (check_params)"
+	provWrongDigest    = "subgroup-checked (official name, not the official digest)"
+	provNotListed      = "subgroup-checked (official name missing from the manifest)"
+	provDigestNew      = "digest-verified (new)"
+	provDigestCached   = "digest-verified (cached)"
+	provTrusted        = "trusted (trust_params)"
+	provTestParameters = "trusted (insecure test parameters made by this machine)"
+)
+
+// provenance decides whether the proving key's points are subgroup-checked
+// as they are decoded, and says why. Subgroup checks cost minutes per 10^7
+// points, so they are skipped where the file's contents are known: a file
+// under an official name whose digest is the official manifest's (hashed
+// once, then recorded by path, size and mtime: paramcheck.Verifier), and
+// test parameters this machine's cuzk generated (marker). An official name
+// alone proves nothing, so a file under one with another digest is
+// checked. TrustParams skips both the digest and the checks, as
+// rust-fil-proofs does; CheckParams forces the checks. A bad point in a
+// proving key could only make proofs fail, and failing proofs never leave
+// the self-check; the verifying key is always checked in full.
+func (m *Manager) provenance(ctx context.Context, id string, f Files, test bool) (checks bool, how string, err error) {
+	switch {
+	case m.opt.CheckParams:
+		return true, provCheckForced, nil
+	case m.opt.TrustParams:
+		return false, provTrusted, nil
+	case test:
+		return false, provTestParameters, nil
+	case !f.Official:
+		return true, provChecked, nil
+	}
+	v, err := m.opt.Verifier.Verify(ctx, f.Params)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		return false, "", fmt.Errorf("circuit %s: %w", id, notFound(f.Params))
+	case ctx.Err() != nil:
+		return false, "", fmt.Errorf("circuit %s: checking the digest of %s: %w", id, f.Params, ctx.Err())
+	default:
+		return false, "", fmt.Errorf("circuit %s: checking the digest: %w", id, unusable(f.Params, err))
+	}
+	switch v.Outcome {
+	case paramcheck.Verified:
+		if v.Cached {
+			return false, provDigestCached, nil
+		}
+		return false, provDigestNew, nil
+	case paramcheck.WrongDigest:
+		m.log.Warn("parameter file under an official name does not have the official digest; checking every point",
+			"circuit", id, "params", f.Params, "digest", v.Digest, "official_digest", v.Want)
+		return true, provWrongDigest, nil
+	}
+	return true, provNotListed, nil
 }
 
 // evictIdle is the budget's evictor: it drops hot, unpinned entries idle

@@ -6,13 +6,40 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
 // ErrParamsNotFound is returned when a circuit's parameter file does not exist.
+// Its errors also wrap ErrParamsUnusable.
 var ErrParamsNotFound = errors.New("parameter file not found")
+
+// ErrParamsUnusable is wrapped by every error that comes from a circuit's
+// parameter files rather than from the request or the machine: missing,
+// unreadable, truncated, malformed header or lengths, a point off the
+// curve or outside the subgroup, a verifying key that differs from the one
+// inside, an official name with another digest (and points that fail the
+// check), a file that does not fit its circuit. The message names the file
+// and, where there is one, the byte offset or field. The engine ends the
+// job FAILED with it: the request was fine, and the next request may find
+// the file repaired.
+var ErrParamsUnusable = errors.New("parameter file unusable")
+
+// unusable wraps err, a problem with the file at path, in
+// ErrParamsUnusable, naming path unless err already does.
+func unusable(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return fmt.Errorf("%w: %w", ErrParamsUnusable, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrParamsUnusable, path, err)
+}
+
+// notFound is the error of a missing parameter file.
+func notFound(path string) error {
+	return fmt.Errorf("%w: %w: %s", ErrParamsUnusable, ErrParamsNotFound, path)
+}
 
 // Sizes is what a parameter file says about its circuit, read from the
 // vector lengths in the file header without decoding any point.
@@ -112,18 +139,21 @@ func ReadSizes(path string) (Sizes, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Sizes{}, fmt.Errorf("%w: %s", ErrParamsNotFound, path)
+			return Sizes{}, notFound(path)
 		}
-		return Sizes{}, fmt.Errorf("srs: %w", err)
+		return Sizes{}, unusable(path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return Sizes{}, fmt.Errorf("srs: %w", err)
+		return Sizes{}, unusable(path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Sizes{}, unusable(path, errors.New("not a regular file"))
 	}
 	s, err := readSizes(f, st.Size())
 	if err != nil {
-		return Sizes{}, fmt.Errorf("srs: %s: %w", path, err)
+		return Sizes{}, unusable(path, fmt.Errorf("header: %w", err))
 	}
 	return s, nil
 }
@@ -134,7 +164,9 @@ func ReadSizes(path string) (Sizes, error) {
 func readSizes(r io.ReaderAt, size int64) (Sizes, error) {
 	const g1, g2 = groth16.G1Uncompressed, groth16.G2Uncompressed
 	off := int64(3*g1 + 3*g2)
+	var at int64 // where the vector count just read is
 	count := func(what string, elem int64) (int, error) {
+		at = off
 		var b [4]byte
 		if _, err := r.ReadAt(b[:], off); err != nil {
 			return 0, fmt.Errorf("%w: reading %s count at offset %d: %w", groth16.ErrParamsFormat, what, off, err)
@@ -142,7 +174,8 @@ func readSizes(r io.ReaderAt, size int64) (Sizes, error) {
 		n := int64(binary.BigEndian.Uint32(b[:]))
 		off += 4 + n*elem
 		if off > size {
-			return 0, fmt.Errorf("%w: %s vector of %d points ends at %d, past the end of the file (%d bytes)", groth16.ErrParamsFormat, what, n, off, size)
+			return 0, fmt.Errorf("%w: %s count at offset %d says %d points, ending at byte %d, past the end of the file (%d bytes): %w",
+				groth16.ErrParamsFormat, what, at, n, off, size, groth16.ErrTruncated)
 		}
 		return int(n), nil
 	}
@@ -168,17 +201,18 @@ func readSizes(r io.ReaderAt, size int64) (Sizes, error) {
 		return s, err
 	}
 	if nb2 != s.B {
-		return s, fmt.Errorf("%w: b_g1 has %d points but b_g2 %d", groth16.ErrParamsFormat, s.B, nb2)
+		return s, fmt.Errorf("%w: b_g1 has %d points but b_g2 (count at offset %d) %d", groth16.ErrParamsFormat, s.B, at, nb2)
 	}
 	if off != size {
-		return s, fmt.Errorf("%w: %d trailing bytes after b_g2", groth16.ErrParamsFormat, size-off)
+		return s, fmt.Errorf("%w: %d trailing bytes after b_g2, from offset %d", groth16.ErrParamsFormat, size-off, off)
 	}
 	if s.Inputs == 0 {
-		return s, fmt.Errorf("%w: empty ic vector", groth16.ErrParamsFormat)
+		return s, fmt.Errorf("%w: empty ic vector (count at offset %d)", groth16.ErrParamsFormat, int64(3*g1+3*g2))
 	}
 	s.Domain = s.H + 1
 	if s.Domain&(s.Domain-1) != 0 {
-		return s, fmt.Errorf("%w: h has %d points; a domain of %d is no power of two", groth16.ErrParamsFormat, s.H, s.Domain)
+		return s, fmt.Errorf("%w: h (count at offset %d) has %d points; a domain of %d is no power of two",
+			groth16.ErrParamsFormat, int64(3*g1+3*g2)+4+int64(s.Inputs)*g1, s.H, s.Domain)
 	}
 	s.FileLen = size
 	return s, nil

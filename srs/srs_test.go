@@ -14,9 +14,13 @@ import (
 	"testing"
 	"time"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
 	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/filecoin/paramcheck"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -289,30 +293,118 @@ func TestTrustParamsSkipsSubgroupChecks(t *testing.T) {
 	}
 }
 
-func TestOfficialNamesSkipSubgroupChecks(t *testing.T) {
-	// Official-looking, unmarked files.
-	dir := t.TempDir()
-	for _, ext := range []string{".params", ".vk"} {
-		b, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(8)+ext))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "official"+ext), b, 0o644); err != nil {
-			t.Fatal(err)
+// nonSubgroupG1 finds a point on E(Fp) outside the r-torsion: the curve
+// check passes it, only a subgroup check catches it.
+func nonSubgroupG1(t *testing.T) bls.G1Affine {
+	t.Helper()
+	for i := uint64(1); i < 1000; i++ {
+		var f fp.Element
+		f.SetUint64(i)
+		j := bls.GeneratePointNotInG1(f)
+		var p bls.G1Affine
+		p.FromJacobian(&j)
+		if p.IsOnCurve() && !p.IsInSubGroup() {
+			return p
 		}
 	}
-	loc := srs.LocatorFunc(func(id string) (srs.Files, error) {
-		return srs.Files{Params: filepath.Join(dir, "official.params"), VK: filepath.Join(dir, "official.vk"), Official: true}, nil
-	})
-	var logs syncBuffer
-	b := budget.New(1 << 30)
-	m := srs.NewManager(srs.Options{Locator: loc, Budget: b,
-		Log: slog.New(slog.NewTextHandler(&logs, nil))})
-	if _, _, err := m.Preload(context.Background(), "x", 0); err != nil {
+	t.Fatal("no point outside the subgroup found")
+	return bls.G1Affine{}
+}
+
+// An official name is no evidence of official contents: an unmarked file
+// under one is hashed against the manifest (once; a restart reads the
+// record beside it) and decoded unchecked only when the digest is the
+// manifest's; with another digest every point is subgroup-checked, so a
+// point off the subgroup is caught; trust_params skips both.
+func TestOfficialNameProvenance(t *testing.T) {
+	dir := t.TempDir()
+	const name = "v28-test"
+	files := srs.Files{Params: filepath.Join(dir, name+".params"), VK: filepath.Join(dir, name+".vk"), Official: true}
+	vk, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(8)+".vk"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(logs.String(), "subgroup_checks=false") || strings.Contains(logs.String(), "INSECURE") {
-		t.Fatalf("logs:\n%s", logs.String())
+	if err := os.WriteFile(files.VK, vk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(paramsPath(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := groth16.DecodeParams(good, groth16.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.L[3] = nonSubgroupG1(t)
+	var bad bytes.Buffer
+	if _, err := p.WriteTo(&bad); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := paramcheck.Digest(context.Background(), bytes.NewReader(good), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := paramcheck.ParseManifest([]byte(fmt.Sprintf(`{%q: {"cid": "x", "digest": %q, "sector_size": 2048}}`, name+".params", digest)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := srs.LocatorFunc(func(string) (srs.Files, error) { return files, nil })
+	// load starts a manager (a daemon start) over the file holding data
+	// and returns its error and log.
+	load := func(trust bool) (string, error) {
+		t.Helper()
+		var logs syncBuffer
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		m := srs.NewManager(srs.Options{Locator: loc, Budget: budget.New(1 << 30), TrustParams: trust,
+			Verifier: paramcheck.NewVerifier(manifest, log), Log: log})
+		defer m.Close()
+		_, _, err := m.Preload(context.Background(), "x", 0)
+		return logs.String(), err
+	}
+	// Each write moves the mtime on by a second, whatever the file
+	// system's timestamp granularity (good and bad are the same size).
+	mtime := time.Now()
+	write := func(data []byte) {
+		t.Helper()
+		if err := os.WriteFile(files.Params, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mtime = mtime.Add(time.Second)
+		if err := os.Chtimes(files.Params, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range []struct {
+		name  string
+		data  []byte
+		trust bool
+		want  string // in the "loading parameters" line
+		fail  error
+	}{
+		{"official digest", good, false, `provenance="digest-verified (new)" subgroup_checks=false`, nil},
+		{"restart", nil, false, `provenance="digest-verified (cached)" subgroup_checks=false`, nil},
+		{"another digest, bad point", bad.Bytes(), false, `provenance="subgroup-checked (official name, not the official digest)" subgroup_checks=true`, groth16.ErrNotInSubgroup},
+		{"restart, bad point", nil, false, `provenance="subgroup-checked (official name, not the official digest)" subgroup_checks=true`, groth16.ErrNotInSubgroup},
+		{"trusted, bad point", nil, true, `provenance="trusted (trust_params)" subgroup_checks=false`, nil},
+	} {
+		if step.data != nil {
+			write(step.data)
+		}
+		logs, err := load(step.trust)
+		switch {
+		case step.fail == nil && err != nil:
+			t.Fatalf("%s: %v", step.name, err)
+		case step.fail != nil && (!errors.Is(err, step.fail) || !errors.Is(err, srs.ErrParamsUnusable) || !strings.Contains(err.Error(), files.Params)):
+			t.Fatalf("%s: err %v, want %v naming %s", step.name, err, step.fail, files.Params)
+		}
+		if !strings.Contains(logs, step.want) {
+			t.Fatalf("%s: logs lack %s:\n%s", step.name, step.want, logs)
+		}
+		hashed := strings.Contains(logs, "parameter file hashed")
+		if cached := strings.Contains(step.want, "cached") || step.name == "restart, bad point" || step.trust; hashed == cached {
+			t.Fatalf("%s: hashed=%v:\n%s", step.name, hashed, logs)
+		}
+		t.Logf("%s: %v", step.name, err)
 	}
 }
 

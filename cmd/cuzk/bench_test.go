@@ -162,9 +162,13 @@ func TestBenchSingle(t *testing.T) {
 	if code != exitInvalid || !regexp.MustCompile(`(?m)^status:\s+FAILED$`).MatchString(out) || !strings.Contains(out, "error:") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+	// Missing parameters fail the job, as any parameter-file problem does.
+	code, out, _ = d.bench(t, "single", "-t", "wpost") // the daemon has no wpost-2k parameters
+	if code != exitInvalid || !regexp.MustCompile(`(?m)^status:\s+FAILED$`).MatchString(out) || !strings.Contains(out, "parameter file not found") {
+		t.Fatalf("wpost without parameters: exit %d:\n%s", code, out)
+	}
 	for _, bad := range [][]string{
 		{"single", "-t", "stark"},
-		{"single", "-t", "wpost"},                              // the daemon has no wpost-2k parameters
 		{"single", "-t", "test", "--log-rows", "2"},            // outside the test kind's sizes
 		{"single", "-t", "test", "--verify", "--params", "/x"}, // no key
 		{"single", "-t", "porep", "--c1", "/nonexistent/c1.json"},

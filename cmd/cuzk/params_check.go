@@ -65,7 +65,11 @@ func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 
 	start := time.Now()
-	res, err := paramcheck.Check(ctx, *dir, m, paramcheck.Options{SectorSize: sectorSize, Progress: newHashProgress(stderr, progressEvery)})
+	// The digests are recorded beside the files (where this user may
+	// write), so the daemon's own digest check reads them instead of
+	// hashing every file again on its first load.
+	res, err := paramcheck.Check(ctx, *dir, m, paramcheck.Options{SectorSize: sectorSize, Progress: newHashProgress(stderr, progressEvery),
+		Record: paramcheck.NewVerifier(m, nil)})
 	if err != nil {
 		printResults(stdout, res)
 		return fail("interrupted after %d of %d files (%v)", len(res), len(m.Select(sectorSize)), err)

@@ -63,6 +63,14 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 	if req.SectorSize != 0 && req.SectorSize != uint64(size) {
 		return nil, invalid("sector_size %d does not match registered_proof %v (%d bytes)", req.SectorSize, p, uint64(size))
 	}
+	// Fields of the PoSt kinds: a client that sets them believes it sends
+	// something else, so it is told rather than ignored.
+	if req.PartitionIndex != 0 {
+		return nil, invalid("partition_index %d is set: one request proves every partition of the update (vanilla_proofs, entry k for partition k); leave it 0", req.PartitionIndex)
+	}
+	if len(req.Randomness) != 0 {
+		return nil, invalid("randomness is set (%d bytes): an update's challenges come from comm_r_new; leave it empty", len(req.Randomness))
+	}
 	_, commROld, err := commitment("comm_r_old", req.CommROld)
 	if err != nil {
 		return nil, err

@@ -111,6 +111,8 @@ func TestPlanRejects(t *testing.T) {
 		{"unknown registered proof", mod(func(r *engine.Request) { r.RegisteredProof = 5 }), "registered_proof", filecoin.ErrUnknownUpdateProof},
 		{"wrong sector size", mod(func(r *engine.Request) { r.SectorSize = 4096 }), "sector_size 4096", nil},
 		{"8 MiB registered proof", mod(func(r *engine.Request) { r.RegisteredProof = 1; r.SectorSize = 0 }), "vanilla_proofs has 1 entries, StackedDrg8MiBV1 takes one per partition (4)", nil},
+		{"partition index set", mod(func(r *engine.Request) { r.PartitionIndex = 1 }), "partition_index 1 is set", nil},
+		{"randomness set", mod(func(r *engine.Request) { r.Randomness = make([]byte, 32) }), "randomness is set (32 bytes)", nil},
 		{"comm_r_old short", mod(func(r *engine.Request) { r.CommROld = r.CommROld[:31] }), "comm_r_old is 31 bytes", nil},
 		{"comm_d_new missing", mod(func(r *engine.Request) { r.CommDNew = nil }), "comm_d_new is 0 bytes", nil},
 		{"comm_r_new long", mod(func(r *engine.Request) { r.CommRNew = append(r.CommRNew, 0) }), "comm_r_new is 33 bytes", nil},

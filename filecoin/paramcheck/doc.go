@@ -25,4 +25,10 @@
 // With a sector size, Check looks at the .params files of that size and
 // every verifying key, as paramfetch --params-for-sector-sizes (and
 // go-paramfetch's GetParams) do: verifying keys are small and always kept.
+//
+// A Verifier does the digest check for the daemon: once per file path,
+// size and modification time, with the digest recorded in RecordFile
+// (.cuzk-verified.json) beside the file, or in memory where the directory
+// cannot be written. Check records the digests it computes the same way
+// when Options.Record is set.
 package paramcheck

@@ -196,6 +196,11 @@ type Options struct {
 	// Progress, when not nil, is called while a file is read, with the
 	// bytes read so far (r.Size is its length).
 	Progress func(r *Result, done int64)
+	// Record, when not nil, records every digest computed (as its Verify
+	// would, in RecordFile beside the file), so that a daemon reading the
+	// directory later, even without the right to write it, need not hash
+	// the files again.
+	Record *Verifier
 }
 
 // Check verifies the files of m (as opt selects them) in dir, one after
@@ -206,7 +211,7 @@ func Check(ctx context.Context, dir string, m Manifest, opt Options) ([]Result, 
 	out := make([]Result, 0, len(sel))
 	for _, e := range sel {
 		r := Result{Entry: e, Path: filepath.Join(dir, e.Name)}
-		if err := checkFile(ctx, &r, opt.Progress); err != nil {
+		if err := checkFile(ctx, &r, opt.Progress, opt.Record); err != nil {
 			return out, err
 		}
 		out = append(out, r)
@@ -215,7 +220,7 @@ func Check(ctx context.Context, dir string, m Manifest, opt Options) ([]Result, 
 }
 
 // checkFile fills r; it returns an error only when ctx ended.
-func checkFile(ctx context.Context, r *Result, progress func(*Result, int64)) error {
+func checkFile(ctx context.Context, r *Result, progress func(*Result, int64), record *Verifier) error {
 	marker := markerPath(r.Path)
 	if _, err := os.Stat(marker); err == nil {
 		r.Marker = marker
@@ -254,6 +259,9 @@ func checkFile(ctx context.Context, r *Result, progress func(*Result, int64)) er
 		return nil
 	}
 	r.Got = got
+	if record != nil {
+		record.remember(r.Path, st, got)
+	}
 	switch {
 	case got == r.Digest:
 		r.State = OK
