@@ -142,7 +142,14 @@ func verify(t *testing.T, k int, proof []byte, partitions int) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	waitWithin(t, what, 20*time.Second, cond)
+}
+
+// waitWithin is waitFor with its own limit, for conditions that wait on
+// real proofs.
+func waitWithin(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
