@@ -42,7 +42,8 @@ func parseHex32(s string) ([32]byte, error) {
 }
 
 // sectorSizeFlag accepts "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" (any
-// supported size) or a byte count.
+// supported size), the same with "K", "KB", "M", "MB", "G", "GB" (binary,
+// as Curio and lotus read sizes: 32G and 32GB are 32 GiB), or a byte count.
 type sectorSizeFlag struct {
 	v   filecoin.SectorSize
 	set bool
@@ -62,7 +63,7 @@ func (f *sectorSizeFlag) Set(s string) error {
 			return nil
 		}
 	}
-	n, err := strconv.ParseUint(s, 10, 64)
+	n, err := parseBinarySize(s)
 	if err == nil {
 		for _, sz := range filecoin.SupportedSectorSizes() {
 			if uint64(sz) == n {
@@ -125,4 +126,34 @@ func readCommDR(path string) (*commDR, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &c, nil
+}
+
+// parseBinarySize reads "2048", "2K", "2KB", "2KiB", "32G", "32 GiB"
+// (case-insensitive; every unit a power of 1024, as go-units' RAMInBytes
+// that Curio and lotus use for sector sizes).
+func parseBinarySize(s string) (uint64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("size %q: no number", s)
+	}
+	n, err := strconv.ParseUint(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: %w", s, err)
+	}
+	unit := strings.TrimSpace(t[i:])
+	shift := map[string]uint{"": 0, "b": 0,
+		"k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+		"g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+	sh, ok := shift[unit]
+	if !ok {
+		return 0, fmt.Errorf("size %q: unknown unit %q", s, unit)
+	}
+	if n > (1<<64-1)>>sh {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n << sh, nil
 }
