@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
@@ -22,19 +23,8 @@ import (
 // at planning (header) or at loading (a point), and that the engine then
 // proves with the repaired file: nothing about a bad file sticks.
 func TestBadParamsFailJob(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vk, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+".vk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, testkind.FileBase(10)+".params")
-	if err := os.WriteFile(filepath.Join(dir, testkind.FileBase(10)+".vk"), vk, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	good, path := testkit.BreakableParams(t, 10)
+	dir := filepath.Dir(path)
 	const vkFixed = 3*groth16.G1Uncompressed + 3*groth16.G2Uncompressed // alpha, beta, gamma, delta
 	nIC := int(uint32(good[vkFixed])<<24 | uint32(good[vkFixed+1])<<16 | uint32(good[vkFixed+2])<<8 | uint32(good[vkFixed+3]))
 	hStart := vkFixed + 4 + nIC*groth16.G1Uncompressed + 4
@@ -76,6 +66,7 @@ func TestBadParamsFailJob(t *testing.T) {
 					if err := os.RemoveAll(path); err != nil {
 						t.Fatal(err)
 					}
+					var err error
 					switch {
 					case isDir:
 						err = os.Mkdir(path, 0o755)

@@ -25,19 +25,8 @@ import (
 // naming the file and the offset, SubmitProof accepts the job, never an
 // Internal RPC error, and the next good request is proved.
 func TestBadParamsAreFailedJobs(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+".params"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vk, err := os.ReadFile(filepath.Join(paramDir, testkind.FileBase(10)+".vk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, testkind.FileBase(10)+".params")
-	if err := os.WriteFile(filepath.Join(dir, testkind.FileBase(10)+".vk"), vk, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	good, path := testkit.BreakableParams(t, 10)
+	dir := filepath.Dir(path)
 	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: testkind.Locator(dir), Budget: 4 << 30})
 	srv := server.New(te.Engine)
 	sock, err := os.MkdirTemp("", "cuzk")

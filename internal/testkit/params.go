@@ -115,6 +115,31 @@ func TestParams(t testing.TB, ks ...int) string {
 	return dir
 }
 
+// BreakableParams prepares test-k's parameters for a test that breaks
+// them: it returns the good .params bytes from the shared cache and the path
+// of a .params file in a fresh directory (beside a copy of the .vk) that the
+// test writes broken variants to. The file itself is not written.
+func BreakableParams(t testing.TB, k int) (good []byte, params string) {
+	t.Helper()
+	src := filepath.Join(CacheDir(), testkind.FileBase(k))
+	if err := ensureCached([]int{k}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(src + ".params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := os.ReadFile(src + ".vk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, testkind.FileBase(k)+".vk"), vk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return good, filepath.Join(dir, testkind.FileBase(k)+".params")
+}
+
 // lock takes an exclusive flock on path, waiting for other processes.
 func lock(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
