@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
@@ -34,13 +34,9 @@ type singleReport struct {
 	Verify *verifyReport `json:"verify,omitempty"`
 }
 
-// defaultParamDir is where the bench tools look for verifying keys.
-func defaultParamDir() string {
-	if v := os.Getenv(config.ParamCacheEnv); v != "" {
-		return v
-	}
-	return config.DefaultParamCache
-}
+// defaultParamDir is where the bench tools look for verifying keys: the
+// daemon's rule (filecoin.ParamDir), so both look in the same place.
+func defaultParamDir() string { return filecoin.ParamDir("", os.LookupEnv) }
 
 // runBenchSingle is `cuzk bench single`: one proof through the daemon.
 func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer) int {

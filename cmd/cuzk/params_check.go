@@ -35,9 +35,7 @@ func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 		return code
 	}
 	fail := failer(stderr, "cuzk params check")
-	if *dir == "" {
-		*dir = filecoin.ParameterCacheDir(os.LookupEnv)
-	}
+	*dir = filecoin.ParamDir(*dir, os.LookupEnv)
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		if err == nil {
 			err = errors.New("not a directory")

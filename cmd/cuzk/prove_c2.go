@@ -69,10 +69,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			return fail("%v", err)
 		}
 	}
-	dir := *paramsDir
-	if dir == "" {
-		dir = filecoin.ParameterCacheDir(os.LookupEnv)
-	}
+	dir := filecoin.ParamDir(*paramsDir, os.LookupEnv)
 	if files, err := testparams.PathsFor(o.RegisteredProof, dir); err == nil && testparams.IsTest(files.Params) {
 		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 	}

@@ -76,7 +76,7 @@ func (o *oneShotFlags) dir() string {
 	if *o.paramsDir != "" {
 		return *o.paramsDir
 	}
-	return filecoin.ParameterCacheDir(os.LookupEnv)
+	return filecoin.ParamDir("", os.LookupEnv)
 }
 
 // prove runs req through an in-process engine, warns about test

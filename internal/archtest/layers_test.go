@@ -22,7 +22,7 @@ var layer = map[string]int{
 	// -1: the vector field kernels, below the leaves that use them (internal/ntt).
 	"internal/ifma": -1,
 	// 0: leaves.
-	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
+	"fr32": 0, "r1cs": 0, "budget": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0, "internal/procmem": 0,
 	"internal/tokenfile": 0, "internal/browser": 0, "internal/fuzzcheck": 0, "internal/ntt": 0,
 	// 0: the one description of each proof kind (wire value, name, policy).
@@ -37,8 +37,9 @@ var layer = map[string]int{
 	"filecoin": 3, "gadgets": 3, "prover/cpu": 3, "prover/checked": 3,
 	// 4: PoRep formats and graph; bincode; the GPU backend.
 	"porep/graph": 4, "porep/c1": 4, "internal/bincode": 4, "prover/gpu": 4,
-	// 4: the on-disk layout of a sealed or updated sector; the parameter manifest check.
-	"sectordir": 4, "filecoin/paramcheck": 4,
+	// 4: the on-disk layout of a sealed or updated sector; the parameter manifest check;
+	// TOML config (above filecoin, whose one parameter directory rule it applies).
+	"sectordir": 4, "filecoin/paramcheck": 4, "config": 4,
 	// 5: parameter files (above the manifest check, which vouches for official names).
 	"srs": 5,
 	// 5-7: PoRep, PoSt and SnapDeals native sides (vanilla proofs, verifiers), circuits, planning.
