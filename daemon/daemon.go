@@ -70,6 +70,7 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 		return err
 	}
 	defer release()
+	warnMissingParams(log, cfg.SRS.ParamCache)
 	if opt.EnableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}
