@@ -30,7 +30,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	size.Set("2KiB")
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	kindName := fs.String("kind", "porep-c2", "proof `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")
-	paramsDir := fs.String("params-dir", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
+	paramsDir := fs.String("params", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
+	deprecatedFlag(fs, "params-dir", "params")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code

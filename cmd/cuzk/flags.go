@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,6 +11,45 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 )
+
+// deprecatedFlag registers old as another spelling of the flag current,
+// already defined on fs: setting it sets current, after a one-line note on
+// fs's output that old is deprecated. One name per concept in help and
+// docs, while scripts written for the old name keep working.
+func deprecatedFlag(fs *flag.FlagSet, old, current string) {
+	f := fs.Lookup(current)
+	if f == nil {
+		panic("deprecatedFlag: no flag --" + current)
+	}
+	arg, _ := flag.UnquoteUsage(f)
+	usage := "deprecated: use --" + current
+	if arg != "" {
+		usage += " `" + arg + "`"
+	}
+	fs.Var(&aliasValue{fs: fs, old: old, current: current}, old, usage)
+}
+
+// aliasValue forwards a deprecated flag to its current name.
+type aliasValue struct {
+	fs           *flag.FlagSet
+	old, current string
+}
+
+// String is empty so that help prints no default for the alias: the
+// current flag shows it.
+func (a *aliasValue) String() string { return "" }
+
+func (a *aliasValue) Set(s string) error {
+	fmt.Fprintf(a.fs.Output(), "%s: --%s is deprecated; use --%s\n", a.fs.Name(), a.old, a.current)
+	return a.fs.Set(a.current, s)
+}
+
+// IsBoolFlag lets a deprecated boolean flag be given without a value, as
+// its current name can.
+func (a *aliasValue) IsBoolFlag() bool {
+	b, ok := a.fs.Lookup(a.current).Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
 
 // hex32 is a flag holding 32 bytes given as 64 hex characters (Filecoin
 // byte order: the bytes as they are stored, Fr little-endian).

@@ -26,7 +26,8 @@ const progressEvery = 5 * time.Second
 // parameters; 2: usage, an unreadable manifest or file, or interrupted.
 func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params check", stderr)
-	dir := fs.String("dir", "", "parameter `directory` (default: $"+filecoin.ParameterCacheEnv+" or "+filecoin.DefaultParameterCacheDir+")")
+	dir := fs.String("params", "", "parameter `directory` (default: $"+filecoin.ParameterCacheEnv+" or "+filecoin.DefaultParameterCacheDir+")")
+	deprecatedFlag(fs, "dir", "params")
 	manifestPath := fs.String("manifest", "", "paramfetch manifest `file` (default: the official v28 parameters.json, built in)")
 	var size sectorSizeFlag
 	fs.Var(&size, "sector-size", "check only this sector size's .params files (and every .vk, as paramfetch does): 2KiB, 8MiB, 512MiB, 32GiB, 64GiB")

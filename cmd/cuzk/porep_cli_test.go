@@ -256,7 +256,7 @@ func TestParamsGenRefusesUpFront(t *testing.T) {
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official}, "official parameter cache"},
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official + "/."}, "official parameter cache"},
 		{[]string{"demo", "--sector-size", "32GiB"}, "too large to seal"},
-		{[]string{"demo", "--sector-size", "2KiB", "--params-dir", official}, "official parameter cache"},
+		{[]string{"demo", "--sector-size", "2KiB", "--params", official}, "official parameter cache"},
 	} {
 		code, _, stderr := runCmd(t, c.args...)
 		if code != exitError || !strings.Contains(stderr, c.want) {

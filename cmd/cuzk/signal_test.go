@@ -316,7 +316,7 @@ func TestDemoStopsOnCancel(t *testing.T) {
 		t.Skip("-short: synthesises the 2 KiB circuit")
 	}
 	dir := t.TempDir()
-	code, stderr, took := runUntil(t, "params gen: fold u v", 5*time.Minute, "demo", "--params-dir", dir)
+	code, stderr, took := runUntil(t, "params gen: fold u v", 5*time.Minute, "demo", "--params", dir)
 	if code != exitError || !strings.Contains(stderr, "context canceled") {
 		t.Fatalf("demo after cancellation: exit %d\n%s", code, stderr)
 	}
