@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,24 @@ func (a *aliasValue) Set(s string) error {
 func (a *aliasValue) IsBoolFlag() bool {
 	b, ok := a.fs.Lookup(a.current).Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// paramsUsage is the help of the verify commands' --params.
+const paramsUsage = "parameter `directory` holding the verifying key, under its official name (default: $" + filecoin.ParameterCacheEnv + " or " + filecoin.DefaultParameterCacheDir + "); --vk names the file instead"
+
+// vkFileFor is the .vk file a verify command reads: vkFlag when
+// given, else circuit c's official file in the parameter directory
+// (paramsFlag, else filecoin.ParamDir's rule). The Window and Winning keys
+// differ only by a hash in their names, which nobody should have to type.
+func vkFileFor(vkFlag, paramsFlag string, c filecoin.CircuitID) (string, error) {
+	if vkFlag != "" {
+		return vkFlag, nil
+	}
+	ps, err := c.ParameterSetID()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filecoin.ParamDir(paramsFlag, os.LookupEnv), ps.VerifyingKeyFileName()), nil
 }
 
 // hex32 is a flag holding 32 bytes given as 64 hex characters (Filecoin

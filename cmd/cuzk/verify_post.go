@@ -20,7 +20,8 @@ import (
 
 func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify-post", stderr)
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the PoSt circuit")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the PoSt circuit (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "PoSt proof `file`: 192 bytes per partition, in partition order")
 	proofID := fs.Int64("registered-proof", -1, "registered PoSt proof id: winning 0..4, window 5..14")
 	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters")
@@ -65,8 +66,8 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 			return fail("--miner %d disagrees with %s (%d)", *miner, *pubPath, *pub.MinerID)
 		}
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	if *proofID < 0 || *randFlag == "" || *sectorsFlag == "" {
 		return fail("--registered-proof, --randomness and --sectors are required (or --public)")
@@ -87,7 +88,11 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("--partition %d: must be >= 0", *partition)
 	}
 	pub := post.Public{Proof: p, Randomness: rnd, Sectors: sectors, Partition: *partition}
-	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+	vk, err := vkFileFor(*vkPath, *paramsDir, p.CircuitID())
+	if err != nil {
+		return fail("%v", err)
+	}
+	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
 		return post.InvalidPartitions(vk, proof, pub)
 	})
 }

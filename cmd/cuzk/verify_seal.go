@@ -17,7 +17,8 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs := newFlags("verify-seal", stderr)
 	var size sectorSizeFlag
 	var commR, commD, proverID, ticket, seed, porepID hex32
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk)")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "seal proof `file` (192 bytes per partition)")
 	fs.Var(&size, "sector-size", "sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
 	fs.Var(&commR, "comm-r", "comm_r, 64 hex characters")
@@ -75,8 +76,8 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 			size = sectorSizeFlag{v: filecoin.SectorSize(c.SectorSize), set: true}
 		}
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	for _, f := range []struct {
 		name string
@@ -93,7 +94,18 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%v", err)
 	}
-	vk, err := groth16.ReadVerifyingKeyFile(*vkPath)
+	path := *vkPath
+	if path == "" {
+		// Only published sizes have official keys; --vk serves the others.
+		circuit, err := filecoin.PoRepCircuitID(cfg.SectorSize)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if path, err = vkFileFor("", *paramsDir, circuit); err != nil {
+			return fail("%v", err)
+		}
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(path)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -19,7 +19,8 @@ import (
 
 func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify-update", stderr)
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the EmptySectorUpdate circuit")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the EmptySectorUpdate circuit (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "update proof `file`: 192 bytes per partition, every partition in order")
 	proofID := fs.Int64("registered-proof", -1, "registered update proof id, 0..4 (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
 	var commROld, commRNew, commDNew hex32
@@ -57,8 +58,8 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 		}
 		*proofID = u.RegisteredProof
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	if *proofID < 0 {
 		return fail("--registered-proof is required (0..4), or --update")
@@ -84,7 +85,11 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 			*f.dst = e
 		}
 	}
-	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+	vk, err := vkFileFor(*vkPath, *paramsDir, p.CircuitID())
+	if err != nil {
+		return fail("%v", err)
+	}
+	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
 		return snap.InvalidPartitions(vk, p, proof, pub)
 	})
 }
