@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
@@ -110,22 +111,25 @@ func postIDRange(kind filecoin.PoStType) string {
 	return "ids 5..14"
 }
 
+// parsePoStKind reads window-post or winning-post by any of their names
+// (proofkind's aliases, window and winning among them).
 func parsePoStKind(s string) (filecoin.PoStType, error) {
-	switch s {
-	case "window":
-		return filecoin.WindowPoSt, nil
-	case "winning":
-		return filecoin.WinningPoSt, nil
-	case "":
-		return 0, fmt.Errorf("--kind is required (window or winning)")
+	if s == "" {
+		return 0, fmt.Errorf("--kind is required (window-post or winning-post)")
 	}
-	return 0, fmt.Errorf("--kind %q: want window or winning", s)
+	switch k, _ := proofkind.Parse(s); k {
+	case proofkind.WindowPoSt:
+		return filecoin.WindowPoSt, nil
+	case proofkind.WinningPoSt:
+		return filecoin.WinningPoSt, nil
+	}
+	return 0, fmt.Errorf("--kind %q: want window-post or winning-post", s)
 }
 
 func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("post vanilla", stderr)
 	var dirs listFlag
-	kindFlag := fs.String("kind", "", "window or winning")
+	kindFlag := fs.String("kind", "", "proof `kind`: window-post or winning-post (window and winning work too)")
 	fs.Var(&dirs, "sector-dir", "sector `directory` written by 'cuzk seal --out' or 'cuzk snap encode' (repeat or comma-separate: window, the partition's sectors in order; winning, the sector set to draw from)")
 	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters (a canonical field element)")
 	out := fs.String("out", "", "output `file`: JSON array of base64 bincode FallbackPoStSectorProof, as Curio sends vanilla_proofs")

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
 )
 
 func TestDeprecatedFlag(t *testing.T) {
@@ -59,6 +61,23 @@ func TestOldFlagSpellings(t *testing.T) {
 		code, _, stderr := runCmd(t, args...)
 		if code != exitOK || !strings.Contains(stderr, "--"+strings.TrimPrefix(args[len(args)-3], "--")+" is deprecated") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+}
+
+// post vanilla takes the kinds' one spelling and their aliases.
+func TestParsePoStKind(t *testing.T) {
+	for in, want := range map[string]filecoin.PoStType{
+		"window-post": filecoin.WindowPoSt, "window": filecoin.WindowPoSt, "wpost": filecoin.WindowPoSt, "window_post": filecoin.WindowPoSt,
+		"winning-post": filecoin.WinningPoSt, "winning": filecoin.WinningPoSt,
+	} {
+		if got, err := parsePoStKind(in); err != nil || got != want {
+			t.Errorf("parsePoStKind(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "porep-c2", "post"} {
+		if _, err := parsePoStKind(in); err == nil || !strings.Contains(err.Error(), "window-post or winning-post") {
+			t.Errorf("parsePoStKind(%q): %v", in, err)
 		}
 	}
 }
