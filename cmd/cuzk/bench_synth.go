@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -53,7 +54,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	compare := fs.String("compare", "", "A/B: alternate runs of this binary and `OTHER_BINARY` on the same input and print the ratio")
 	rustBench := fs.String("rust-bench", "testdata/rustref/bench.json", "bellperson figures from tools/rustref bench, for the ratio (skipped if absent)")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of text")
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: filecoin.PublishedSectorSizes()}
 	fs.Var(&size, "sector-size", "sector `size` of the --synthetic circuit (2KiB … 64GiB)")
 	synthetic := fs.Bool("synthetic", false, "synthesise one partition of deterministic random C1-shaped inputs (unsatisfied; the rows are a real partition's) instead of a sealed sector's C1")
 	kindName := fs.String("kind", "porep-c2", "--synthetic circuit: porep-c2, window-post or winning-post")

@@ -26,7 +26,7 @@ import (
 // freshly sealed 2 KiB sector, end to end.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", stderr)
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: sealableSizes()}
 	size.Set("2KiB")
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	kindName := fs.String("kind", "porep-c2", "proof `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 )
 
 // deprecatedFlag registers old as another spelling of the flag current,
@@ -101,11 +102,27 @@ func parseHex32(s string) ([32]byte, error) {
 }
 
 // sectorSizeFlag accepts "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" (any
-// supported size), the same with "K", "KB", "M", "MB", "G", "GB" (binary,
-// as Curio and lotus read sizes: 32G and 32GB are 32 GiB), or a byte count.
+// size the command supports), the same with "K", "KB", "M", "MB", "G",
+// "GB" (binary, as Curio and lotus read sizes: 32G and 32GB are 32 GiB),
+// or a byte count.
 type sectorSizeFlag struct {
 	v   filecoin.SectorSize
 	set bool
+	// allowed is what the command can work with, which its errors list;
+	// nil means every size rust-fil-proofs accepts.
+	allowed []filecoin.SectorSize
+}
+
+// sealableSizes are the sizes seal and demo seal in memory: published ones
+// (a V1_1 seal proof exists) up to seal.MaxSectorSize.
+func sealableSizes() []filecoin.SectorSize {
+	var out []filecoin.SectorSize
+	for _, sz := range filecoin.PublishedSectorSizes() {
+		if sz <= seal.MaxSectorSize {
+			out = append(out, sz)
+		}
+	}
+	return out
 }
 
 func (f *sectorSizeFlag) String() string {
@@ -115,8 +132,15 @@ func (f *sectorSizeFlag) String() string {
 	return f.v.String()
 }
 
+func (f *sectorSizeFlag) sizes() []filecoin.SectorSize {
+	if f.allowed != nil {
+		return f.allowed
+	}
+	return filecoin.SupportedSectorSizes()
+}
+
 func (f *sectorSizeFlag) Set(s string) error {
-	for _, sz := range filecoin.SupportedSectorSizes() {
+	for _, sz := range f.sizes() {
 		if strings.EqualFold(sz.String(), s) {
 			f.v, f.set = sz, true
 			return nil
@@ -124,7 +148,7 @@ func (f *sectorSizeFlag) Set(s string) error {
 	}
 	n, err := parseBinarySize(s)
 	if err == nil {
-		for _, sz := range filecoin.SupportedSectorSizes() {
+		for _, sz := range f.sizes() {
 			if uint64(sz) == n {
 				f.v, f.set = sz, true
 				return nil
@@ -132,7 +156,7 @@ func (f *sectorSizeFlag) Set(s string) error {
 		}
 	}
 	names := make([]string, 0)
-	for _, sz := range filecoin.SupportedSectorSizes() {
+	for _, sz := range f.sizes() {
 		names = append(names, sz.String())
 	}
 	return fmt.Errorf("unsupported sector size %q (one of %s, or bytes)", s, strings.Join(names, ", "))

@@ -79,7 +79,7 @@ func TestParamsGenKinds(t *testing.T) {
 		{[]string{"params", "gen", "--kind", "winning-post", "--sector-size", "2KiB", "--dir", unmarked}, "refusing"},
 		{[]string{"params", "gen", "--kind", "post", "--sector-size", "2KiB", "--dir", dir}, "--kind"},
 		{[]string{"params", "gen", "--kind", "winning-post", "--registered-proof", "12", "--dir", dir}, "not a winning-post proof"},
-		{[]string{"demo", "--kind", "snap", "--sector-size", "32GiB"}, "too large to seal"},
+		{[]string{"demo", "--kind", "snap", "--sector-size", "32GiB"}, `unsupported sector size "32GiB" (one of 2KiB, 8MiB, 512MiB,`},
 		{[]string{"demo", "--kind", "window-post", "--params", official}, "official parameter cache"},
 		{[]string{"demo", "--kind", "nope"}, "--kind"},
 	} {

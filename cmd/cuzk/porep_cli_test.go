@@ -255,7 +255,7 @@ func TestParamsGenRefusesUpFront(t *testing.T) {
 	}{
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official}, "official parameter cache"},
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official + "/."}, "official parameter cache"},
-		{[]string{"demo", "--sector-size", "32GiB"}, "too large to seal"},
+		{[]string{"demo", "--sector-size", "32GiB"}, `unsupported sector size "32GiB" (one of 2KiB, 8MiB, 512MiB,`},
 		{[]string{"demo", "--sector-size", "2KiB", "--params", official}, "official parameter cache"},
 	} {
 		code, _, stderr := runCmd(t, c.args...)

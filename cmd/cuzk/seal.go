@@ -18,7 +18,7 @@ import (
 
 func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("seal", stderr)
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: sealableSizes()}
 	var ticket, seedFlag, proverID hex32
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
