@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/internal/browser"
+	"github.com/cuzk-dev/cuzk/server/history"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
@@ -71,7 +72,13 @@ func fakeStatus() statusdoc.Status {
 
 func serve(t *testing.T, st func() statusdoc.Status) *httptest.Server {
 	t.Helper()
-	page := statuspage.New(st, nil)
+	return serveHistory(t, st, nil)
+}
+
+// serveHistory serves the page with hist as the daemon's last hour.
+func serveHistory(t *testing.T, st func() statusdoc.Status, hist func() history.Series) *httptest.Server {
+	t.Helper()
+	page := statuspage.New(st, hist, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -79,6 +86,7 @@ func serve(t *testing.T, st func() statusdoc.Status) *httptest.Server {
 	})
 	mux.Handle("GET "+statuspage.PagePath+"{$}", page)
 	mux.Handle("GET "+statuspage.TimelinePath, page)
+	mux.Handle("GET "+statuspage.HistoryPath, page)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -133,7 +141,7 @@ func TestPageHeadersAndScript(t *testing.T) {
 	}
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	rec := httptest.NewRecorder()
-	statuspage.New(fakeStatus, nil).ServeHTTP(rec, req)
+	statuspage.New(fakeStatus, nil, nil).ServeHTTP(rec, req)
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /: %d", rec.Code)
 	}
@@ -302,5 +310,46 @@ func wantRows(t *testing.T, doc *browser.Doc, id string, want [][]string) {
 	got := doc.Rows(id)
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("#%s rows:\n got %q\nwant %q", id, got, want)
+	}
+}
+
+// fakeHistory is an hour with proofs, stages and samples in its last three
+// minutes.
+func fakeHistory() func() history.Series {
+	now := t0
+	h := history.New(func() time.Time { return now })
+	for m := range 3 {
+		h.Completed("porep")
+		h.Completed("wpost")
+		h.Stage("synthesis", time.Duration(m+1)*time.Second)
+		h.Stage("prove", 2*time.Second)
+		h.Record(history.Sample{QueueDepth: m, Running: 1, BudgetUsed: 3 << 30, BudgetTotal: 8 << 30, ResidentAnon: 2 << 30})
+		now = now.Add(time.Minute)
+	}
+	return h.Snapshot
+}
+
+func TestHistorySVG(t *testing.T) {
+	srv := serveHistory(t, fakeStatus, fakeHistory())
+	for _, c := range history.Charts() {
+		resp, body := get(t, srv.URL+"/history.svg?chart="+string(c))
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml; charset=utf-8" ||
+			resp.Header.Get("Content-Security-Policy") != "default-src 'none'" {
+			t.Fatalf("chart %s: %s %v", c, resp.Status, resp.Header)
+		}
+		if err := xml.Unmarshal(body, new(struct {
+			XMLName xml.Name `xml:"svg"`
+		})); err != nil || !bytes.Contains(body, []byte(`class="data"`)) {
+			t.Errorf("chart %s: %v, or no data marks in\n%s", c, err, body)
+		}
+	}
+	for _, bad := range []string{"", "pie", "completed%3Cx"} {
+		if resp, body := get(t, srv.URL+"/history.svg?chart="+bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "chart:") {
+			t.Errorf("chart=%s: %s %s", bad, resp.Status, body)
+		}
+	}
+	// A daemon without history has no charts.
+	if resp, _ := get(t, serve(t, fakeStatus).URL+"/history.svg?chart=completed"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("without history: %s", resp.Status)
 	}
 }
