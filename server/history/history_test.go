@@ -259,10 +259,15 @@ func TestChartUnknown(t *testing.T) {
 	}
 }
 
-func TestNiceCeil(t *testing.T) {
-	for v, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 1.1: 2, 3: 5, 7: 10, 24: 25, 1100: 2000} {
-		if got := niceCeil(v); math.Abs(got-want) > 1e-9*want {
-			t.Errorf("niceCeil(%v) = %v, want %v", v, got, want)
+func TestNiceStep(t *testing.T) {
+	for _, c := range []struct {
+		v     float64
+		whole bool
+		want  float64
+	}{{0, false, 1}, {0.3, false, 0.5}, {0.3, true, 1}, {1, false, 1}, {1.1, false, 2}, {2.1, false, 2.5}, {2.1, true, 5},
+		{3, false, 5}, {7, true, 10}, {24, false, 25}, {24, true, 25}, {1100, false, 2000}} {
+		if got := niceStep(c.v, c.whole); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("niceStep(%v, %v) = %v, want %v", c.v, c.whole, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"strings"
@@ -39,6 +40,12 @@ const (
 	gridLines         = 4
 	strokeWidth       = "1.8"
 )
+
+// Size is the width and height of every chart, in pixels.
+func Size() image.Point { return image.Pt(svgW, svgH) }
+
+// PlotArea is where a chart draws its data, in its pixels.
+func PlotArea() image.Rectangle { return image.Rect(padL, padT, padL+plotW, padT+plotH) }
 
 // series is one line (or one layer of stacked bars) of a chart.
 type series struct {
@@ -139,7 +146,13 @@ func (s Series) WriteSVG(w io.Writer, c Chart) error {
 	if stack && top == 0 {
 		hasData = false
 	}
-	top = niceCeil(top)
+	// Whole steps for counts: a grid line at 1.25 proofs reads as noise.
+	// Bytes step in their binary unit (5 GiB, not 4.7).
+	u := 1.0
+	for c == ChartMemory && top/gridLines/u >= 1024 {
+		u *= 1024
+	}
+	top = niceStep(top/gridLines/u, c == ChartCompleted || c == ChartQueue) * u * gridLines
 	x := func(i float64) float64 { return padL + i*plotW/float64(max(n, 1)) }
 	y := func(v float64) float64 { return padT + plotH - (v-floorY)/(top-floorY)*plotH }
 
@@ -156,11 +169,11 @@ func (s Series) WriteSVG(w io.Writer, c Chart) error {
 	}
 	// x labels: minutes before the end.
 	for m := 0; m <= n; m += xTickEveryMinutes {
-		label := fmt.Sprintf("-%d min", n-m)
+		label, anchor := fmt.Sprintf("-%d min", n-m), "middle"
 		if m == n {
-			label = s.End.Local().Format("15:04")
+			label, anchor = s.End.Local().Format("15:04"), "end"
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(float64(m)), padT+plotH+14, esc(label))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="#555">%s</text>`, x(float64(m)), padT+plotH+14, anchor, esc(label))
 	}
 	fmt.Fprintf(&b, "\n"+`<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#bbb"/>`+"\n", padL, padT, plotW, plotH)
 
@@ -233,14 +246,21 @@ func writeLine(b *bytes.Buffer, sr series, s Series, x, y func(float64) float64,
 	flush(len(sr.values) - 1)
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten (1 for v <= 0),
-// so the grid lines fall on readable values.
-func niceCeil(v float64) float64 {
+// niceStep rounds the grid step v up to 1, 2, 2.5 or 5 times a power of
+// ten (1 for v <= 0), so the grid lines fall on readable values; whole
+// steps are at least 1 and skip 2.5 below 10.
+func niceStep(v float64, whole bool) float64 {
 	if v <= 0 || math.IsNaN(v) {
+		return 1
+	}
+	if whole && v <= 1 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
 	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m == 2.5 && whole && p < 10 {
+			continue
+		}
 		if m*p >= v*(1-1e-9) {
 			return m * p
 		}
