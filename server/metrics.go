@@ -96,7 +96,7 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 	case engine.StateCompleted:
 		m.completedTotal.Inc()
 		m.completed.WithLabelValues(kind).Inc()
-		m.history.Completed(kind)
+		m.history.Completed(r.Kind.Name) // the name the page shows everywhere, not the label
 		m.duration.WithLabelValues(kind).Observe(r.Timings.Total.Seconds())
 		for stage, d := range map[string]float64{
 			"queue": r.Timings.QueueWait.Seconds(), "srs_load": r.Timings.SRSLoad.Seconds(),

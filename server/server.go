@@ -71,9 +71,13 @@ func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metr
 func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }) }
 
 // WithHistorySampling reads the gauges into the history every d instead of
-// DefaultHistorySampling.
+// DefaultHistorySampling (d <= 0: the default).
 func WithHistorySampling(d time.Duration) Option {
-	return optionFunc(func(s *Server) { s.sampleEvery = d })
+	return optionFunc(func(s *Server) {
+		if d > 0 {
+			s.sampleEvery = d
+		}
+	})
 }
 
 // New returns a server for eng with the ProvingEngine, health and
