@@ -253,6 +253,28 @@ func TestChartsHaveDataAfterEvents(t *testing.T) {
 	}
 }
 
+// The daemon's five stages each have a legend entry in the stages chart
+// (one for both of their lines), in their timeline colours.
+func TestStagesLegend(t *testing.T) {
+	h := New(newClock().now)
+	stages := []string{"srs_load", "synthesis", "prove", "finish", "self_check"}
+	for _, st := range stages {
+		h.Stage(st, time.Second)
+	}
+	svg, marks := svgOf(t, h.Snapshot(), ChartStages)
+	if marks != 2*len(stages) {
+		t.Errorf("%d data marks, want a p50 and a p95 dot of each stage", marks)
+	}
+	for _, st := range stages {
+		if n := strings.Count(svg, ">"+st+"</text>"); n != 1 {
+			t.Errorf("%d legend entries of %s", n, st)
+		}
+		if !strings.Contains(svg, `fill="`+stageColours[st]+`"`) {
+			t.Errorf("%s is not in its timeline colour %s", st, stageColours[st])
+		}
+	}
+}
+
 func TestChartUnknown(t *testing.T) {
 	if err := New(time.Now).Snapshot().WriteSVG(io.Discard, "pie"); err == nil {
 		t.Error("WriteSVG of an unknown chart did not fail")

@@ -47,9 +47,17 @@ func Size() image.Point { return image.Pt(svgW, svgH) }
 // PlotArea is where a chart draws its data, in its pixels.
 func PlotArea() image.Rectangle { return image.Rect(padL, padT, padL+plotW, padT+plotH) }
 
+// stageColours are the timeline's colours of the pipeline stages
+// (server/statusdoc/timeline), so a stage looks the same in both pictures
+// and keeps its colour when another stage appears.
+var stageColours = map[string]string{
+	"srs_load": "#b07aa1", "synthesis": "#4e79a7", "prove": "#f28e2b", "finish": "#59a14f", "self_check": "#76b7b2",
+}
+
 // series is one line (or one layer of stacked bars) of a chart.
 type series struct {
 	name   string
+	legend string // "": no legend entry of its own (one entry stands for a stage's two lines)
 	colour string
 	dashed bool
 	// values per point; NaN: no value in that minute (a gap in the line).
@@ -84,37 +92,42 @@ func (s Series) WriteSVG(w io.Writer, c Chart) error {
 	case ChartCompleted:
 		title, unit, stack = "proofs completed per minute, by kind", count, true
 		for i, k := range s.Kinds() {
-			ss = append(ss, series{name: k, colour: palette[i%len(palette)], values: val(func(p Point) (float64, bool) {
+			ss = append(ss, series{name: k, legend: k, colour: palette[i%len(palette)], values: val(func(p Point) (float64, bool) {
 				return float64(p.Completed[k]), true
 			})})
 		}
 	case ChartStages:
 		title, unit = "stage duration per minute: p50 solid, p95 dashed", seconds
 		for i, st := range s.StageNames() {
-			col := palette[i%len(palette)]
+			col, ok := stageColours[st]
+			if !ok {
+				col = palette[(len(stageColours)+i)%len(palette)]
+			}
+			legend := st
 			for _, q := range []struct {
 				name   string
 				dashed bool
 				get    func(Quantiles) time.Duration
 			}{{"p50", false, func(q Quantiles) time.Duration { return q.P50 }}, {"p95", true, func(q Quantiles) time.Duration { return q.P95 }}} {
-				ss = append(ss, series{name: st + " " + q.name, colour: col, dashed: q.dashed, values: val(func(p Point) (float64, bool) {
+				ss = append(ss, series{name: st + " " + q.name, legend: legend, colour: col, dashed: q.dashed, values: val(func(p Point) (float64, bool) {
 					qs, ok := p.Stages[st]
 					return q.get(qs).Seconds(), ok
 				})})
+				legend = ""
 			}
 		}
 	case ChartQueue:
 		title, unit = "jobs queued and running (highest of each minute)", count
 		ss = []series{
-			{name: "queued", colour: palette[0], values: val(func(p Point) (float64, bool) { return float64(p.Max.QueueDepth), p.Samples > 0 })},
-			{name: "running", colour: palette[2], values: val(func(p Point) (float64, bool) { return float64(p.Max.Running), p.Samples > 0 })},
+			{name: "queued", legend: "queued", colour: palette[0], values: val(func(p Point) (float64, bool) { return float64(p.Max.QueueDepth), p.Samples > 0 })},
+			{name: "running", legend: "running", colour: palette[2], values: val(func(p Point) (float64, bool) { return float64(p.Max.Running), p.Samples > 0 })},
 		}
 	case ChartMemory:
 		title, unit = "memory in use (highest of each minute)", bytesUnit
 		ss = []series{
-			{name: "budget reserved", colour: palette[0], values: val(func(p Point) (float64, bool) { return float64(p.Max.BudgetUsed), p.Samples > 0 })},
-			{name: "resident (anonymous)", colour: palette[1], values: val(func(p Point) (float64, bool) { return float64(p.Max.ResidentAnon), p.Samples > 0 })},
-			{name: "budget", colour: "#999999", dashed: true, values: val(func(p Point) (float64, bool) {
+			{name: "budget reserved", legend: "budget reserved", colour: palette[0], values: val(func(p Point) (float64, bool) { return float64(p.Max.BudgetUsed), p.Samples > 0 })},
+			{name: "resident (anonymous)", legend: "resident (anonymous)", colour: palette[1], values: val(func(p Point) (float64, bool) { return float64(p.Max.ResidentAnon), p.Samples > 0 })},
+			{name: "budget", legend: "budget", colour: "#999999", dashed: true, values: val(func(p Point) (float64, bool) {
 				return float64(p.Max.BudgetTotal), p.Samples > 0 && p.Max.BudgetTotal > 0
 			})},
 		}
@@ -199,16 +212,21 @@ func (s Series) WriteSVG(w io.Writer, c Chart) error {
 			writeLine(&b, sr, s, x, y, unit)
 		}
 	}
-	// Legend.
+	// Legend, on one line: what does not fit is left out (the lines keep
+	// their names as tooltips).
 	lx := float64(padL)
 	for _, sr := range ss {
+		w := 18 + 6.5*float64(len(sr.legend)) + 14
+		if sr.legend == "" || lx+w-14 > svgW-padR {
+			continue
+		}
 		dash := ""
 		if sr.dashed {
 			dash = ` stroke-dasharray="4 3"`
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`, lx, lx+14, legendY-4, legendY-4, sr.colour, dash)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`+"\n", lx+18, legendY, esc(sr.name))
-		lx += 18 + 6.5*float64(len(sr.name)) + 14
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`+"\n", lx+18, legendY, esc(sr.legend))
+		lx += w
 	}
 	b.WriteString("</svg>\n")
 	_, err := w.Write(b.Bytes())
