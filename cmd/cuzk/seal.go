@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -70,7 +71,9 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	o, r, err := seal.Seal(ctx, in, seed, *workers)
+	progress, stop := newSealProgress(stderr, "seal "+proof.String(), progressEvery)
+	o, r, err := seal.Seal(seal.WithProgress(ctx, progress), in, seed, *workers)
+	stop()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -108,4 +111,63 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out,
 		sectordir.ManifestName, sectordir.SealedName, sectordir.PAuxName, sectordir.TreeRLastName)
 	return exitOK
+}
+
+// newSealProgress returns a seal progress hook that prints a line at every
+// phase change and at least every `every` after it: with the phase's share
+// done and its time left at the rate so far where the phase counts units,
+// with the time spent in it where it does not (the trees report no
+// progress of their own). A 512 MiB seal spends minutes in one phase. stop
+// ends the heartbeat.
+func newSealProgress(w io.Writer, what string, every time.Duration) (progress func(seal.Progress), stop func()) {
+	var mu sync.Mutex
+	start := time.Now()
+	var cur seal.Progress
+	var phaseAt, lastAt time.Time
+	print := func(now time.Time) {
+		line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(start).Seconds(), what, cur.Phase)
+		switch {
+		case cur.Total > 0:
+			line += fmt.Sprintf(" %3.0f%% (%d of %d)", 100*float64(cur.Done)/float64(cur.Total), cur.Done, cur.Total)
+			if cur.Done > 0 && cur.Done < cur.Total {
+				left := time.Duration(float64(now.Sub(phaseAt)) * float64(cur.Total-cur.Done) / float64(cur.Done))
+				line += ", about " + left.Round(time.Second).String() + " left in this phase"
+			}
+		case now.Sub(phaseAt) >= time.Second:
+			line += fmt.Sprintf(" (%s so far)", now.Sub(phaseAt).Round(time.Second))
+		}
+		fmt.Fprintln(w, line)
+		lastAt = now
+	}
+	progress = func(p seal.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		if p.Phase != cur.Phase {
+			phaseAt = now
+		} else if now.Sub(lastAt) < every || p.Done < cur.Done {
+			cur.Done = max(cur.Done, p.Done)
+			return
+		}
+		cur = p
+		print(now)
+	}
+	done := make(chan struct{})
+	ticker := time.NewTicker(every / 5)
+	go func() {
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-ticker.C:
+				mu.Lock()
+				if cur.Phase != "" && now.Sub(lastAt) >= every {
+					print(now)
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return progress, func() { close(done) }
 }
