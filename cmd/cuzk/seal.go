@@ -120,38 +120,7 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // progress of their own). A 512 MiB seal spends minutes in one phase. stop
 // ends the heartbeat.
 func newSealProgress(w io.Writer, what string, every time.Duration) (progress func(seal.Progress), stop func()) {
-	var mu sync.Mutex
-	start := time.Now()
-	var cur seal.Progress
-	var phaseAt, lastAt time.Time
-	print := func(now time.Time) {
-		line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(start).Seconds(), what, cur.Phase)
-		switch {
-		case cur.Total > 0:
-			line += fmt.Sprintf(" %3.0f%% (%d of %d)", 100*float64(cur.Done)/float64(cur.Total), cur.Done, cur.Total)
-			if cur.Done > 0 && cur.Done < cur.Total {
-				left := time.Duration(float64(now.Sub(phaseAt)) * float64(cur.Total-cur.Done) / float64(cur.Done))
-				line += ", about " + left.Round(time.Second).String() + " left in this phase"
-			}
-		case now.Sub(phaseAt) >= time.Second:
-			line += fmt.Sprintf(" (%s so far)", now.Sub(phaseAt).Round(time.Second))
-		}
-		fmt.Fprintln(w, line)
-		lastAt = now
-	}
-	progress = func(p seal.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		now := time.Now()
-		if p.Phase != cur.Phase {
-			phaseAt = now
-		} else if now.Sub(lastAt) < every || p.Done < cur.Done {
-			cur.Done = max(cur.Done, p.Done)
-			return
-		}
-		cur = p
-		print(now)
-	}
+	sp := &sealProgress{w: w, what: what, every: every, start: time.Now()}
 	done := make(chan struct{})
 	ticker := time.NewTicker(every / 5)
 	go func() {
@@ -161,13 +130,65 @@ func newSealProgress(w io.Writer, what string, every time.Duration) (progress fu
 			case <-done:
 				return
 			case now := <-ticker.C:
-				mu.Lock()
-				if cur.Phase != "" && now.Sub(lastAt) >= every {
-					print(now)
-				}
-				mu.Unlock()
+				sp.beat(now)
 			}
 		}
 	}()
-	return progress, func() { close(done) }
+	return func(p seal.Progress) { sp.update(p, time.Now()) }, func() { close(done) }
+}
+
+// sealProgress is newSealProgress's printer, its clock passed in.
+type sealProgress struct {
+	w     io.Writer
+	what  string
+	every time.Duration
+	start time.Time
+
+	mu              sync.Mutex
+	cur             seal.Progress
+	phaseAt, lastAt time.Time
+}
+
+// update takes a report: a new phase is printed at once, progress inside
+// one at most every sp.every.
+func (sp *sealProgress) update(p seal.Progress, now time.Time) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if p.Phase != sp.cur.Phase {
+		sp.phaseAt = now
+	} else if now.Sub(sp.lastAt) < sp.every {
+		sp.cur.Done = max(sp.cur.Done, p.Done)
+		return
+	} else {
+		p.Done = max(p.Done, sp.cur.Done) // reports from several workers overtake each other
+	}
+	sp.cur = p
+	sp.print(now)
+}
+
+// beat prints the current phase again when nothing was printed for
+// sp.every.
+func (sp *sealProgress) beat(now time.Time) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.cur.Phase != "" && now.Sub(sp.lastAt) >= sp.every {
+		sp.print(now)
+	}
+}
+
+func (sp *sealProgress) print(now time.Time) {
+	c := sp.cur
+	line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(sp.start).Seconds(), sp.what, c.Phase)
+	switch {
+	case c.Total > 0:
+		line += fmt.Sprintf(" %3.0f%% (%d of %d)", 100*float64(c.Done)/float64(c.Total), c.Done, c.Total)
+		if c.Done > 0 && c.Done < c.Total {
+			left := time.Duration(float64(now.Sub(sp.phaseAt)) * float64(c.Total-c.Done) / float64(c.Done))
+			line += ", about " + left.Round(time.Second).String() + " left in this phase"
+		}
+	case now.Sub(sp.phaseAt) >= time.Second:
+		line += fmt.Sprintf(" (%s so far)", now.Sub(sp.phaseAt).Round(time.Second))
+	}
+	fmt.Fprintln(sp.w, line)
+	sp.lastAt = now
 }
