@@ -321,9 +321,9 @@ func TestChartsInBrowser(t *testing.T) {
 	}
 }
 
-// TestPageScreenshotShowsCharts: in a screenshot of the whole page, the
+// TestPageScreenshotInBrowser: in a screenshot of the whole page, the
 // charts add colour where an empty history leaves their areas blank.
-func TestPageScreenshotShowsCharts(t *testing.T) {
+func TestPageScreenshotInBrowser(t *testing.T) {
 	browser.Path(t)
 	shot := func(h func() history.Series) int {
 		srv := serveHistory(t, fakeStatus, h)
