@@ -5,16 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
-	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -96,14 +95,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
 		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
-	if code, failed := jobFailed(fail, res, err); failed {
-		return code
+	opt := oneshot.Options{ParamsDir: dir, Workers: *workers, Stderr: stderr, Label: "prove", QuietLog: true}
+	res, err := oneshot.Prove(ctx, oneshot.Job{Request: req}, opt)
+	if err != nil {
+		return proofFailed(fail, err)
 	}
 	proofBytes, tm := res.Proof, res.Timings
 	step("3. proved through the engine: parameters loaded in %v, C1 checked natively and %d partition(s) synthesised in %v, proved in %v (total %v, self-checked)",
-		tm.SRSLoad.Round(time.Millisecond), len(proofBytes)/groth16.ProofSize, tm.Synthesis.Round(time.Millisecond),
+		tm.SRSLoad.Round(time.Millisecond), res.Partitions(), tm.Synthesis.Round(time.Millisecond),
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()

@@ -6,17 +6,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
-	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -204,14 +203,14 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 	}
 	step("2. %s INSECURE test parameters in %v: %s", verb, time.Since(t).Round(time.Millisecond), files.Params)
 
-	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, workers), opt, f.req)
-	if code, failed := jobFailed(fail, res, err); failed {
-		return code
+	opt := oneshot.Options{ParamsDir: dir, Workers: workers, Stderr: stderr, Label: "prove", QuietLog: true}
+	res, err := oneshot.Prove(ctx, oneshot.Job{Request: f.req}, opt)
+	if err != nil {
+		return proofFailed(fail, err)
 	}
 	proofBytes, tm := res.Proof, res.Timings
 	step("3. proved through the engine: parameters loaded in %v, vanilla proofs checked natively and %d partition(s) synthesised in %v, proved in %v (total %v, self-checked)",
-		tm.SRSLoad.Round(time.Millisecond), len(proofBytes)/groth16.ProofSize, tm.Synthesis.Round(time.Millisecond),
+		tm.SRSLoad.Round(time.Millisecond), res.Partitions(), tm.Synthesis.Round(time.Millisecond),
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()

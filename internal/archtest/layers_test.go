@@ -51,8 +51,10 @@ var layer = map[string]int{
 	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
 	// the one test harness (parameters, engines, fixtures, golden readers).
 	"internal/proofgolden": 10, "internal/testkit": 10,
-	// 10: the daemon harnesses; the daemon assembled from a configuration; 11: the binary.
-	"bench": 10, "daemon": 10, "cmd/cuzk": 11,
+	// 10: the daemon harnesses; the daemon assembled from a configuration.
+	"bench": 10, "daemon": 10,
+	// 11: one proof through the daemon's engine, without a daemon; 12: the binary.
+	"oneshot": 11, "cmd/cuzk": 12,
 }
 
 // daemon packages: nothing that proves or describes Filecoin proofs may
@@ -62,7 +64,7 @@ var daemon = map[string]bool{
 	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
 	"server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
-	"server": true, "bench": true, "daemon": true, "cmd/cuzk": true,
+	"server": true, "bench": true, "daemon": true, "oneshot": true, "cmd/cuzk": true,
 }
 
 var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}
