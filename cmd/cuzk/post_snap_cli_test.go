@@ -106,7 +106,7 @@ func copyDir(t *testing.T, src string) string {
 // cuzk seal wrote.
 func publicSectorOf(t *testing.T, dir string) post.PublicSector {
 	t.Helper()
-	c, err := readCommDR(filepath.Join(dir, "commdr.json"))
+	c, err := seal.ReadCommDR(filepath.Join(dir, "commdr.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -670,7 +670,7 @@ func TestSealKeepsSector(t *testing.T) {
 	if !s.CC() || s.ID != 1 || s.MinerID == nil || *s.MinerID != 1000 || s.SealProof != filecoin.StackedDrg2KiBV1_1 {
 		t.Errorf("CC sector %+v", s)
 	}
-	c, err := readCommDR(filepath.Join(cc, "commdr.json"))
+	c, err := seal.ReadCommDR(filepath.Join(cc, "commdr.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
