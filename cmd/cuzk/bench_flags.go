@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -243,14 +244,14 @@ func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress 
 		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", kind)
 	}
 	t0 := time.Now()
-	f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
+	f, err := demo.NewFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sealing the default 2 KiB sectors: %w", err)
 	}
-	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.req.RegisteredProof {
-		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.req.RegisteredProof)
+	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.Request.RegisteredProof {
+		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.Request.RegisteredProof)
 	}
-	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.what)
+	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.What)
 	return fixtureSpec(f), nil
 }
 

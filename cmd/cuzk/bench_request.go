@@ -9,13 +9,13 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
@@ -27,7 +27,7 @@ type benchSpec struct {
 	logRows int        // test circuits: log2 of the rows, for groth16 verify
 	// public are the public values of a PoSt or SnapDeals proof (nil:
 	// unknown).
-	public *kindPublic
+	public *demo.Public
 }
 
 // poRepOptions say how a C1 becomes a request.
@@ -97,8 +97,8 @@ func testSpec(logRows int, opt testkind.Options) (*benchSpec, error) {
 
 // fixtureSpec is the request of a kind fixture (sectors sealed in
 // process), with its public inputs for --verify.
-func fixtureSpec(f *kindFixture) *benchSpec {
-	return &benchSpec{Spec: &bench.Spec{Template: server.EncodeRequest(f.req), Circuit: string(f.circuit), Partitions: f.public.partitions()}, public: &f.public}
+func fixtureSpec(f *demo.Fixture) *benchSpec {
+	return &benchSpec{Spec: &bench.Spec{Template: f.Wire(), Circuit: string(f.Circuit), Partitions: f.Public.Partitions()}, public: &f.Public}
 }
 
 // describeVanilla fills what a PoSt or SnapDeals spec built from a
@@ -129,7 +129,7 @@ func describeVanilla(s *benchSpec) {
 			pub.Sectors = pub.Sectors[:1]
 		}
 		if _, err := pub.Inputs(); err == nil {
-			s.public = &kindPublic{post: pub}
+			s.public = &demo.Public{PoSt: pub}
 		}
 	case proofkind.SnapDeals:
 		p, err := filecoin.UpdateProofFromID(r.RegisteredProof)
@@ -147,7 +147,7 @@ func describeVanilla(s *benchSpec) {
 		}
 		pub := &snap.Public{CommROld: old, CommRNew: nw, CommDNew: [32]byte(r.CommDNew)}
 		if _, err := snap.ProofInputs(p, *pub); err == nil {
-			s.public = &kindPublic{snap: pub, update: p}
+			s.public = &demo.Public{Snap: pub, Update: p}
 		}
 	}
 }

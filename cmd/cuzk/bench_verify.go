@@ -50,7 +50,7 @@ func verifyingKeyPath(spec *benchSpec, paramDir string) (string, error) {
 // number; for test circuits, Groth16 verification of every partition
 // proof against the circuit's public inputs; for PoSt and SnapDeals, the
 // same against the inputs computed from the request's public values
-// (describeVanilla, newKindFixture). method says which.
+// (describeVanilla, demo.NewFixture). method says which.
 func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
 	r := spec.Template
 	switch spec.Kind() {
@@ -94,7 +94,7 @@ func verifyBenchProof(spec *benchSpec, vk *groth16.VerifyingKey, proof []byte) (
 		if spec.public == nil {
 			return false, method, fmt.Errorf("%w: the public values of this %s request are unknown", errNoVerifier, spec.Kind())
 		}
-		ok, err := spec.public.verify(vk, proof)
+		ok, err := spec.public.Verify(vk, proof)
 		return ok, method, err
 	}
 	return false, "", fmt.Errorf("%w: %s", errNoVerifier, spec.Kind())

@@ -10,12 +10,10 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
-	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
-	"github.com/cuzk-dev/cuzk/porep"
-	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -64,13 +62,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	step("cuzk demo: PoRep C2 of a %v sector (%v)", proof.SectorSize(), proof)
 
 	t := time.Now()
-	in := seal.DefaultInput(proof)
-	o, r, err := seal.Seal(ctx, in, seal.DefaultSeed, *workers)
+	f, err := demo.NewPoRep(ctx, proof, *workers)
 	if err != nil {
-		return fail("seal: %v", err)
+		return fail("%v", err)
 	}
-	commD, commR := r.CommD(), r.CommR()
-	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", in.Sector, time.Since(t).Round(time.Millisecond), commD, commR)
+	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", f.Public.Sector, time.Since(t).Round(time.Millisecond), f.Public.CommD, f.Public.CommR)
 
 	t = time.Now()
 	files, generated, err := testparams.Ensure(ctx, proof, dir, testparams.Options{Workers: *workers, Progress: newProgress(stderr, "params gen")})
@@ -89,14 +85,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// The proof goes through an in-process engine, the daemon's pipeline:
 	// the native C1 check, synthesis, proving and the self-check.
-	wrapped, err := c1.Wrap(o, in.Sector).MarshalJSON()
-	if err != nil {
-		return fail("C1: %v", err)
-	}
-	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
-		SectorNumber: in.Sector, VanillaProof: wrapped}
 	opt := oneshot.Options{ParamsDir: dir, Workers: *workers, Stderr: stderr, Label: "prove", QuietLog: true}
-	res, err := oneshot.Prove(ctx, oneshot.Job{Request: req}, opt)
+	res, err := oneshot.Prove(ctx, oneshot.Job{Request: f.Request}, opt)
 	if err != nil {
 		return proofFailed(fail, err)
 	}
@@ -106,9 +96,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()
-	cfg, _ := porep.ConfigFor(proof)
-	pub := porep.SealPublic{Config: cfg, CommR: commR, CommD: commD, ProverID: in.ProverID, Sector: in.Sector, Ticket: in.Ticket, Seed: seal.DefaultSeed}
-	ok, err := porep.VerifySeal(vk, proofBytes, pub)
+	ok, err := f.Verify(vk, proofBytes)
 	if err != nil {
 		return fail("verify-seal: %v", err)
 	}

@@ -53,8 +53,9 @@ var layer = map[string]int{
 	"internal/proofgolden": 10, "internal/testkit": 10,
 	// 10: the daemon harnesses; the daemon assembled from a configuration.
 	"bench": 10, "daemon": 10,
-	// 11: one proof through the daemon's engine, without a daemon; 12: the binary.
-	"oneshot": 11, "cmd/cuzk": 12,
+	// 11: one proof through the daemon's engine, without a daemon; the demo's
+	// fixtures (sectors sealed in memory, each kind's request); 12: the binary.
+	"oneshot": 11, "demo": 11, "cmd/cuzk": 12,
 }
 
 // daemon packages: nothing that proves or describes Filecoin proofs may
@@ -64,7 +65,7 @@ var daemon = map[string]bool{
 	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
 	"server/statusdoc/timeline": true, "server/statuspage": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
-	"server": true, "bench": true, "daemon": true, "oneshot": true, "cmd/cuzk": true,
+	"server": true, "bench": true, "daemon": true, "oneshot": true, "demo": true, "cmd/cuzk": true,
 }
 
 var domain = []string{"fr32", "r1cs", "hash", "groth16", "merkle", "gadgets", "filecoin", "porep", "post", "snap", "testparams", "sectordir"}
