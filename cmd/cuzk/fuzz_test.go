@@ -12,6 +12,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // seedFiles adds each file that exists, whole and cut in half.
@@ -68,7 +70,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		use := func(pub *postPublic) {
+		use := func(pub *post.PublicFile) {
 			ids := make([]string, len(pub.Sectors))
 			for i, s := range pub.Sectors {
 				ids[i] = fmt.Sprintf("%d:%s", s.SectorID, s.CommR)
@@ -77,11 +79,11 @@ func FuzzParsePoStPublic(f *testing.F) {
 			_, _ = parseSectors(strings.Join(ids, ","))
 		}
 		fuzzcheck.Check(t, len(data), func() {
-			if pub, err := parsePoStPublic(data); err == nil {
+			if pub, err := post.ParsePublicFile(data); err == nil {
 				use(pub)
 			}
 		})
-		pub, err := parsePoStPublic(data)
+		pub, err := post.ParsePublicFile(data)
 		if err != nil {
 			return
 		}
@@ -92,7 +94,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := parsePoStPublic(enc)
+		again, err := post.ParsePublicFile(enc)
 		if err != nil {
 			t.Fatalf("public values written back do not parse: %v\n%s", err, enc)
 		}
@@ -116,14 +118,14 @@ func FuzzParseUpdateFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Check(t, len(data), func() {
-			if u, err := parseUpdateFile(data); err == nil {
+			if u, err := snap.ParseUpdateFile(data); err == nil {
 				var h hex32
 				for _, v := range []string{u.CommROld, u.CommRNew, u.CommDNew} {
 					_ = h.Set(v)
 				}
 			}
 		})
-		u, err := parseUpdateFile(data)
+		u, err := snap.ParseUpdateFile(data)
 		if err != nil {
 			return
 		}
@@ -134,7 +136,7 @@ func FuzzParseUpdateFile(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := parseUpdateFile(enc)
+		again, err := snap.ParseUpdateFile(enc)
 		if err != nil {
 			t.Fatalf("update written back does not parse: %v\n%s", err, enc)
 		}

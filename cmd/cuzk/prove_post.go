@@ -15,6 +15,8 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // oneShotFlags are the flags prove-post and prove-update share with
@@ -108,7 +110,7 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *pubPath != "" {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		pub, err := readPoStPublic(*pubPath)
+		pub, err := post.ReadPublicFile(*pubPath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -167,7 +169,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fail := failer(stderr, "cuzk prove-update")
 	if *update != "" {
-		u, err := readUpdateFile(*update)
+		u, err := snap.ReadUpdateFile(*update)
 		if err != nil {
 			return fail("%v", err)
 		}
