@@ -22,7 +22,7 @@ var layer = map[string]int{
 	// -1: the vector field kernels, below the leaves that use them (internal/ntt).
 	"internal/ifma": -1,
 	// 0: leaves.
-	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0,
+	"fr32": 0, "r1cs": 0, "budget": 0, "config": 0, "api/cuzk/v1": 0, "server/statusdoc": 0, "server/history": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0, "internal/procmem": 0,
 	"internal/tokenfile": 0, "internal/browser": 0, "internal/fuzzcheck": 0, "internal/ntt": 0,
 	// 0: the one description of each proof kind (wire value, name, policy).
@@ -63,7 +63,7 @@ var layer = map[string]int{
 var daemon = map[string]bool{
 	"budget": true, "config": true, "prover": true, "prover/cpu": true, "prover/checked": true, "prover/gpu": true,
 	"srs": true, "client": true, "server/statusdoc": true, "internal/tokenfile": true,
-	"server/statusdoc/timeline": true, "server/statuspage": true,
+	"server/statusdoc/timeline": true, "server/statuspage": true, "server/history": true,
 	"engine": true, "engine/porepkind": true, "engine/postkind": true, "engine/snapkind": true, "engine/testkind": true,
 	"server": true, "bench": true, "daemon": true, "oneshot": true, "demo": true, "cmd/cuzk": true,
 }
