@@ -1,7 +1,10 @@
 // Package demo builds what `cuzk demo` and `cuzk bench` prove when given
 // no input: sectors sealed in memory, the engine request of each proof
 // kind made from them as Curio's pipeline would, and the public values
-// its proof is verified against, computed from public values only.
+// its proof is verified against, computed from public values only. It
+// also turns bench's inputs (a C1, vanilla proofs, a test circuit) into
+// requests that know how their proofs verify (Spec), which package bench,
+// knowing only the wire, cannot.
 package demo
 
 import (

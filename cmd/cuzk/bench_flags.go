@@ -144,12 +144,12 @@ func optHex32(name, s string) ([]byte, error) {
 
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
-func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*benchSpec, error) {
+func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
 	prio, err := proofkind.ParsePriority(p.priority)
 	if err != nil {
 		return nil, err
 	}
-	var spec *benchSpec
+	var spec *demo.Spec
 	switch t {
 	case proofkind.PoRep:
 		var data []byte
@@ -170,7 +170,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			fmt.Fprintf(progress, "no --c1: sealed a 2 KiB test sector (%v, sector %d, miner %d) in %v\n",
 				proof, seal.DefaultSector, seal.DefaultMinerID, time.Since(t0).Round(time.Millisecond))
 		}
-		if spec, err = poRepSpec(data, poRepOptions{sectorNumber: p.sectorNum, minerID: p.minerID, registeredProof: p.registeredProof}); err != nil {
+		if spec, err = demo.PoRepSpec(data, demo.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
 			if p.c1 != "" {
 				return nil, fmt.Errorf("%s: %w", p.c1, err)
 			}
@@ -191,7 +191,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		if p.registeredProof >= 0 {
 			k = int(p.registeredProof)
 		}
-		if spec, err = testSpec(k, opt); err != nil {
+		if spec, err = demo.TestSpec(k, opt); err != nil {
 			return nil, err
 		}
 	default:
@@ -214,7 +214,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		}
 		req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(t), RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum,
 			MinerId: p.minerID, VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
-		spec = &benchSpec{Spec: &bench.Spec{Template: req}}
+		spec = &demo.Spec{Spec: &bench.Spec{Template: req}}
 		if req.SectorNumber == 0 {
 			req.SectorNumber = seal.DefaultSector
 		}
@@ -230,7 +230,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 				return nil, err
 			}
 		}
-		describeVanilla(spec)
+		demo.DescribeVanilla(spec)
 	}
 	spec.Template.Priority = cuzkv1.Priority(prio)
 	return spec, nil
@@ -239,7 +239,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC
 // sectors sealed in-process (as many as the proof takes), their vanilla
 // proofs and the verifier's public inputs, announced on progress.
-func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*benchSpec, error) {
+func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
 	if p.partition != 0 {
 		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", kind)
 	}
@@ -252,7 +252,7 @@ func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress 
 		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.Request.RegisteredProof)
 	}
 	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.What)
-	return fixtureSpec(f), nil
+	return f.Spec(), nil
 }
 
 // isTerminal reports whether w is a terminal (progress bars are drawn in

@@ -118,7 +118,7 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}
-		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.public == nil || spec.Partitions != spec.public.Partitions() {
+		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.Public == nil || spec.Partitions != spec.Public.Partitions() {
 			t.Fatalf("%s: %+v (%s)", typ, spec.Spec, progress.String())
 		}
 		req := spec.Request("id")
@@ -135,17 +135,17 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.public == nil {
+		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.Public == nil {
 			t.Fatalf("%s: from the file %+v, built in %+v", typ, back.Spec, spec.Spec)
 		}
-		if !reflect.DeepEqual(back.public, spec.public) {
-			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.public, spec.public)
+		if !reflect.DeepEqual(back.Public, spec.Public) {
+			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.Public, spec.Public)
 		}
-		if p, err := verifyingKeyPath(spec, "/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
+		if p, err := spec.VerifyingKeyPath("/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
 			t.Fatalf("%s: vk %q %v", typ, p, err)
 		}
 		// A wrong proof never verifies (and an unknown request has no verifier).
-		if _, _, err := verifyBenchProof(&benchSpec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}, nil, nil); !errors.Is(err, errNoVerifier) {
+		if _, _, err := (&demo.Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}).Verify(nil, nil); !errors.Is(err, demo.ErrNoVerifier) {
 			t.Fatalf("%s: %v", typ, err)
 		}
 	}
