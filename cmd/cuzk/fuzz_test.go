@@ -58,7 +58,7 @@ var hostileJSON = []string{
 }
 
 // FuzzParsePoStPublic is `cuzk verify-post --public`: no file makes
-// parsePoStPublic, or the randomness and sector parsing verify-post runs
+// post.ParsePublicFile, or the randomness and sector parsing verify-post runs
 // on what it returns, panic, take long or allocate more than the file's
 // size allows (fuzzcheck); an accepted file has its registered_proof,
 // randomness and sectors, and written back as JSON it parses to the same
@@ -105,7 +105,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 }
 
 // FuzzParseUpdateFile is `cuzk verify-update --update`: no file makes
-// parseUpdateFile, or the commitment parsing verify-update runs on what
+// snap.ParseUpdateFile, or the commitment parsing verify-update runs on what
 // it returns, panic, take long or allocate more than the file's size
 // allows (fuzzcheck); an accepted file has its registered_proof, and
 // written back as JSON it parses to the same values. Seeds: the rustref
