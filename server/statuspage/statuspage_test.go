@@ -337,7 +337,7 @@ func TestPageScreenshotInBrowser(t *testing.T) {
 }
 
 // A draining daemon says so first thing on its page.
-func TestPageShowsDraining(t *testing.T) {
+func TestPageShowsDrainingInBrowser(t *testing.T) {
 	browser.Path(t)
 	srv := serve(t, func() statusdoc.Status {
 		st := fakeStatus()
