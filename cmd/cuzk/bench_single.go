@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -67,7 +68,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		rep.Verify = &verifyReport{}
 		path := *vkPath
 		if path == "" {
-			if path, err = verifyingKeyPath(spec, *paramDir); err != nil {
+			if path, err = spec.VerifyingKeyPath(*paramDir); err != nil {
 				return fail("--verify: %v", err)
 			}
 		}
@@ -111,7 +112,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if rep.Verify != nil && r.OK() {
 		t := time.Now()
-		ok, method, err := verifyBenchProof(spec, vk, r.Proof)
+		ok, method, err := spec.Verify(vk, r.Proof)
 		rep.Verify.Duration = time.Since(t)
 		rep.Verify.Checked, rep.Verify.Valid, rep.Verify.Method = err == nil, ok, method
 		if err != nil {
@@ -120,7 +121,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		if !ok {
 			code = exitInvalid
 		}
-		if err != nil && !errors.Is(err, errReplicaMismatch) {
+		if err != nil && !errors.Is(err, demo.ErrReplicaMismatch) {
 			code = exitError
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -184,31 +183,6 @@ func sealProofFor(size sectorSizeFlag, id int64) (filecoin.RegisteredSealProof, 
 		}
 	}
 	return 0, fmt.Errorf("no V1_1 seal proof for %v", size.v)
-}
-
-// commDR is commdr.json: everything verify-seal needs about a sector.
-type commDR struct {
-	CommD           string `json:"comm_d"`
-	CommR           string `json:"comm_r"`
-	ProverID        string `json:"prover_id"`
-	Ticket          string `json:"ticket"`
-	Seed            string `json:"seed"`
-	PoRepID         string `json:"porep_id"`
-	Sector          uint64 `json:"sector"`
-	RegisteredProof uint64 `json:"registered_proof"`
-	SectorSize      uint64 `json:"sector_size"`
-}
-
-func readCommDR(path string) (*commDR, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var c commDR
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &c, nil
 }
 
 // parseBinarySize reads "2048", "2K", "2KB", "2KiB", "32G", "32 GiB"

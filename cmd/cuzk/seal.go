@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
-	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -79,38 +74,12 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	took := time.Since(start)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := seal.WriteDir(*out, in, seed, o, r, *minerID); err != nil {
 		return fail("%v", err)
 	}
-	raw, err := o.MarshalJSON()
-	if err != nil {
-		return fail("%v", err)
-	}
-	wrapped, err := json.Marshal(c1.Wrap(o, in.Sector))
-	if err != nil {
-		return fail("%v", err)
-	}
-	porepID := proof.PoRepID()
 	commD, commR := r.CommD(), r.CommR()
-	cdr, _ := json.MarshalIndent(commDR{
-		CommD: hex.EncodeToString(commD[:]), CommR: hex.EncodeToString(commR[:]),
-		ProverID: hex.EncodeToString(in.ProverID[:]), Ticket: hex.EncodeToString(in.Ticket[:]),
-		Seed: hex.EncodeToString(seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
-		Sector: in.Sector, RegisteredProof: uint64(proof), SectorSize: uint64(proof.SectorSize()),
-	}, "", "  ")
-	for name, b := range map[string][]byte{"c1.json": raw, "c1-wrapped.json": wrapped, "commdr.json": append(cdr, '\n')} {
-		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
-			return fail("%v", err)
-		}
-	}
-	// What PoSt and SnapDeals need of the sector, in package sectordir's
-	// layout.
-	if err := sectordir.Write(*out, r.Sector(*minerID)); err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json} and the sector (%s, %s, %s, %s)\n",
-		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out,
-		sectordir.ManifestName, sectordir.SealedName, sectordir.PAuxName, sectordir.TreeRLastName)
+	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{%s,%s,%s} and the sector (%s)\n",
+		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out, seal.C1Name, seal.C1WrappedName, seal.CommDRName, seal.SectorFiles)
 	return exitOK
 }
 

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,7 +34,7 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *pubPath != "" {
-		pub, err := readPoStPublic(*pubPath)
+		pub, err := post.ReadPublicFile(*pubPath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -149,41 +147,4 @@ func parseSectors(s string) ([]post.PublicSector, error) {
 		out = append(out, post.PublicSector{ID: n, CommR: c})
 	}
 	return out, nil
-}
-
-// readPoStPublic reads a public-values file (post vanilla's, or a rustref
-// PoSt JSON: unknown fields are ignored).
-func readPoStPublic(path string) (*postPublic, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := parsePoStPublic(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return pub, nil
-}
-
-// parsePoStPublic decodes a public-values file's contents (readPoStPublic,
-// and FuzzParsePoStPublic).
-func parsePoStPublic(raw []byte) (*postPublic, error) {
-	var pub postPublic
-	if err := json.Unmarshal(raw, &pub); err != nil {
-		return nil, err
-	}
-	// A missing registered_proof must not read as 0 (WinningPoSt 2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
-	switch {
-	case present.RegisteredProof == nil:
-		return nil, errors.New("no registered_proof")
-	case pub.Randomness == "":
-		return nil, errors.New("no randomness")
-	case len(pub.Sectors) == 0:
-		return nil, errors.New("no sectors")
-	}
-	return &pub, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 )
 
 func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,7 +42,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("--registered-proof %d: not a proof id", *proofID)
 	}
 	if *commdrPath != "" {
-		c, err := readCommDR(*commdrPath)
+		c, err := seal.ReadCommDR(*commdrPath)
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -35,7 +31,7 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *updatePath != "" {
-		u, err := readUpdateFile(*updatePath)
+		u, err := snap.ReadUpdateFile(*updatePath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -92,35 +88,4 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
 		return snap.InvalidPartitions(vk, p, proof, pub)
 	})
-}
-
-// readUpdateFile reads update.json (snap encode's, or a rustref one).
-func readUpdateFile(path string) (*updateFile, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	u, err := parseUpdateFile(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return u, nil
-}
-
-// parseUpdateFile decodes update.json's contents (readUpdateFile, and
-// FuzzParseUpdateFile).
-func parseUpdateFile(raw []byte) (*updateFile, error) {
-	var u updateFile
-	if err := json.Unmarshal(raw, &u); err != nil {
-		return nil, err
-	}
-	// A missing registered_proof must not read as 0 (2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
-	if present.RegisteredProof == nil {
-		return nil, errors.New("no registered_proof")
-	}
-	return &u, nil
 }
