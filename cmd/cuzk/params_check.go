@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/filecoin/paramcheck"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 )
 
 // progressEvery is how often params check reports its progress through
@@ -102,7 +102,7 @@ func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 		scope = size.v.String() + " sectors"
 	}
 	fmt.Fprintf(stderr, "%d files for %s in %s (%s read in %v): %d ok, %d missing, %d wrong digest, %d INSECURE test parameters, %d unreadable\n",
-		len(res), scope, *dir, budget.FormatBytes(bytes), time.Since(start).Round(time.Millisecond),
+		len(res), scope, *dir, bytesize.Format(bytes), time.Since(start).Round(time.Millisecond),
 		count[paramcheck.OK], count[paramcheck.Missing], count[paramcheck.Mismatch], count[paramcheck.Insecure], count[paramcheck.Unreadable])
 	switch {
 	case count[paramcheck.Missing]+count[paramcheck.Mismatch]+count[paramcheck.Insecure] > 0:
@@ -156,7 +156,7 @@ func newHashProgress(w io.Writer, every time.Duration) func(r *paramcheck.Result
 			return // a file quick enough to need no report
 		}
 		rate := float64(done) / max(now.Sub(start).Seconds(), 1e-9)
-		fmt.Fprintf(w, "hashing %s: %s of %s (%.0f%%), %s/s\n", r.Name, budget.FormatBytes(done), budget.FormatBytes(r.Size),
-			100*float64(done)/float64(max(r.Size, 1)), budget.FormatBytes(int64(rate)))
+		fmt.Fprintf(w, "hashing %s: %s of %s (%.0f%%), %s/s\n", r.Name, bytesize.Format(done), bytesize.Format(r.Size),
+			100*float64(done)/float64(max(r.Size, 1)), bytesize.Format(int64(rate)))
 	}
 }

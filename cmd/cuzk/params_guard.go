@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -29,7 +29,7 @@ func checkCircuitFits(c filecoin.CircuitID, memTotal func() (uint64, error)) err
 	if uint64(need) > have {
 		size, _ := c.SectorSize()
 		return fmt.Errorf("the %v %v circuit's (%s) parameters need more than %s of memory (H, L and IC alone; A and B come on top), this machine has %s",
-			size, c.Kind(), c, budget.FormatBytes(need), budget.FormatBytes(int64(have)))
+			size, c.Kind(), c, bytesize.Format(need), bytesize.Format(int64(have)))
 	}
 	return nil
 }
