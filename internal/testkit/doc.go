@@ -6,7 +6,7 @@
 //
 //   - params.go: the test circuits' parameters, generated once per
 //     machine into a cache directory and shared by every test process
-//     (TestParams);
+//     (TestParams, RunWithTestParams for a TestMain);
 //   - engine.go: an engine over the CPU backend with the test kind and
 //     whatever planners a test adds (Engine);
 //   - fixtures.go: the sealed 2 KiB sector (SealedC1), sectors sealed or
