@@ -68,6 +68,13 @@ func Fr(t testing.TB, s string) fr.Element {
 	return e
 }
 
+// FrHex is the 32-byte little-endian hex of e, the inverse of Fr.
+func FrHex(e fr.Element) string {
+	var b [32]byte
+	fr.LittleEndian.PutElement(&b, e)
+	return hex.EncodeToString(b[:])
+}
+
 // Update is testdata/rustref/update/<size>/update.json: an
 // EmptySectorUpdate's public inputs as rust-fil-proofs made them, beside
 // the file of its vanilla partition proofs.

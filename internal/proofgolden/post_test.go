@@ -62,7 +62,7 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	// comm_rs as listed in the file, the randomness).
 	pub := make([]post.PublicSector, len(v.Sectors))
 	for i, s := range v.Sectors {
-		pub[i] = post.PublicSector{ID: s.SectorID, CommR: frFromHex(t, s.CommR)}
+		pub[i] = post.PublicSector{ID: s.SectorID, CommR: golden.Fr(t, s.CommR)}
 	}
 	if rp.Type() == filecoin.WinningPoSt {
 		if len(pub) != 1 {

@@ -41,8 +41,8 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commROld, commRNew := frFromHex(t, u.CommROld), frFromHex(t, u.CommRNew)
-	pubIn, err := circuit.NewPublicInputs(cp, k, u.H, commROld, frFromHex(t, u.CommDNew), commRNew)
+	commROld, commRNew := golden.Fr(t, u.CommROld), golden.Fr(t, u.CommRNew)
+	pubIn, err := circuit.NewPublicInputs(cp, k, u.H, commROld, golden.Fr(t, u.CommDNew), commRNew)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package circuit
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,12 +14,6 @@ import (
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
 
 // sectorsFromVanilla turns decoded FallbackPoStSectorProofs into circuit
 // sectors through the post package's partition (window: in order, padded
@@ -155,8 +148,8 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 				t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
 			}
 			for i := range want {
-				if frHex(want[i]) != g.PublicInputs[i] {
-					t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
+				if golden.FrHex(want[i]) != g.PublicInputs[i] {
+					t.Errorf("public input %d: %s, rust %s", i, golden.FrHex(want[i]), g.PublicInputs[i])
 				}
 			}
 		})

@@ -1,12 +1,9 @@
 package circuit
 
 import (
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"testing"
-
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
@@ -14,26 +11,11 @@ import (
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
-
-func hexFr(t testing.TB, s string) fr.Element {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != 32 {
-		t.Fatalf("bad commitment %q", s)
-	}
-	return frLE(t, [32]byte(b))
-}
-
 // circuitFromVanilla is EmptySectorUpdateCompound::circuit for partition k
 // of a vanilla PartitionProof.
 func circuitFromVanilla(t testing.TB, p Params, k int, u *golden.Update, vp *snap.PartitionProof) *EmptySectorUpdate {
 	t.Helper()
-	pub, err := NewPublicInputs(p, k, u.H, hexFr(t, u.CommROld), hexFr(t, u.CommDNew), hexFr(t, u.CommRNew))
+	pub, err := NewPublicInputs(p, k, u.H, golden.Fr(t, u.CommROld), golden.Fr(t, u.CommDNew), golden.Fr(t, u.CommRNew))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +75,8 @@ func compareUpdateGolden(t *testing.T, size string, k int) {
 		t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
 	}
 	for i := range want {
-		if frHex(want[i]) != g.PublicInputs[i] {
-			t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
+		if golden.FrHex(want[i]) != g.PublicInputs[i] {
+			t.Errorf("public input %d: %s, rust %s", i, golden.FrHex(want[i]), g.PublicInputs[i])
 		}
 	}
 }
