@@ -100,24 +100,7 @@ func startStormDaemon(t *testing.T, kinds map[proofkind.Kind]engine.Planner, loc
 	te := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: loc, Budget: total, TrustParams: trust, Log: log, Observer: ends})
 	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(ends.Metrics))
-	dir, err := os.MkdirTemp("", "cuzk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "unix://" + filepath.Join(dir, "cuzk.sock")
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		os.RemoveAll(dir)
-	})
+	addr := serve(t, srv, "unix")
 	return &stormDaemon{addr: addr, srv: srv, eng: eng, budget: b, params: params, ends: ends, logs: logs}
 }
 
