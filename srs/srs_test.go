@@ -154,6 +154,19 @@ func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 	}
 }
 
+// TestTestParamsKnownBeforeLoad: the status says test parameters as soon
+// as their sizes are read (the engine reads them before it loads), not
+// only once they are hot.
+func TestTestParamsKnownBeforeLoad(t *testing.T) {
+	m, _, _ := newManager(t, testkind.Locator(paramDir), 1<<30, time.Hour)
+	if _, err := m.Sizes("test-k10"); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Status(); len(st) != 1 || st[0].Tier == srs.TierHot || !st[0].Test {
+		t.Fatalf("status after Sizes, before any load: %+v", st)
+	}
+}
+
 func TestLoadOnceWarnsAndPins(t *testing.T) {
 	m, b, logs := newManager(t, testkind.Locator(paramDir), 1<<30, time.Hour)
 	ctx := context.Background()
