@@ -31,7 +31,7 @@ var layer = map[string]int{
 	"proofkind":          0,
 	"internal/kernelemu": 0,
 	// 1: hashing and Groth16 over R1CS; the timeline drawn from /status.
-	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1,
+	"hash": 1, "groth16": 1, "internal/golden": 1, "internal/testcircuits": 1, "internal/prototest": 1,
 	"server/statusdoc/timeline": 1,
 	// 2: trees; the proving interface; the client; the status page.
 	"merkle": 2, "prover": 2, "client": 2, "server/statuspage": 2,
