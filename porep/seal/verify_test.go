@@ -1,7 +1,6 @@
 package seal
 
 import (
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep"
 )
 
@@ -18,12 +18,7 @@ var polkaDir = filepath.Join("..", "..", "testdata", "polka-2kib-porep")
 
 func polkaPublic(t *testing.T) Public {
 	t.Helper()
-	h := func(s string) (out [32]byte) {
-		if _, err := hex.Decode(out[:], []byte(s)); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	h := func(s string) [32]byte { return golden.Hex32(t, s) }
 	return Public{
 		CommR:  h("70e82695a03f9dbd96e568fef583283266a2048766e2c7abe78dcd9896996d68"),
 		CommD:  h("129c7562bb0c189544f5dccd365feaec2141eab458097a5ca8429c109d154421"),
