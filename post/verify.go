@@ -3,6 +3,7 @@ package post
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -126,4 +127,24 @@ func InvalidPartitions(vk *groth16.VerifyingKey, proof []byte, pub Public) ([]in
 		return nil, fmt.Errorf("%v: %w", pub.Proof, err)
 	}
 	return groth16.InvalidPartitions(pvk, proofs, inputs)
+}
+
+// VerifyFile checks the proof in proofPath (192 bytes per partition)
+// against the verifying key in vkPath, as seal.VerifyFile does: the key is
+// read first, so that a missing parameter is told before a missing proof.
+// It returns the partitions that do not verify (none: the proof is valid)
+// and how many partition proofs the file holds, for a report to name the
+// bad ones only when there are several; an error means the check could
+// not be made.
+func VerifyFile(vkPath, proofPath string, pub Public) (bad []int, partitions int, err error) {
+	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	proof, err := os.ReadFile(proofPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	bad, err = InvalidPartitions(vk, proof, pub)
+	return bad, len(proof) / groth16.ProofSize, err
 }

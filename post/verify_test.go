@@ -2,6 +2,9 @@ package post
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,5 +87,43 @@ func TestVerifyProof(t *testing.T) {
 	bad, err := InvalidPartitions(o.vk, append(slices.Clone(o.proof), o.proof...), two)
 	if err != nil || !slices.Equal(bad, []int{1}) {
 		t.Errorf("two partitions: invalid %v, %v; want [1]", bad, err)
+	}
+}
+
+// VerifyFile reads the key, then the proof, and names the bad partitions
+// of a file of several with their count.
+func TestVerifyFile(t *testing.T) {
+	o := loadOutside(t)
+	dir := t.TempDir()
+	vk, one, two := filepath.Join(dir, "post.vk"), filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	if err := groth16.WriteVerifyingKeyFile(vk, o.vk); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(one, o.proof, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(two, append(slices.Clone(o.proof), o.proof...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if bad, n, err := VerifyFile(vk, one, o.pub); err != nil || len(bad) != 0 || n != 1 {
+		t.Errorf("rust's proof: bad %v, %d partition(s), %v", bad, n, err)
+	}
+	four := o.pub
+	four.Sectors = append(slices.Clone(o.pub.Sectors), o.pub.Sectors[1], o.pub.Sectors[0])
+	if bad, n, err := VerifyFile(vk, two, four); err != nil || !slices.Equal(bad, []int{1}) || n != 2 {
+		t.Errorf("two partitions, the second swapped: bad %v, %d partition(s), %v; want [1], 2", bad, n, err)
+	}
+	if _, _, err := VerifyFile(vk, two, o.pub); !errors.Is(err, ErrProofLength) {
+		t.Errorf("two partition proofs for two sectors: %v", err)
+	}
+	missing := filepath.Join(dir, "none")
+	if _, _, err := VerifyFile(missing, missing, o.pub); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none") {
+		t.Errorf("missing key: %v", err)
+	}
+	if _, _, err := VerifyFile(vk, missing, o.pub); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing proof: %v", err)
+	}
+	if _, _, err := VerifyFile(one, one, o.pub); err == nil {
+		t.Error("a proof read as the key: no error")
 	}
 }

@@ -3,6 +3,7 @@ package snap
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -63,4 +64,22 @@ func InvalidPartitions(vk *groth16.VerifyingKey, p filecoin.RegisteredUpdateProo
 		return nil, fmt.Errorf("%v: %w", p, err)
 	}
 	return groth16.InvalidPartitions(pvk, proofs, inputs)
+}
+
+// VerifyFile checks the update proof of p in proofPath (192 bytes per
+// partition) against the verifying key in vkPath, as post.VerifyFile
+// does: the key first, then the proof. It returns the partitions that do
+// not verify (none: the proof is valid) and how many partition proofs the
+// file holds; an error means the check could not be made.
+func VerifyFile(vkPath, proofPath string, p filecoin.RegisteredUpdateProof, pub Public) (bad []int, partitions int, err error) {
+	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	proof, err := os.ReadFile(proofPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	bad, err = InvalidPartitions(vk, p, proof, pub)
+	return bad, len(proof) / groth16.ProofSize, err
 }

@@ -3,6 +3,8 @@ package snap_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,5 +101,39 @@ func TestVerifyProof(t *testing.T) {
 	notCanonical.CommDNew = [32]byte{31: 0xff}
 	if _, err := snap.VerifyProof(vk, p, proof, notCanonical); !errors.Is(err, snap.ErrCommD) {
 		t.Errorf("comm_d_new not a field element: %v", err)
+	}
+}
+
+// VerifyFile reads the key, then the proof, and names the bad partitions
+// with their count.
+func TestVerifyFile(t *testing.T) {
+	p, pub, inputs := rustUpdate(t, "8MiB")
+	vk, proof := testkit.StubProof(t, inputs)
+	dir := t.TempDir()
+	vkPath, good, swapped := filepath.Join(dir, "update.vk"), filepath.Join(dir, "good"), filepath.Join(dir, "swapped")
+	if err := groth16.WriteVerifyingKeyFile(vkPath, vk); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, proof, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(swapped, slices.Concat(proof[192:384], proof[:192], proof[384:]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if bad, n, err := snap.VerifyFile(vkPath, good, p, pub); err != nil || len(bad) != 0 || n != 4 {
+		t.Errorf("valid proof: bad %v, %d partition(s), %v", bad, n, err)
+	}
+	if bad, n, err := snap.VerifyFile(vkPath, swapped, p, pub); err != nil || !slices.Equal(bad, []int{0, 1}) || n != 4 {
+		t.Errorf("partitions 0 and 1 swapped: bad %v, %d partition(s), %v", bad, n, err)
+	}
+	if _, _, err := snap.VerifyFile(vkPath, good, filecoin.StackedDrg2KiBUpdateV1, pub); !errors.Is(err, snap.ErrProofLength) {
+		t.Errorf("4 partition proofs for a 1-partition proof: %v", err)
+	}
+	missing := filepath.Join(dir, "none")
+	if _, _, err := snap.VerifyFile(missing, missing, p, pub); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none") {
+		t.Errorf("missing key: %v", err)
+	}
+	if _, _, err := snap.VerifyFile(vkPath, missing, p, pub); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing proof: %v", err)
 	}
 }

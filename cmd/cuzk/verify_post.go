@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/post"
 )
 
@@ -90,29 +88,19 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%v", err)
 	}
-	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
-		return post.InvalidPartitions(vk, proof, pub)
-	})
+	bad, n, err := post.VerifyFile(vk, *proofPath, pub)
+	return reportPartitions(stdout, fail, bad, n, err)
 }
 
-// verifyFile reads the key and the proof, verifies the proof with check
-// (which names the partitions that do not verify) and prints valid or
-// invalid; the exit code follows.
-func verifyFile(vkPath, proofPath string, stdout io.Writer, fail func(string, ...any) int, check func(*groth16.VerifyingKey, []byte) ([]int, error)) int {
-	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	proof, err := os.ReadFile(proofPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	bad, err := check(vk, proof)
+// reportPartitions prints a verify-* verdict of VerifyFile: the bad
+// partitions of a proof of several, then valid or invalid; the exit code
+// follows.
+func reportPartitions(stdout io.Writer, fail func(string, ...any) int, bad []int, partitions int, err error) int {
 	if err != nil {
 		return fail("%v", err)
 	}
 	if len(bad) > 0 {
-		if len(proof) > groth16.ProofSize {
+		if partitions > 1 {
 			for _, j := range bad {
 				fmt.Fprintf(stdout, "partition %d: invalid\n", j)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
@@ -85,7 +84,6 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
-		return snap.InvalidPartitions(vk, p, proof, pub)
-	})
+	bad, n, err := snap.VerifyFile(vk, *proofPath, p, pub)
+	return reportPartitions(stdout, fail, bad, n, err)
 }
