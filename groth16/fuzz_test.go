@@ -3,11 +3,17 @@ package groth16
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
 )
@@ -196,4 +202,75 @@ func (m *runtimeMem) read() {
 	var s runtime.MemStats
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
+}
+
+// FuzzParseInputs is `cuzk verify-groth16 --inputs` (VerifyFiles): no
+// file makes ParseInputs panic, take long or allocate more than its size allows
+// (fuzzcheck); an accepted file has one vector per proof, and its
+// elements written back as an array of arrays of hex parse to the same
+// elements; a rejected element is named by its index. Seeds: the polka
+// 2 KiB PoRep's 39 inputs (flat and nested), testdata/fuzz/FuzzParseInputs
+// and fuzzcheck.HostileJSON.
+func FuzzParseInputs(f *testing.F) {
+	raw, err := os.ReadFile("../testdata/polka-2kib-porep/public.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var pub struct {
+		Derived struct {
+			Inputs []string `json:"public_inputs_fr_le_hex"`
+		} `json:"derived"`
+	}
+	if err := json.Unmarshal(raw, &pub); err != nil {
+		f.Fatal(err)
+	}
+	flat, _ := json.Marshal(pub.Derived.Inputs)
+	nested, _ := json.Marshal([][]string{pub.Derived.Inputs, pub.Derived.Inputs})
+	f.Add(flat, uint8(1))
+	f.Add(flat[:len(flat)/2], uint8(1))
+	f.Add(nested, uint8(2))
+	f.Add(nested, uint8(3))
+	f.Add(bytes.Replace(flat, []byte(`"`), []byte(`"ff`), 1), uint8(1))
+	f.Add([]byte(`["`+strings.Repeat("f", 64)+`"]`), uint8(1))
+	for _, s := range fuzzcheck.HostileJSON() {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
+		nProofs := int(n % 5)
+		fuzzcheck.Check(t, len(data), func() { _, _ = ParseInputs(data, nProofs) })
+		in, err := ParseInputs(data, nProofs)
+		if err != nil {
+			if strings.Contains(err.Error(), "hex") && !strings.Contains(err.Error(), "input ") && !strings.Contains(err.Error(), "JSON") {
+				t.Fatalf("rejected element not named by its index: %v", err)
+			}
+			return
+		}
+		if len(in) != nProofs {
+			t.Fatalf("%d vectors for %d proofs", len(in), nProofs)
+		}
+		hexes := make([][]string, len(in))
+		for i, v := range in {
+			hexes[i] = make([]string, len(v))
+			for j := range v {
+				var b [32]byte
+				fr.LittleEndian.PutElement(&b, v[j])
+				hexes[i][j] = hex.EncodeToString(b[:])
+			}
+		}
+		enc, _ := json.Marshal(hexes)
+		again, err := ParseInputs(enc, nProofs)
+		if err != nil {
+			t.Fatalf("inputs written back do not parse: %v", err)
+		}
+		for i := range in {
+			if len(again[i]) != len(in[i]) {
+				t.Fatalf("vector %d written back has %d inputs, want %d", i, len(again[i]), len(in[i]))
+			}
+			for j := range in[i] {
+				if !again[i][j].Equal(&in[i][j]) {
+					t.Fatalf("input %d of vector %d written back differs", j, i)
+				}
+			}
+		}
+	})
 }

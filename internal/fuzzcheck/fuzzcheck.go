@@ -16,6 +16,7 @@ package fuzzcheck
 import (
 	"flag"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +96,21 @@ func Check(t testing.TB, n int, decode func()) {
 	}
 	if a > MaxAllocBytes(n) {
 		t.Fatalf("decoding %d bytes allocates %d bytes (at most %d)", n, a, MaxAllocBytes(n))
+	}
+}
+
+// HostileJSON are documents every JSON reader of outside files must
+// reject or accept quickly: wrong types, huge numbers, deep nesting, long
+// strings. A fresh slice each call, for fuzz targets to seed with.
+func HostileJSON() []string {
+	return []string{
+		``, `null`, `[]`, `{}`, `"x"`,
+		`{"registered_proof": "8", "randomness": 1, "sectors": {}}`,
+		`{"registered_proof": 99999999999999999999, "randomness": "00", "sectors": [{}]}`,
+		`{"registered_proof": -1, "randomness": "x", "sectors": [{"sector_id": -1, "comm_r": 5}]}`,
+		`{"registered_proof": null, "randomness": "x", "sectors": [{}]}`,
+		strings.Repeat(`{"a":`, 5000),
+		strings.Repeat(`[`, 5000),
+		`{"randomness": "` + strings.Repeat(`\u0041`, 2000) + `"}`,
 	}
 }
