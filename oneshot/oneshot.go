@@ -16,6 +16,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -106,6 +108,22 @@ type Options struct {
 	// QuietLog discards the engine's log, progress aside (the demo: its
 	// own steps say what happened).
 	QuietLog bool
+}
+
+// FixedRandomness is the Randomness of r and s given as 32-byte
+// little-endian field elements (the CLI's --r and --s). An error names
+// the value at fault, "r: …" or "s: …", for the caller to prefix with its
+// own name for it.
+func FixedRandomness(r, s [32]byte) (*groth16.Randomness, error) {
+	var fixed groth16.Randomness
+	var err error
+	if fixed.R, err = fr.LittleEndian.Element(&r); err != nil {
+		return nil, fmt.Errorf("r: %w", err)
+	}
+	if fixed.S, err = fr.LittleEndian.Element(&s); err != nil {
+		return nil, fmt.Errorf("s: %w", err)
+	}
+	return &fixed, nil
 }
 
 // Result is a proof made.

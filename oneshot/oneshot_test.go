@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
@@ -135,5 +137,28 @@ func TestWriteStageReport(t *testing.T) {
 	}
 	if err := writeStageReport(filepath.Join(path, "no", "dir"), &b, stages); err == nil {
 		t.Fatal("writing under a file succeeded")
+	}
+}
+
+// FixedRandomness reads r and s as little-endian field elements and names
+// the one that is not canonical.
+func TestFixedRandomness(t *testing.T) {
+	r, s := [32]byte{0: 5}, [32]byte{0: 7, 1: 1}
+	got, err := FixedRandomness(r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantR, wantS fr.Element
+	wantR.SetUint64(5)
+	wantS.SetUint64(7 + 256)
+	if !got.R.Equal(&wantR) || !got.S.Equal(&wantS) {
+		t.Errorf("r, s = %v, %v; want 5, 263", got.R.String(), got.S.String())
+	}
+	notCanonical := [32]byte{31: 0xff}
+	if _, err := FixedRandomness(notCanonical, s); err == nil || !strings.HasPrefix(err.Error(), "r: ") {
+		t.Errorf("r not canonical: %v", err)
+	}
+	if _, err := FixedRandomness(r, notCanonical); err == nil || !strings.HasPrefix(err.Error(), "s: ") {
+		t.Errorf("s not canonical: %v", err)
 	}
 }

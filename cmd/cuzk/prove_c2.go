@@ -8,10 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
 )
 
@@ -39,15 +36,10 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, Stderr: stderr, Label: "prove-c2"}
 	if r.set {
-		var fixed groth16.Randomness
 		var err error
-		if fixed.R, err = fr.LittleEndian.Element(&r.v); err != nil {
-			return fail("--r: %v", err)
+		if opt.Randomness, err = oneshot.FixedRandomness(r.v, s.v); err != nil {
+			return fail("--%v", err)
 		}
-		if fixed.S, err = fr.LittleEndian.Element(&s.v); err != nil {
-			return fail("--s: %v", err)
-		}
-		opt.Randomness = &fixed
 	}
 	raw, err := os.ReadFile(*c1Path)
 	if err != nil {

@@ -9,11 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -54,15 +51,10 @@ func (o *oneShotFlags) options(stderr io.Writer, cid filecoin.CircuitID) (onesho
 		return opt, fmt.Errorf("--r and --s go together")
 	}
 	if o.r.set {
-		var fixed groth16.Randomness
 		var err error
-		if fixed.R, err = fr.LittleEndian.Element(&o.r.v); err != nil {
-			return opt, fmt.Errorf("--r: %w", err)
+		if opt.Randomness, err = oneshot.FixedRandomness(o.r.v, o.s.v); err != nil {
+			return opt, fmt.Errorf("--%w", err)
 		}
-		if fixed.S, err = fr.LittleEndian.Element(&o.s.v); err != nil {
-			return opt, fmt.Errorf("--s: %w", err)
-		}
-		opt.Randomness = &fixed
 	}
 	return opt, nil
 }
