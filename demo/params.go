@@ -3,9 +3,14 @@ package demo
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
+	"strings"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -42,13 +47,17 @@ func Params(ctx context.Context, c filecoin.CircuitID, dir string, workers int, 
 }
 
 // GenOptions are `cuzk params gen`'s: Force regenerates test parameters
-// already there; Planned is told of the setup's plan (see
-// testparams.Options).
+// already there. LimitHeap sets the process's Go memory limit
+// (debug.SetMemoryLimit) to the setup's planned heap with the daemon's
+// headroom (daemon.HeapLimit) once the setup is planned: the setup's
+// garbage would otherwise grow the heap to twice its live vectors before
+// the collector runs. It is the caller's to ask, as the limit holds for
+// the whole process.
 type GenOptions struct {
-	Workers  int
-	Force    bool
-	Progress func(groth16.SetupProgress)
-	Planned  func(groth16.SetupPlan)
+	Workers   int
+	Force     bool
+	Progress  func(groth16.SetupProgress)
+	LimitHeap bool
 }
 
 // GenParams writes the INSECURE test parameters of circuit c into dir
@@ -57,6 +66,45 @@ type GenOptions struct {
 // parameter cache is the caller's (filecoin.IsParameterCache), as only
 // it knows whether the operator insisted.
 func GenParams(ctx context.Context, c filecoin.CircuitID, dir string, opt GenOptions) (files testparams.Files, generated bool, err error) {
+	var planned func(groth16.SetupPlan)
+	if opt.LimitHeap {
+		planned = func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
+	}
 	return testparams.EnsureCircuit(ctx, c, dir, testparams.Options{Workers: opt.Workers, Force: opt.Force, Progress: opt.Progress,
-		MemAvailable: config.ReadMemAvailable, Planned: opt.Planned})
+		MemAvailable: config.ReadMemAvailable, Planned: planned})
+}
+
+// ProgressLines returns a progress callback for parameter generation that
+// reports to w, each line naming what: a line at every phase change, at
+// the end of each phase and at least every every, with the phase's
+// count, the whole setup's share done and the time left, fit for
+// terminals and logs alike.
+func ProgressLines(w io.Writer, what string, every time.Duration) func(groth16.SetupProgress) {
+	start := time.Now()
+	var last string
+	var lastAt time.Time
+	return func(p groth16.SetupProgress) {
+		now := time.Now()
+		if p.Phase == last && now.Sub(lastAt) < every && (p.Total == 0 || p.Done < p.Total) {
+			return
+		}
+		last, lastAt = p.Phase, now
+		line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(start).Seconds(), what, p.Phase)
+		if p.Total > 0 {
+			unit := "points"
+			if strings.HasPrefix(p.Phase, "fold") || p.Phase == "count" {
+				unit = "rows"
+			}
+			line += fmt.Sprintf(" %3.0f%% (%d of %d %s)", 100*float64(p.Done)/float64(p.Total), p.Done, p.Total, unit)
+		} else if p.Done > 0 {
+			line += fmt.Sprintf(" (%d rows)", p.Done)
+		}
+		if p.Fraction < 1 {
+			line += fmt.Sprintf(", %.0f%% of the setup", 100*p.Fraction)
+			if p.Remaining > 0 {
+				line += ", about " + p.Remaining.Round(time.Second).String() + " left"
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
 }

@@ -61,7 +61,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", f.Public.Sector, time.Since(t).Round(time.Millisecond), f.Public.CommD, f.Public.CommR)
 
 	t = time.Now()
-	files, vk, generated, err := demo.Params(ctx, proof.CircuitID(), dir, *workers, newProgress(stderr, "params gen"))
+	files, vk, generated, err := demo.Params(ctx, proof.CircuitID(), dir, *workers, demo.ProgressLines(stderr, "params gen", progressEvery))
 	if err != nil {
 		return fail("parameters: %v", err)
 	}

@@ -44,7 +44,7 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 	step("1. sealed natively and made the vanilla proofs in %v: %s", time.Since(t).Round(time.Millisecond), f.What)
 
 	t = time.Now()
-	files, vk, generated, err := demo.Params(ctx, cid, dir, workers, newProgress(stderr, "params gen "+cid.String()))
+	files, vk, generated, err := demo.Params(ctx, cid, dir, workers, demo.ProgressLines(stderr, "params gen "+cid.String(), progressEvery))
 	if err != nil {
 		return fail("parameters: %v", err)
 	}

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 )
 
 func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -44,11 +40,8 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fail("%v", err)
 	}
 	start := time.Now()
-	progress := newProgress(stderr, "params gen "+cid.String())
-	// The setup's garbage would otherwise grow the heap to twice its live
-	// vectors before the collector runs.
-	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
-	files, generated, err := demo.GenParams(ctx, cid, *dir, demo.GenOptions{Workers: *workers, Force: *force, Progress: progress, Planned: planned})
+	progress := demo.ProgressLines(stderr, "params gen "+cid.String(), progressEvery)
+	files, generated, err := demo.GenParams(ctx, cid, *dir, demo.GenOptions{Workers: *workers, Force: *force, Progress: progress, LimitHeap: true})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -59,38 +52,4 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "generated INSECURE test parameters for circuit %s in %v:\n  %s\n  %s\n  %s\n",
 		cid, time.Since(start).Round(time.Millisecond), files.Params, files.VK, files.Marker)
 	return exitOK
-}
-
-// newProgress returns a progress callback for parameter generation: a line
-// at every phase change and at least every progressEvery, with the phase's
-// count, the whole setup's share done and the time left, fit for
-// terminals and logs alike (progressEvery, shared with params check).
-func newProgress(w io.Writer, what string) func(groth16.SetupProgress) {
-	start := time.Now()
-	var last string
-	var lastAt time.Time
-	return func(p groth16.SetupProgress) {
-		now := time.Now()
-		if p.Phase == last && now.Sub(lastAt) < progressEvery && (p.Total == 0 || p.Done < p.Total) {
-			return
-		}
-		last, lastAt = p.Phase, now
-		line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(start).Seconds(), what, p.Phase)
-		if p.Total > 0 {
-			unit := "points"
-			if strings.HasPrefix(p.Phase, "fold") || p.Phase == "count" {
-				unit = "rows"
-			}
-			line += fmt.Sprintf(" %3.0f%% (%d of %d %s)", 100*float64(p.Done)/float64(p.Total), p.Done, p.Total, unit)
-		} else if p.Done > 0 {
-			line += fmt.Sprintf(" (%d rows)", p.Done)
-		}
-		if p.Fraction < 1 {
-			line += fmt.Sprintf(", %.0f%% of the setup", 100*p.Fraction)
-			if p.Remaining > 0 {
-				line += ", about " + p.Remaining.Round(time.Second).String() + " left"
-			}
-		}
-		fmt.Fprintln(w, line)
-	}
 }
