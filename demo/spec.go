@@ -185,6 +185,41 @@ func (spec *Spec) VerifyingKeyPath(paramDir string) (string, error) {
 	return "", fmt.Errorf("%w: %s", ErrNoVerifier, spec.Kind())
 }
 
+// PartitionProofs is how many partition proofs a proof of n bytes holds
+// (groth16.ProofSize bytes each), for reports of the daemon's answers.
+func PartitionProofs(n int) int { return n / groth16.ProofSize }
+
+// Verifier is a verifying key read for a spec's proofs (bench single
+// --verify): read before the proof is asked for, so that a missing key
+// fails the run up front and the verification's time excludes reading it.
+type Verifier struct {
+	Path string // the key's file
+	spec *Spec
+	vk   *groth16.VerifyingKey
+}
+
+// Verifier reads the verifying key of spec's circuit: vkPath, or where
+// VerifyingKeyPath finds it in paramDir when vkPath is empty.
+func (spec *Spec) Verifier(vkPath, paramDir string) (*Verifier, error) {
+	path := vkPath
+	if path == "" {
+		var err error
+		if path, err = spec.VerifyingKeyPath(paramDir); err != nil {
+			return nil, err
+		}
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{Path: path, spec: spec, vk: vk}, nil
+}
+
+// Verify is Spec.Verify with the key read.
+func (v *Verifier) Verify(proof []byte) (ok bool, method string, err error) {
+	return v.spec.Verify(v.vk, proof)
+}
+
 // Verify checks a proof the daemon returned for spec: for PoRep,
 // verify-seal from the C1's public values (comm_r, comm_d, ticket, seed,
 // registered proof) with the prover id of spec.MinerID and spec's sector

@@ -3,7 +3,9 @@ package demo
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +106,42 @@ func TestVerifyReplicaMismatch(t *testing.T) {
 	}
 	if p, _ := (&Spec{Spec: &bench.Spec{Template: client.TestRequest("", 10, nil)}, LogRows: 10}).VerifyingKeyPath("/d"); p != "/d/cuzk-test-mixed-k10.vk" {
 		t.Fatal(p)
+	}
+}
+
+// Verifier reads the key given, or the one VerifyingKeyPath names, and
+// fails up front when there is none; its Verify is the spec's.
+func TestVerifier(t *testing.T) {
+	spec, err := PoRepSpec(rustC1File(t), PoRepOptions{MinerID: 1001, RegisteredProof: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk := filepath.Join("..", "testdata", "polka-2kib-porep", "vk.bin")
+	v, err := spec.Verifier(vk, "/nonexistent")
+	if err != nil || v.Path != vk {
+		t.Fatalf("given key: %+v, %v", v, err)
+	}
+	if _, _, err := v.Verify(make([]byte, 192)); !errors.Is(err, ErrReplicaMismatch) {
+		t.Errorf("Verify is not the spec's: %v", err)
+	}
+	dir := t.TempDir()
+	want, err := spec.VerifyingKeyPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spec.Verifier("", dir); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Base(want)) {
+		t.Errorf("no key in the parameter directory: %v, want one naming %s", err, want)
+	}
+	snapSpec := &Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE}}}
+	if _, err := snapSpec.Verifier("", dir); !errors.Is(err, ErrNoVerifier) {
+		t.Errorf("no circuit: %v", err)
+	}
+}
+
+func TestPartitionProofs(t *testing.T) {
+	for n, want := range map[int]int{0: 0, 191: 0, 192: 1, 10 * 192: 10, 10*192 + 5: 10} {
+		if got := PartitionProofs(n); got != want {
+			t.Errorf("%d bytes: %d partition proofs, want %d", n, got, want)
+		}
 	}
 }

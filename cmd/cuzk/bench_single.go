@@ -13,7 +13,6 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
@@ -62,20 +61,13 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("%v", err)
 	}
-	var vk *groth16.VerifyingKey
+	var verifier *demo.Verifier
 	rep := singleReport{Addr: df.addr, Spec: spec.Spec}
 	if *verify {
-		rep.Verify = &verifyReport{}
-		path := *vkPath
-		if path == "" {
-			if path, err = spec.VerifyingKeyPath(*paramDir); err != nil {
-				return fail("--verify: %v", err)
-			}
-		}
-		if vk, err = groth16.ReadVerifyingKeyFile(path); err != nil {
+		if verifier, err = spec.Verifier(*vkPath, *paramDir); err != nil {
 			return fail("--verify: %v", err)
 		}
-		rep.Verify.VK = path
+		rep.Verify = &verifyReport{VK: verifier.Path}
 	}
 	c, err := df.dial()
 	if err != nil {
@@ -112,7 +104,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if rep.Verify != nil && r.OK() {
 		t := time.Now()
-		ok, method, err := spec.Verify(vk, r.Proof)
+		ok, method, err := verifier.Verify(r.Proof)
 		rep.Verify.Duration = time.Since(t)
 		rep.Verify.Checked, rep.Verify.Valid, rep.Verify.Method = err == nil, ok, method
 		if err != nil {
@@ -168,7 +160,7 @@ func printSingle(w io.Writer, rep *singleReport) {
 	if len(hexProof) > 256 {
 		hexProof = hexProof[:256] + "..."
 	}
-	fmt.Fprintf(w, "proof:           %d bytes (%d partition proof(s)): %s\n", r.ProofBytes, r.ProofBytes/groth16.ProofSize, hexProof)
+	fmt.Fprintf(w, "proof:           %d bytes (%d partition proof(s)): %s\n", r.ProofBytes, demo.PartitionProofs(r.ProofBytes), hexProof)
 	if v := rep.Verify; v != nil {
 		switch {
 		case v.Error != "":
