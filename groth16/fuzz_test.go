@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -212,20 +211,9 @@ func (m *runtimeMem) read() {
 // 2 KiB PoRep's 39 inputs (flat and nested), testdata/fuzz/FuzzParseInputs
 // and fuzzcheck.HostileJSON.
 func FuzzParseInputs(f *testing.F) {
-	raw, err := os.ReadFile("../testdata/polka-2kib-porep/public.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	var pub struct {
-		Derived struct {
-			Inputs []string `json:"public_inputs_fr_le_hex"`
-		} `json:"derived"`
-	}
-	if err := json.Unmarshal(raw, &pub); err != nil {
-		f.Fatal(err)
-	}
-	flat, _ := json.Marshal(pub.Derived.Inputs)
-	nested, _ := json.Marshal([][]string{pub.Derived.Inputs, pub.Derived.Inputs})
+	inputs := polkaHexInputs(f)
+	flat, _ := json.Marshal(inputs)
+	nested, _ := json.Marshal([][]string{inputs, inputs})
 	f.Add(flat, uint8(1))
 	f.Add(flat[:len(flat)/2], uint8(1))
 	f.Add(nested, uint8(2))

@@ -11,21 +11,15 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// The real 2 KiB PoRep proof made by rust-fil-proofs (bellperson) with its
-// own parameters: checks the vk reader, proof decoding and the verifier
-// against Rust output.
-func loadPolka(t *testing.T) (*VerifyingKey, []byte, []fr.Element) {
+// polkaDir holds the real 2 KiB PoRep proof made by rust-fil-proofs
+// (bellperson) with its own parameters, its key and its 39 public inputs.
+var polkaDir = filepath.Join("..", "testdata", "polka-2kib-porep")
+
+// polkaHexInputs are the polka proof's public inputs as its public.json
+// writes them: 64-hex little-endian field elements.
+func polkaHexInputs(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "polka-2kib-porep")
-	vk, err := ReadVerifyingKeyFile(filepath.Join(dir, "vk.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, err := os.ReadFile(filepath.Join(dir, "proof.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "public.json"))
+	raw, err := os.ReadFile(filepath.Join(polkaDir, "public.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +31,24 @@ func loadPolka(t *testing.T) (*VerifyingKey, []byte, []fr.Element) {
 	if err := json.Unmarshal(raw, &pub); err != nil {
 		t.Fatal(err)
 	}
-	inputs := make([]fr.Element, len(pub.Derived.Inputs))
-	for i, h := range pub.Derived.Inputs {
+	return pub.Derived.Inputs
+}
+
+// loadPolka checks the vk reader, proof decoding and the verifier against
+// Rust output.
+func loadPolka(t *testing.T) (*VerifyingKey, []byte, []fr.Element) {
+	t.Helper()
+	vk, err := ReadVerifyingKeyFile(filepath.Join(polkaDir, "vk.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := os.ReadFile(filepath.Join(polkaDir, "proof.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexInputs := polkaHexInputs(t)
+	inputs := make([]fr.Element, len(hexInputs))
+	for i, h := range hexInputs {
 		b, err := hex.DecodeString(h)
 		if err != nil || len(b) != 32 {
 			t.Fatalf("input %d: bad hex %q", i, h)

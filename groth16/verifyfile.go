@@ -17,11 +17,7 @@ import (
 // An invalid proof is false with a nil error; an error means the check
 // could not be made, and names the file at fault.
 func VerifyFiles(vkPath, proofPath, inputsPath string) (bool, error) {
-	vk, err := ReadVerifyingKeyFile(vkPath)
-	if err != nil {
-		return false, err
-	}
-	raw, err := os.ReadFile(proofPath)
+	vk, raw, err := ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return false, err
 	}
@@ -47,6 +43,22 @@ func VerifyFiles(vkPath, proofPath, inputsPath string) (bool, error) {
 		}
 	}
 	return VerifyBatch(pvk, proofs, inputs, nil)
+}
+
+// ReadKeyAndProof reads the verifying key in vkPath and the proof bytes
+// in proofPath, the key first, so that a missing parameter is told before
+// a missing proof: the reading of every VerifyFile (seal, post, snap) and
+// of VerifyFiles.
+func ReadKeyAndProof(vkPath, proofPath string) (*VerifyingKey, []byte, error) {
+	vk, err := ReadVerifyingKeyFile(vkPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	proof, err := os.ReadFile(proofPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vk, proof, nil
 }
 
 // ParseInputs decodes the public inputs of nProofs proofs from JSON: one

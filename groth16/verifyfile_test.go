@@ -11,27 +11,6 @@ import (
 	"testing"
 )
 
-// polkaDir holds a 2 KiB seal proof made by rust-fil-proofs, its key and
-// its 39 public inputs.
-const polkaDir = "../testdata/polka-2kib-porep"
-
-func polkaInputs(t *testing.T) []string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(polkaDir, "public.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pub struct {
-		Derived struct {
-			Inputs []string `json:"public_inputs_fr_le_hex"`
-		} `json:"derived"`
-	}
-	if err := json.Unmarshal(raw, &pub); err != nil {
-		t.Fatal(err)
-	}
-	return pub.Derived.Inputs
-}
-
 // VerifyFiles accepts rust's proof with its inputs, one or several, and
 // rejects a changed input as invalid; what cannot be checked is an error
 // naming the file at fault.
@@ -52,7 +31,7 @@ func TestVerifyFiles(t *testing.T) {
 		}
 		return write(name, b)
 	}
-	inputs := polkaInputs(t)
+	inputs := polkaHexInputs(t)
 	bad := slices.Clone(inputs)
 	bad[2] = strings.Repeat("0", 63) + "1"
 	raw, err := os.ReadFile(proof)
@@ -82,6 +61,7 @@ func TestVerifyFiles(t *testing.T) {
 		want              string
 	}{
 		{"missing key", filepath.Join(dir, "none.vk"), proof, good, fs.ErrNotExist, "none.vk"},
+		{"key and proof missing: the key is told", filepath.Join(dir, "none.vk"), filepath.Join(dir, "none.bin"), good, fs.ErrNotExist, "none.vk"},
 		{"missing proof", vk, filepath.Join(dir, "none"), good, fs.ErrNotExist, "none"},
 		{"missing inputs", vk, proof, filepath.Join(dir, "none.json"), fs.ErrNotExist, "none.json"},
 		{"truncated proof", vk, write("short.bin", raw[:150]), good, nil, "short.bin: "},

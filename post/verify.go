@@ -3,7 +3,6 @@ package post
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -137,11 +136,7 @@ func InvalidPartitions(vk *groth16.VerifyingKey, proof []byte, pub Public) ([]in
 // bad ones only when there are several; an error means the check could
 // not be made.
 func VerifyFile(vkPath, proofPath string, pub Public) (bad []int, partitions int, err error) {
-	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
-	if err != nil {
-		return nil, 0, err
-	}
-	proof, err := os.ReadFile(proofPath)
+	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return nil, 0, err
 	}

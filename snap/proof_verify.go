@@ -3,7 +3,6 @@ package snap
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -72,11 +71,7 @@ func InvalidPartitions(vk *groth16.VerifyingKey, p filecoin.RegisteredUpdateProo
 // not verify (none: the proof is valid) and how many partition proofs the
 // file holds; an error means the check could not be made.
 func VerifyFile(vkPath, proofPath string, p filecoin.RegisteredUpdateProof, pub Public) (bad []int, partitions int, err error) {
-	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
-	if err != nil {
-		return nil, 0, err
-	}
-	proof, err := os.ReadFile(proofPath)
+	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return nil, 0, err
 	}

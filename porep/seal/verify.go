@@ -1,8 +1,6 @@
 package seal
 
 import (
-	"os"
-
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
@@ -57,11 +55,7 @@ type Public struct {
 // missing parameter is told before a missing proof. An invalid proof is
 // false with a nil error; an error means the check could not be made.
 func VerifyFile(vkPath, proofPath string, cfg porep.Config, pub Public) (bool, error) {
-	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
-	if err != nil {
-		return false, err
-	}
-	proof, err := os.ReadFile(proofPath)
+	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return false, err
 	}
