@@ -25,6 +25,8 @@ var allowedImports = map[string]bool{
 	module + "/proofkind": true,
 	// The fuzz targets' time and allocation bounds (tests only; a leaf).
 	module + "/internal/fuzzcheck": true,
+	// Requests with every field set (tests only; a leaf over the wire types).
+	module + "/internal/prototest": true,
 }
 
 // TestImportsAllowList fails when bench (or its tests) depends on a

@@ -7,38 +7,16 @@ import (
 	"testing"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
+	"github.com/cuzk-dev/cuzk/internal/prototest"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Request copies every field of the template but the request id, and
 // shares the byte fields: a field added to the proto and forgotten here
 // fails.
 func TestSpecRequestCopiesEveryField(t *testing.T) {
-	tmpl := &cuzkv1.SubmitProofRequest{}
-	m := tmpl.ProtoReflect()
-	fields := m.Descriptor().Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		switch {
-		case fd.IsList():
-			l := m.Mutable(fd).List()
-			l.Append(protoreflect.ValueOfBytes([]byte("entry")))
-		case fd.Kind() == protoreflect.BytesKind:
-			m.Set(fd, protoreflect.ValueOfBytes([]byte(fd.Name())))
-		case fd.Kind() == protoreflect.StringKind:
-			m.Set(fd, protoreflect.ValueOfString("template-"+string(fd.Name())))
-		case fd.Kind() == protoreflect.EnumKind:
-			m.Set(fd, protoreflect.ValueOfEnum(protoreflect.EnumNumber(3)))
-		case fd.Kind() == protoreflect.Uint32Kind:
-			m.Set(fd, protoreflect.ValueOfUint32(uint32(100+i)))
-		case fd.Kind() == protoreflect.Uint64Kind:
-			m.Set(fd, protoreflect.ValueOfUint64(uint64(100+i)))
-		default:
-			t.Fatalf("field %s: kind %v not covered by this test", fd.Name(), fd.Kind())
-		}
-	}
+	tmpl := prototest.FullRequest(t, "template-")
 	spec := &Spec{Template: tmpl}
 	got := spec.Request("r-1")
 	want := proto.Clone(tmpl).(*cuzkv1.SubmitProofRequest)

@@ -38,20 +38,10 @@ import (
 )
 
 // paramDir holds the parameters of test-k10 only, linked from the
-// machine's cache (testkit.TestParamsDir).
+// machine's cache (testkit.RunWithTestParams).
 var paramDir string
 
-func TestMain(m *testing.M) {
-	dir, remove, err := testkit.TestParamsDir(10)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	paramDir = dir
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.RunWithTestParams(m, &paramDir, 10)) }
 
 // testDaemon is an in-process daemon serving the test circuits on a unix
 // socket.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
 )
 
 // Errors callers may need to tell apart. Decode errors (TOML syntax, a value
@@ -28,12 +30,15 @@ var (
 
 // ParamCacheEnv is the environment variable rust-fil-proofs reads for the
 // parameter directory.
-const ParamCacheEnv = "FIL_PROOFS_PARAMETER_CACHE"
+const ParamCacheEnv = filecoin.ParameterCacheEnv
 
 // Defaults that other values are checked against.
 const (
-	DefaultListen     = "unix:///run/curio/cuzk.sock"
-	DefaultParamCache = "/data/zk/params"
+	DefaultListen = "unix:///run/curio/cuzk.sock"
+	// DefaultParamCache is rust-fil-proofs' default, which every cuzk
+	// command uses too (filecoin.ParamDir), not the Rust cuzk's
+	// /data/zk/params: one binary, one default.
+	DefaultParamCache = filecoin.DefaultParameterCacheDir
 )
 
 // Config is the daemon configuration, read from TOML. Sections and keys
@@ -90,8 +95,9 @@ type Daemon struct {
 
 // SRS is the [srs] section: where the Groth16 parameters are.
 type SRS struct {
-	// ParamCache is the directory holding the .params and .vk files. See
-	// Config.ApplyEnv for how FIL_PROOFS_PARAMETER_CACHE interacts with it.
+	// ParamCache is the directory holding the .params and .vk files
+	// (default /var/tmp/filecoin-proof-parameters/). See Config.ApplyEnv
+	// for how FIL_PROOFS_PARAMETER_CACHE interacts with it.
 	ParamCache string `toml:"param_cache"`
 	// Residency is how parameters are held to prove with: "resident"
 	// (decoded into memory, counted in the budget), "mapped" (the file is
@@ -382,26 +388,23 @@ func prefixes(k toml.Key) []string {
 // ignored FIL_PROOFS_PARAMETER_CACHE. The daemon logs each one at start-up.
 func (c *Config) Warnings() []string { return slices.Clone(c.warnings) }
 
-// ApplyEnv applies FIL_PROOFS_PARAMETER_CACHE, looked up with lookup
-// (os.LookupEnv in the daemon). The Rust cuzk daemon never reads the
-// variable: srs.param_cache (default /data/zk/params) always wins, and the
-// daemon sets the variable from it for rust-fil-proofs. So here a
-// param_cache written in the file, or changed from the default by the
-// caller, still wins and a differing variable only adds a warning; when the
-// file leaves param_cache out, a non-empty variable replaces the default,
-// which is what operators who export it for lotus and curio expect.
+// ApplyEnv resolves srs.param_cache by cuzk's one parameter directory rule
+// (filecoin.ParamDir), FIL_PROOFS_PARAMETER_CACHE looked up with lookup
+// (os.LookupEnv in the daemon): a param_cache written in the file, or
+// changed from the default by the caller, wins, and a differing variable
+// only adds a warning; else a non-empty variable, else the default
+// /var/tmp/filecoin-proof-parameters. The Rust cuzk never reads the
+// variable, but its configurations write param_cache, so they keep their
+// directory; operators who export it for lotus and curio get theirs.
 func (c *Config) ApplyEnv(lookup func(key string) (string, bool)) {
-	v, ok := lookup(ParamCacheEnv)
-	if !ok || v == "" {
-		return
-	}
+	configured := ""
 	if c.paramCacheSet || c.SRS.ParamCache != DefaultParamCache {
-		if v != c.SRS.ParamCache {
-			c.warnings = append(c.warnings, fmt.Sprintf("%s=%q is ignored: srs.param_cache = %q is set in the configuration", ParamCacheEnv, v, c.SRS.ParamCache))
-		}
-		return
+		configured = c.SRS.ParamCache
 	}
-	c.SRS.ParamCache = v
+	if v, ok := lookup(ParamCacheEnv); ok && v != "" && configured != "" && v != configured {
+		c.warnings = append(c.warnings, fmt.Sprintf("%s=%q is ignored: srs.param_cache = %q is set in the configuration", ParamCacheEnv, v, configured))
+	}
+	c.SRS.ParamCache = filecoin.ParamDir(configured, lookup)
 }
 
 // Validate checks every value for range and form and returns all problems

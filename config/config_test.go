@@ -46,7 +46,7 @@ func TestDefaults(t *testing.T) {
 		{"daemon.tls_key_file", d.Daemon.TLSKeyFile, ""},
 		{"daemon.tls_client_ca_file", d.Daemon.TLSClientCAFile, ""},
 		{"daemon.insecure_tcp", d.Daemon.InsecureTCP, false},
-		{"srs.param_cache", d.SRS.ParamCache, "/data/zk/params"},
+		{"srs.param_cache", d.SRS.ParamCache, "/var/tmp/filecoin-proof-parameters/"},
 		{"srs.residency", d.SRS.Residency, "auto"},
 		{"memory.total_budget", d.Memory.TotalBudget, AutoBudget},
 		{"memory.safety_margin", d.Memory.SafetyMargin, 5 * GiB},
@@ -368,7 +368,8 @@ func TestApplyEnv(t *testing.T) {
 		{"file silent, env unset", "", nil, DefaultParamCache, 0},
 		{"file silent, env empty", "", map[string]string{ParamCacheEnv: ""}, DefaultParamCache, 0},
 		{"file sets, env differs", "[srs]\nparam_cache = \"/data/p\"", map[string]string{ParamCacheEnv: envDir}, "/data/p", 1},
-		{"file sets the default, env differs", "[srs]\nparam_cache = \"/data/zk/params\"", map[string]string{ParamCacheEnv: envDir}, DefaultParamCache, 1},
+		{"file sets the default, env differs", "[srs]\nparam_cache = \"/var/tmp/filecoin-proof-parameters/\"", map[string]string{ParamCacheEnv: envDir}, DefaultParamCache, 1},
+		{"file sets the Rust cuzk's default, env differs", "[srs]\nparam_cache = \"/data/zk/params\"", map[string]string{ParamCacheEnv: envDir}, "/data/zk/params", 1},
 		{"file sets, env agrees", "[srs]\nparam_cache = \"/srv/params\"", map[string]string{ParamCacheEnv: envDir}, envDir, 0},
 		{"other variables ignored", "", map[string]string{"FIL_PROOFS_PARAMETER_CACHE_X": envDir}, DefaultParamCache, 0},
 	} {

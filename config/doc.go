@@ -18,7 +18,10 @@
 //   - memory.total_budget = "auto" with no readable /proc/meminfo is an
 //     error, where Rust assumes 256 GiB.
 //   - FIL_PROOFS_PARAMETER_CACHE supplies srs.param_cache when the file
-//     leaves it out (Rust never reads the variable); see Config.ApplyEnv.
+//     leaves it out (Rust never reads the variable), and the default is
+//     rust-fil-proofs' /var/tmp/filecoin-proof-parameters, not
+//     /data/zk/params: every cuzk command uses the same rule
+//     (filecoin.ParamDir); see Config.ApplyEnv.
 //
 // Invariants: a *Config returned by Parse or Load has passed Validate.
 // Nothing here reads the environment or /proc on its own: ApplyEnv takes a

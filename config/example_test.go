@@ -98,6 +98,7 @@ func TestRustExampleConfig(t *testing.T) {
 	cfg := mustParse(t, rustExample)
 	want := Default()
 	want.Daemon.Listen = "0.0.0.0:9820"
+	want.SRS.ParamCache = "/data/zk/params" // written, so it wins over the default
 	want.GPUs = GPUs{Devices: []uint32{}, GPUThreads: 32, GPUWorkersPerDevice: 2, CPUFallback: true}
 	if got := values(*cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("Rust example parsed to\n%+v\nwant\n%+v", got, want)

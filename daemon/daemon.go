@@ -21,6 +21,10 @@ import (
 // at INFO, so they appear without debug logging.
 const TimingEnv = "CUZK_TIMING"
 
+// DefaultMaxPending is what daemon.max_pending = 0 means: the engine's
+// default, named here so the CLI's help need not import the engine.
+const DefaultMaxPending = engine.DefaultMaxPending
+
 // ErrServe wraps what stops a daemon that was serving: a listener that
 // failed, or a shutdown that could not finish cleanly. Anything else Run
 // returns stopped it before it served.
@@ -70,6 +74,7 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 		return err
 	}
 	defer release()
+	warnMissingParams(log, cfg.SRS.ParamCache)
 	if opt.EnableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}

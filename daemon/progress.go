@@ -14,23 +14,32 @@ import (
 // Progress of the one-shot commands' proofs (prove-c2, demo): a 2 KiB
 // proof spends 20 s and more in one stage, a 32 GiB one minutes, so a line
 // goes to stderr whenever the job moves on and at least every
-// progressHeartbeat while it stays put.
+// progressHeartbeat while it stays put. The heartbeat is params gen's
+// interval (5 s): with the 1 s poll no silence is longer than 6 s, under
+// the 10 s an operator watching a terminal or a log should ever wait.
 const (
 	progressPoll      = time.Second
-	progressHeartbeat = 10 * time.Second
+	progressHeartbeat = 5 * time.Second
 )
 
 // watchProgress writes one line per change of the engine's job summary,
-// and the same line again after heartbeat without change, until ctx ends.
+// and the same line again after heartbeat without change, saying how long
+// it has not changed, until ctx ends.
 func watchProgress(ctx context.Context, w io.Writer, label string, status func() engine.Status, poll, heartbeat time.Duration) {
 	start := time.Now()
-	last, lastAt := "", time.Time{}
+	last, lastAt, since := "", time.Time{}, time.Time{}
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		now := time.Now()
 		if s := summarize(status()); s != "" && (s != last || now.Sub(lastAt) >= heartbeat) {
-			fmt.Fprintf(w, "[%6.1fs] %s: %s\n", now.Sub(start).Seconds(), label, s)
+			line := s
+			if s == last {
+				line += fmt.Sprintf(" [unchanged for %s]", now.Sub(since).Round(time.Second))
+			} else {
+				since = now
+			}
+			fmt.Fprintf(w, "[%6.1fs] %s: %s\n", now.Sub(start).Seconds(), label, line)
 			last, lastAt = s, now
 		}
 		select {

@@ -65,6 +65,12 @@ func TestWatchProgress(t *testing.T) {
 	var got []string
 	for _, l := range lines {
 		_, rest, _ := strings.Cut(l, "] prove: ")
+		if line, _, repeat := strings.Cut(rest, " [unchanged for "); repeat {
+			if !strings.HasSuffix(rest, "s]") {
+				t.Errorf("heartbeat line without its duration: %q", l)
+			}
+			rest = line
+		}
 		got = append(got, rest)
 	}
 	want := []string{

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -19,21 +18,11 @@ import (
 )
 
 // paramDir holds the parameters of test-k10 and test-k12 only, linked from
-// the machine's cache (testkit.TestParamsDir): test-k11 deliberately has
+// the machine's cache (testkit.RunWithTestParams): test-k11 deliberately has
 // none.
 var paramDir string
 
-func TestMain(m *testing.M) {
-	dir, remove, err := testkit.TestParamsDir(10, 12)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	paramDir = dir
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.RunWithTestParams(m, &paramDir, 10, 12)) }
 
 type rig struct {
 	eng    *engine.Engine

@@ -114,6 +114,18 @@ type jobPart struct {
 	synthesis time.Duration
 	prove     time.Duration
 	proof     groth16.Proof
+	// entered is when the part entered its state (synthesizing, proving or
+	// finishing), proving when it entered proving: the status reports the
+	// time so far of a stage still running, not 0 until it ends.
+	entered, proving time.Time
+}
+
+// enter moves the part to state at now.
+func (p *jobPart) enter(state partState, now time.Time) {
+	p.state, p.entered = state, now
+	if state == partProving {
+		p.proving = now
+	}
 }
 
 type job struct {
@@ -181,6 +193,7 @@ type job struct {
 // each of its jobs is synthesised and proved as one item.
 type batch struct {
 	seq     uint64
+	jobs    int // jobs admitted together
 	prio    proofkind.Priority
 	circuit string
 	active  int // items of the batch in synthesis now

@@ -211,7 +211,7 @@ func (e *Engine) proverWorker(l *lane) {
 			if !p.dropped && p.pa != nil {
 				parts = append(parts, p)
 				pas = append(pas, p.pa)
-				p.job.parts[p.index].state = partProving
+				p.job.parts[p.index].enter(partProving, time.Now())
 			}
 		}
 		e.mu.Unlock()

@@ -235,7 +235,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 			continue
 		}
 		c := p.circuit
-		p.job.parts[p.index].state = partSynthesizing
+		p.job.parts[p.index].enter(partSynthesizing, time.Now())
 		e.mu.Unlock()
 
 		// The first synthesis of a circuit is exact and yields its density
@@ -385,7 +385,7 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 			p.held -= abc
 		}
 		if !p.dropped {
-			p.job.parts[p.index].state = partFinishing
+			p.job.parts[p.index].enter(partFinishing, time.Now())
 		}
 	}
 	it.where = inFinisher

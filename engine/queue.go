@@ -92,7 +92,7 @@ func (e *Engine) flushLocked(k collectorKey, c *collector) {
 // admitLocked turns jobs into a batch and its items into synthesis work.
 func (e *Engine) admitLocked(jobs []*job) {
 	e.seq++
-	b := &batch{seq: e.seq, prio: jobs[0].prio, circuit: jobs[0].circuit}
+	b := &batch{seq: e.seq, jobs: len(jobs), prio: jobs[0].prio, circuit: jobs[0].circuit}
 	if sizes, err := e.params.Sizes(b.circuit); err == nil {
 		b.urgent = e.urgent(b.prio, sizes.Domain)
 	}

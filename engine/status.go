@@ -151,8 +151,11 @@ type JobStatus struct {
 	Priority string
 	State    State
 	Batch    uint64
-	Age      time.Duration
-	Waiters  int
+	// BatchSize is the number of jobs admitted with it as one batch (0:
+	// not admitted yet).
+	BatchSize int
+	Age       time.Duration
+	Waiters   int
 	// OrphanedFor is how long ago the job's last caller left, while it
 	// waits out its orphan grace for one to come back (0: not orphaned).
 	OrphanedFor time.Duration
@@ -168,6 +171,11 @@ type PartitionStatus struct {
 	State     string
 	Synthesis time.Duration
 	Prove     time.Duration
+	// InState is the time so far in State while it is synthesizing,
+	// proving or finishing; Proving, the time so far since proving began
+	// while proving or finishing (Prove counts both once they end).
+	InState time.Duration
+	Proving time.Duration
 }
 
 // CounterStatus counts jobs since start.
@@ -318,10 +326,17 @@ func (e *Engine) Status() Status {
 			js.OrphanedFor = now.Sub(j.orphanedAt)
 		}
 		if j.batch != nil {
-			js.Batch = j.batch.seq
+			js.Batch, js.BatchSize = j.batch.seq, j.batch.jobs
 		}
 		for i, p := range j.parts {
-			js.Partitions = append(js.Partitions, PartitionStatus{Index: i, State: p.state.String(), Synthesis: p.synthesis, Prove: p.prove})
+			ps := PartitionStatus{Index: i, State: p.state.String(), Synthesis: p.synthesis, Prove: p.prove}
+			switch p.state {
+			case partSynthesizing:
+				ps.InState = now.Sub(p.entered)
+			case partProving, partFinishing:
+				ps.InState, ps.Proving = now.Sub(p.entered), now.Sub(p.proving)
+			}
+			js.Partitions = append(js.Partitions, ps)
 		}
 		s.Jobs = append(s.Jobs, js)
 	}
@@ -338,7 +353,7 @@ func (e *Engine) recordEndLocked(j *job) {
 	r := &RecentJob{ID: j.id, Kind: j.kind.Name, Circuit: j.circuit, Priority: j.prio.String(), State: j.state,
 		Partitions: len(j.parts), Submitted: j.submitted, Finished: j.finished, Timings: j.timings}
 	if j.batch != nil {
-		r.Batch = j.batch.seq
+		r.Batch, r.BatchSize = j.batch.seq, j.batch.jobs
 	}
 	if j.state == StateFailed && j.result.Err != nil {
 		r.Error = j.result.Err.Error()

@@ -36,6 +36,7 @@ type RecentJob struct {
 	Priority   string
 	State      State
 	Batch      uint64 // 0: never admitted to the pipeline
+	BatchSize  int    // jobs in the batch (0: never admitted)
 	Partitions int
 	Submitted  time.Time
 	Finished   time.Time

@@ -119,6 +119,18 @@ func ParameterCacheDir(lookup LookupEnv) string {
 	return DefaultParameterCacheDir
 }
 
+// ParamDir is cuzk's one parameter directory rule, the same for the daemon
+// and every command: configured (srs.param_cache, a --params flag) when
+// non-empty, else ParameterCacheDir's ($FIL_PROOFS_PARAMETER_CACHE, else
+// /var/tmp/filecoin-proof-parameters/). One rule, so that a daemon and the
+// commands that check or verify for it never look in different places.
+func ParamDir(configured string, lookup LookupEnv) string {
+	if strings.TrimSpace(configured) != "" {
+		return configured
+	}
+	return ParameterCacheDir(lookup)
+}
+
 // ParentCacheDir is the directory holding parent cache files:
 // $FIL_PROOFS_PARENT_CACHE if set, else $FIL_PROOFS_CACHE_DIR (default
 // /var/tmp/) followed by "filecoin-parents". Like upstream it concatenates

@@ -310,6 +310,31 @@ func TestCacheDirs(t *testing.T) {
 	}
 }
 
+func TestParamDir(t *testing.T) {
+	env := func(k string) (string, bool) {
+		if k == ParameterCacheEnv {
+			return "/srv/params", true
+		}
+		return "", false
+	}
+	cases := []struct {
+		configured string
+		lookup     LookupEnv
+		want       string
+	}{
+		{"/cfg", env, "/cfg"},
+		{"/cfg", nil, "/cfg"},
+		{"", env, "/srv/params"},
+		{"  ", env, "/srv/params"},
+		{"", nil, DefaultParameterCacheDir},
+	}
+	for _, tc := range cases {
+		if got := ParamDir(tc.configured, tc.lookup); got != tc.want {
+			t.Errorf("ParamDir(%q) = %q, want %q", tc.configured, got, tc.want)
+		}
+	}
+}
+
 func TestProverID(t *testing.T) {
 	cases := []struct {
 		miner uint64

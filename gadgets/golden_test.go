@@ -23,12 +23,6 @@ import (
 
 func caseStream(name string) *golden.Stream { return golden.NewStream("cuzk-golden/" + name) }
 
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
-
 func goldenExtra(t *testing.T, g *golden.R1CS) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -81,7 +75,7 @@ func TestGoldenPoseidon(t *testing.T) {
 				}
 			})
 			golden.Compare(t, g, d)
-			if got, want := frHex(out.Val), goldenExtra(t, g)["hash"]; got != want {
+			if got, want := golden.FrHex(out.Val), goldenExtra(t, g)["hash"]; got != want {
 				t.Errorf("hash %s, golden %v", got, want)
 			}
 		})
@@ -153,7 +147,7 @@ func TestGoldenCreateLabel(t *testing.T) {
 	}
 	native := h.Sum(nil)
 	native[31] &= 0x3f
-	if got := frHex(label.Val); got != hex.EncodeToString(native) || got != goldenExtra(t, g)["label"] {
+	if got := golden.FrHex(label.Val); got != hex.EncodeToString(native) || got != goldenExtra(t, g)["label"] {
 		t.Errorf("label %s, native %x, golden %v", got, native, goldenExtra(t, g)["label"])
 	}
 	// rust-fil-proofs test_create_label: 532,025 rows with all parents and id
@@ -222,9 +216,9 @@ func TestGoldenPoR(t *testing.T) {
 				leaf, root, path = proof.Leaf, tree.Root(), pathFromPoseidon(proof)
 			}
 			extra := goldenExtra(t, g)
-			if extra["challenge"] != float64(challenge) || extra["root"] != frHex(root) || extra["leaf"] != frHex(leaf) {
+			if extra["challenge"] != float64(challenge) || extra["root"] != golden.FrHex(root) || extra["leaf"] != golden.FrHex(leaf) {
 				t.Fatalf("inputs differ from the harness: challenge %d root %s leaf %s; golden %v %v %v",
-					challenge, frHex(root), frHex(leaf), extra["challenge"], extra["root"], extra["leaf"])
+					challenge, golden.FrHex(root), golden.FrHex(leaf), extra["challenge"], extra["root"], extra["leaf"])
 			}
 			var inputs []fr.Element
 			d := digest(t, func(cs *r1cs.CS) {
@@ -245,7 +239,7 @@ func TestGoldenPoR(t *testing.T) {
 				t.Fatalf("%d public inputs, golden %d", len(inputs), len(g.PublicInputs))
 			}
 			for i := range inputs {
-				if got := frHex(inputs[i]); got != g.PublicInputs[i] {
+				if got := golden.FrHex(inputs[i]); got != g.PublicInputs[i] {
 					t.Errorf("public input %d = %s, golden %s", i, got, g.PublicInputs[i])
 				}
 			}

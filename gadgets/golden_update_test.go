@@ -58,7 +58,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			a, b := AllocNum(cs, s.Fr()), AllocNum(cs, s.Fr())
 			before := cs.NumConstraints()
 			h := PoseidonGenRandomness(cs, a, b)
-			return cs.NumConstraints() - before, map[string]string{"hash": frHex(h.Val)}
+			return cs.NumConstraints() - before, map[string]string{"hash": golden.FrHex(h.Val)}
 		},
 		"allocated_num_to_allocated_bits": func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			x := AllocNum(cs, s.Fr())
@@ -77,7 +77,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			o, d, r := AllocNum(cs, s.Fr()), AllocNum(cs, s.Fr()), AllocNum(cs, s.Fr())
 			before := cs.NumConstraints()
 			l := LabelRNew(cs, o, d, r)
-			return cs.NumConstraints() - before, map[string]string{"label_r_new": frHex(l.Val)}
+			return cs.NumConstraints() - before, map[string]string{"label_r_new": golden.FrHex(l.Val)}
 		},
 		"select_128": func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			vals := make([]AllocatedNum, 128)
@@ -88,7 +88,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			bits := Booleans(nil, allocBitsU64(cs, idx, 7))
 			before := cs.NumConstraints()
 			out := Select(cs, append([]AllocatedNum(nil), vals...), bits)
-			return cs.NumConstraints() - before, map[string]string{"selected": frHex(out.Val)}
+			return cs.NumConstraints() - before, map[string]string{"selected": golden.FrHex(out.Val)}
 		},
 		"por_no_challenge_input_poseidon_8": func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			leaves := make([]fr.Element, 64)
@@ -116,7 +116,7 @@ func TestGoldenUpdateGadgets(t *testing.T) {
 			if err := por.Synthesize(cs, bits, leaf, path, root); err != nil {
 				t.Fatal(err)
 			}
-			return cs.NumConstraints() - before, map[string]string{"root": frHex(tree.Root()), "leaf": frHex(p.Leaf)}
+			return cs.NumConstraints() - before, map[string]string{"root": golden.FrHex(tree.Root()), "leaf": golden.FrHex(p.Leaf)}
 		},
 		"por_no_challenge_input_sha256_2": func(t *testing.T, s *golden.Stream, cs *r1cs.CS) (int, map[string]string) {
 			raw := make([][32]byte, 8)

@@ -53,7 +53,7 @@ func BenchmarkProve(b *testing.B) {
 			p := paramsFor(b, logN)
 			for b.Loop() {
 				b.StopTimer()
-				pa := synthesizeForProving(b, c)
+				pa := testcircuits.Assignment(b, c)
 				b.StartTimer()
 				if _, err := Start(context.Background(), p, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{}); err != nil {
 					b.Fatal(err)
@@ -65,7 +65,7 @@ func BenchmarkProve(b *testing.B) {
 			p := paramsFor(b, logN)
 			for b.Loop() {
 				b.StopTimer()
-				pa := synthesizeForProving(b, c)
+				pa := testcircuits.Assignment(b, c)
 				pend, err := Start(context.Background(), p, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{})
 				if err != nil {
 					b.Fatal(err)
@@ -78,7 +78,7 @@ func BenchmarkProve(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("Synthesize/2^%d", logN), func(b *testing.B) {
 			for b.Loop() {
-				synthesizeForProving(b, c)
+				testcircuits.Assignment(b, c)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N<<logN), "ns/constraint")
 		})
@@ -87,7 +87,7 @@ func BenchmarkProve(b *testing.B) {
 
 func BenchmarkVerify(b *testing.B) {
 	p := paramsFor(b, 16)
-	pa := synthesizeForProving(b, benchCircuit(16))
+	pa := testcircuits.Assignment(b, benchCircuit(16))
 	inputs := publicInputs(pa)
 	proofs, err := Prove(context.Background(), p, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{})
 	if err != nil {

@@ -60,6 +60,21 @@ func selected[A any](scalars []fr.Element, points []A, sel *r1cs.Bitset) ([]fr.E
 	return out, points[:len(out)]
 }
 
+// wantMSM is gnark-crypto's plain MultiExp of both groups over the
+// scalars sel keeps (all of them when nil), paired with the first points as
+// msmG1 and msmG2 pair them; k is how many there are.
+func wantMSM(t *testing.T, scalars []fr.Element, p1 []bls.G1Affine, p2 []bls.G2Affine, sel *r1cs.Bitset) (want1 bls.G1Jac, want2 bls.G2Jac, k int) {
+	t.Helper()
+	sc, q1 := selected(scalars, p1, sel)
+	if _, err := want1.MultiExp(q1, sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := want2.MultiExp(p2[:len(q1)], sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	return want1, want2, len(q1)
+}
+
 // TestMSMMatchesMultiExp checks the 0/1-skipping MSM of both groups against
 // gnark-crypto's plain MultiExp, with and without density filtering, for
 // Boolean-heavy, uniform and degenerate scalar mixes and several worker
@@ -82,23 +97,14 @@ func TestMSMMatchesMultiExp(t *testing.T) {
 			if !filtered {
 				s = nil
 			}
-			sc, q1 := selected(scalars, p1, s)
-			_, q2 := selected(scalars, p2, s)
-			var want1 bls.G1Jac
-			var want2 bls.G2Jac
-			if _, err := want1.MultiExp(q1, sc, ecc.MultiExpConfig{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := want2.MultiExp(q2, sc, ecc.MultiExpConfig{}); err != nil {
-				t.Fatal(err)
-			}
+			want1, want2, k := wantMSM(t, scalars, p1, p2, s)
 			for _, workers := range []int{1, 3, 8} {
 				name := fmt.Sprintf("%s/filtered=%v/workers=%d", m.name, filtered, workers)
-				got1, err := msmG1(p1[:len(q1)], scalars, s, workers, nil)
+				got1, err := msmG1(p1[:k], scalars, s, workers, nil)
 				if err != nil || !got1.Equal(&want1) {
 					t.Errorf("%s: G1 differs (%v)", name, err)
 				}
-				got2, err := msmG2(p2[:len(q2)], scalars, s, workers, nil)
+				got2, err := msmG2(p2[:k], scalars, s, workers, nil)
 				if err != nil || !got2.Equal(&want2) {
 					t.Errorf("%s: G2 differs (%v)", name, err)
 				}
@@ -120,25 +126,16 @@ func TestMSMYield(t *testing.T) {
 	var calls atomic.Int32
 	y := func() error { calls.Add(1); return nil }
 	for _, s := range []*r1cs.Bitset{nil, sel} {
-		sc, q1 := selected(scalars, p1, s)
-		_, q2 := selected(scalars, p2, s)
-		var want1 bls.G1Jac
-		var want2 bls.G2Jac
-		if _, err := want1.MultiExp(q1, sc, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := want2.MultiExp(q2, sc, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
+		want1, want2, k := wantMSM(t, scalars, p1, p2, s)
 		calls.Store(0)
-		got1, err := msmG1(q1, scalars, s, 2, y)
+		got1, err := msmG1(p1[:k], scalars, s, 2, y)
 		if err != nil || !got1.Equal(&want1) {
 			t.Fatalf("filtered=%v: G1 with yield differs (%v)", s != nil, err)
 		}
 		if chunks := len(splitChunks(n, s, 2)); int(calls.Load()) < chunks {
 			t.Fatalf("filtered=%v: %d yields for %d chunks", s != nil, calls.Load(), chunks)
 		}
-		got2, err := msmG2(q2, scalars, s, 2, y)
+		got2, err := msmG2(p2[:k], scalars, s, 2, y)
 		if err != nil || !got2.Equal(&want2) {
 			t.Fatalf("filtered=%v: G2 with yield differs (%v)", s != nil, err)
 		}
@@ -197,14 +194,7 @@ func BenchmarkMSM(b *testing.B) {
 func TestMultiExpPieces(t *testing.T) {
 	const n = 1000
 	scalars, p1, p2, _ := msmInputs(n, 0, 0, 13)
-	var want1 bls.G1Jac
-	var want2 bls.G2Jac
-	if _, err := want1.MultiExp(p1, scalars, ecc.MultiExpConfig{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := want2.MultiExp(p2, scalars, ecc.MultiExpConfig{}); err != nil {
-		t.Fatal(err)
-	}
+	want1, want2, _ := wantMSM(t, scalars, p1, p2, nil)
 	for _, piece := range []int{1, 7, 100, 333, 999, 1000, 5000} {
 		var got1 bls.G1Jac
 		var got2 bls.G2Jac

@@ -34,17 +34,6 @@ func fixedRandomness(n int) []Randomness {
 	return out
 }
 
-func synthesizeForProving(t testing.TB, c r1cs.Circuit) *r1cs.ProvingAssignment {
-	t.Helper()
-	pa := r1cs.NewProvingAssignment(r1cs.Size{})
-	cs, err := r1cs.Synthesize(c, pa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.AppendInputRows()
-	return pa
-}
-
 func publicInputs(pa *r1cs.ProvingAssignment) []fr.Element {
 	return append([]fr.Element(nil), pa.Input[1:]...)
 }
@@ -55,7 +44,7 @@ func proveVerify(t *testing.T, c r1cs.Circuit, tw ToxicWaste) (*Params, []Proof,
 	if err != nil {
 		t.Fatal(err)
 	}
-	pa := synthesizeForProving(t, c)
+	pa := testcircuits.Assignment(t, c)
 	inputs := publicInputs(pa)
 	proofs, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{})
 	if err != nil {
@@ -82,8 +71,10 @@ func TestCubicProveVerify(t *testing.T) {
 		t.Error("proof verified for another output")
 	}
 	// A proof of a false statement (witness not satisfying) must not verify.
-	bad := badCubic{}
-	pa := synthesizeForProving(t, bad)
+	// x³ + x + 5 = 35 with x = 4 (the true value is 73).
+	claim := fr.NewElement(35)
+	bad := testcircuits.Cubic{X: 4, Claim: &claim}
+	pa := testcircuits.Assignment(t, bad)
 	ps, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -111,30 +102,6 @@ func TestCubicProveVerify(t *testing.T) {
 	_ = inputs
 }
 
-// badCubic claims x³ + x + 5 = 35 with x = 4 (the true value is 73).
-type badCubic struct{}
-
-func (badCubic) Synthesize(cs *r1cs.CS) error {
-	c := testcircuits.Cubic{X: 4}
-	ts := r1cs.NewTestSystem()
-	_ = ts
-	var out fr.Element
-	out.SetUint64(35)
-	o := cs.AllocInput(out)
-	var xv, x2v, x3v fr.Element
-	xv.SetUint64(c.X)
-	x2v.Square(&xv)
-	x3v.Mul(&x2v, &xv)
-	x := cs.Alloc(xv)
-	x2 := cs.Alloc(x2v)
-	cs.Enforce(func(a, b, cc *r1cs.LC) { a.Add(x); b.Add(x); cc.Add(x2) })
-	x3 := cs.Alloc(x3v)
-	cs.Enforce(func(a, b, cc *r1cs.LC) { a.Add(x2); b.Add(x); cc.Add(x3) })
-	five := fr.NewElement(5)
-	cs.Enforce(func(a, b, cc *r1cs.LC) { a.Add(x3).Add(x).AddConst(&five); b.Add(r1cs.One); cc.Add(o) })
-	return nil
-}
-
 func TestMixedProveVerifyAndTamper(t *testing.T) {
 	n := 1 << 16
 	if testing.Short() {
@@ -156,8 +123,8 @@ func TestMixedProveVerifyAndTamper(t *testing.T) {
 		}
 	}
 	// A batch of two proofs of the same circuit, with their own randomness.
-	pa1 := synthesizeForProving(t, c)
-	pa2 := synthesizeForProving(t, c)
+	pa1 := testcircuits.Assignment(t, c)
+	pa2 := testcircuits.Assignment(t, c)
 	ps, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{pa1, pa2}, fixedRandomness(2), ProveOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +143,7 @@ func TestProveRejectsWrongShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pa := synthesizeForProving(t, testcircuits.Mixed{Constraints: 100, Inputs: 1, Seed: 2})
+	pa := testcircuits.Assignment(t, testcircuits.Mixed{Constraints: 100, Inputs: 1, Seed: 2})
 	_, err = Prove(context.Background(), params, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{})
 	if !errors.Is(err, ErrShape) {
 		t.Fatalf("err = %v, want ErrShape", err)
@@ -191,7 +158,7 @@ func TestProveCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = Prove(ctx, params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1), ProveOptions{})
+	_, err = Prove(ctx, params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1), ProveOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -208,7 +175,7 @@ func TestProveYieldError(t *testing.T) {
 	for _, at := range []int{1, 5, 12} {
 		stop := fmt.Errorf("stopped at yield %d", at)
 		n := 0
-		_, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+		_, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1),
 			ProveOptions{Yield: func(context.Context) error {
 				if n++; n == at {
 					return stop
@@ -231,7 +198,7 @@ func TestProveStopsAtEveryYieldPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	points := 0
-	if _, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+	if _, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1),
 		ProveOptions{Yield: func(context.Context) error { points++; return nil }}); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +207,7 @@ func TestProveStopsAtEveryYieldPoint(t *testing.T) {
 		n, after := 0, 0
 		// The Yield only counts and cancels; the context check before it
 		// is what must stop the proof at the next point.
-		_, err := Prove(ctx, params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+		_, err := Prove(ctx, params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1),
 			ProveOptions{Yield: func(context.Context) error {
 				if n++; n == at {
 					cancel()
@@ -269,13 +236,13 @@ func TestDeterministicProofGolden(t *testing.T) {
 	var buf bytes.Buffer
 	params.WriteTo(&buf)
 	sum := sha256.Sum256(buf.Bytes())
-	pa := synthesizeForProving(t, c)
+	pa := testcircuits.Assignment(t, c)
 	proofs, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{pa}, fixedRandomness(1), ProveOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	enc := proofs[0].Bytes()
-	again, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1), ProveOptions{Workers: 3})
+	again, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1), ProveOptions{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +251,7 @@ func TestDeterministicProofGolden(t *testing.T) {
 	}
 	// Yield points change nothing in the proof.
 	yields := 0
-	yielded, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1),
+	yielded, err := Prove(context.Background(), params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1),
 		ProveOptions{Workers: 2, Yield: func(context.Context) error { yields++; return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +266,7 @@ func TestDeterministicProofGolden(t *testing.T) {
 	// the MSMs run in pieces of YieldPoints).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cancellable, err := Prove(ctx, params, []*r1cs.ProvingAssignment{synthesizeForProving(t, c)}, fixedRandomness(1), ProveOptions{Workers: 2})
+	cancellable, err := Prove(ctx, params, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, fixedRandomness(1), ProveOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,8 +289,8 @@ func bigInt(v int64) *big.Int { return big.NewInt(v) }
 // same H.
 func TestComputeHOrderings(t *testing.T) {
 	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
-	h1, _ := computeHWith(synthesizeForProving(t, c), 2, true, nil)
-	h2, _ := computeHWith(synthesizeForProving(t, c), 2, false, nil)
+	h1, _ := computeHWith(testcircuits.Assignment(t, c), 2, true, nil)
+	h2, _ := computeHWith(testcircuits.Assignment(t, c), 2, false, nil)
 	if len(h1) != len(h2) {
 		t.Fatal("lengths differ")
 	}

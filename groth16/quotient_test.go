@@ -77,8 +77,8 @@ func TestQuotientMatchesReference(t *testing.T) {
 		}
 	}
 	c := testcircuits.Mixed{Constraints: 3000, Inputs: 2, Seed: 5}
-	want, _ := computeHWith(synthesizeForProving(t, c), 2, true, nil)
-	got, err := quotient(synthesizeForProving(t, c), 2, nil)
+	want, _ := computeHWith(testcircuits.Assignment(t, c), 2, true, nil)
+	got, err := quotient(testcircuits.Assignment(t, c), 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 )
 
 func elementFromLEHex(t testing.TB, s string) fr.Element {
@@ -78,15 +79,9 @@ type poseidonVectors struct {
 
 func loadPoseidonVectors(t testing.TB) *poseidonVectors {
 	t.Helper()
-	raw, err := os.ReadFile("../testdata/upstream/poseidon_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Several keys hold spaces, so go through raw maps.
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		t.Fatal(err)
-	}
+	golden.ReadJSON(t, "../testdata/upstream/poseidon_vectors.json", &top)
 	var rn map[string]json.RawMessage
 	if err := json.Unmarshal(top["round_numbers"], &rn); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 )
 
 func limbs(t testing.TB, ls []string) fr.Element {
@@ -37,14 +37,8 @@ func limbs(t testing.TB, ls []string) fr.Element {
 
 func loadVectors(t testing.TB) map[string]json.RawMessage {
 	t.Helper()
-	raw, err := os.ReadFile("../testdata/upstream/test_vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		t.Fatal(err)
-	}
+	golden.ReadJSON(t, "../testdata/upstream/test_vectors.json", &top)
 	return top
 }
 

@@ -2,7 +2,6 @@ package porep
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -17,30 +16,11 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 )
 
 func testdata(parts ...string) string {
 	return filepath.Join(append([]string{"..", "testdata"}, parts...)...)
-}
-
-func readJSON(t testing.TB, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-func hex32(t testing.TB, s string) [32]byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != 32 {
-		t.Fatalf("bad 32-byte hex %q", s)
-	}
-	return [32]byte(b)
 }
 
 // polka is testdata/polka-2kib-porep: a real rust-fil-proofs 2 KiB proof
@@ -82,7 +62,7 @@ func loadPolka(t testing.TB) *polka {
 		} `json:"derived"`
 	}
 	dir := testdata("polka-2kib-porep")
-	readJSON(t, filepath.Join(dir, "public.json"), &pub)
+	golden.ReadJSON(t, filepath.Join(dir, "public.json"), &pub)
 	v, err := filecoin.ParseAPIVersion(pub.Config.APIVersion)
 	if err != nil {
 		t.Fatal(err)
@@ -90,25 +70,25 @@ func loadPolka(t testing.TB) *polka {
 	p := &polka{public: SealPublic{
 		Config: Config{
 			SectorSize: filecoin.SectorSize(pub.Config.SectorSize),
-			PoRepID:    hex32(t, pub.Config.PoRepID),
+			PoRepID:    golden.Hex32(t, pub.Config.PoRepID),
 			APIVersion: v,
 			Mode:       filecoin.Interactive,
 		},
-		CommR:    hex32(t, pub.Public.CommR),
-		CommD:    hex32(t, pub.Public.CommD),
-		ProverID: hex32(t, pub.Public.ProverID),
+		CommR:    golden.Hex32(t, pub.Public.CommR),
+		CommD:    golden.Hex32(t, pub.Public.CommD),
+		ProverID: golden.Hex32(t, pub.Public.ProverID),
 		Sector:   pub.Public.Sector,
-		Ticket:   hex32(t, pub.Public.Ticket),
-		Seed:     hex32(t, pub.Public.Seed),
+		Ticket:   golden.Hex32(t, pub.Public.Ticket),
+		Seed:     golden.Hex32(t, pub.Public.Seed),
 	}}
-	p.replica = hex32(t, pub.Derived.ReplicaID)
+	p.replica = golden.Hex32(t, pub.Derived.ReplicaID)
 	for _, c := range pub.Derived.Challenges {
 		p.chals = append(p.chals, c.Challenge)
 		p.drg = append(p.drg, c.DRGParents)
 		p.exp = append(p.exp, c.ExpParents)
 	}
 	for _, s := range pub.Derived.Inputs {
-		p.inputs = append(p.inputs, hex32(t, s))
+		p.inputs = append(p.inputs, golden.Hex32(t, s))
 	}
 	if p.vk, err = groth16.ReadVerifyingKeyFile(filepath.Join(dir, "vk.bin")); err != nil {
 		t.Fatal(err)
@@ -246,13 +226,13 @@ func TestSynthChallengesVector(t *testing.T) {
 			PoRep []uint64
 		} `json:"synthetic_challenges"`
 	}
-	readJSON(t, testdata("upstream", "test_vectors.json"), &tv)
+	golden.ReadJSON(t, testdata("upstream", "test_vectors.json"), &tv)
 	sv := tv.Synth
 	// The key has a comma, which struct tags cannot name.
 	var raw struct {
 		Synth map[string]json.RawMessage `json:"synthetic_challenges"`
 	}
-	readJSON(t, testdata("upstream", "test_vectors.json"), &raw)
+	golden.ReadJSON(t, testdata("upstream", "test_vectors.json"), &raw)
 	if err := json.Unmarshal(raw.Synth["expected_porep_challenges (gen_porep_challenges(10,[1;32]))"], &sv.PoRep); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +250,7 @@ func TestSynthChallengesVector(t *testing.T) {
 			t.Errorf("Challenge(%d) = %d, want %d", i, got, sv.Synth[i])
 		}
 	}
-	seed := hex32(t, sv.Params.Rand)
+	seed := golden.Hex32(t, sv.Params.Rand)
 	if got := s.PoRepChallenges(seed, 0, sv.Params.N); !slices.Equal(got, sv.PoRep) {
 		t.Errorf("porep challenges %v, want %v", got, sv.PoRep)
 	}
@@ -364,7 +344,7 @@ func TestConfigFor(t *testing.T) {
 			IDs map[string]uint64 `json:"ids"`
 		} `json:"porep_ids_by_registered_proof"`
 	}
-	readJSON(t, testdata("upstream", "test_vectors.json"), &tv)
+	golden.ReadJSON(t, testdata("upstream", "test_vectors.json"), &tv)
 	if len(tv.IDs.IDs) != 10 {
 		t.Fatalf("%d porep ids in the vector file", len(tv.IDs.IDs))
 	}

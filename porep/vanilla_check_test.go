@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 )
 
@@ -37,17 +38,17 @@ func rustSeal(t testing.TB, size string) (*c1.Output, SealPublic, commDR) {
 		t.Fatal(err)
 	}
 	var cd commDR
-	readJSON(t, testdata("rustref", "seal", size, "commdr.json"), &cd)
+	golden.ReadJSON(t, testdata("rustref", "seal", size, "commdr.json"), &cd)
 	cfg, err := ConfigFor(filecoin.RegisteredSealProof(cd.Proof))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.PoRepID != hex32(t, cd.PoRepID) || uint64(cfg.SectorSize) != cd.Size {
+	if cfg.PoRepID != golden.Hex32(t, cd.PoRepID) || uint64(cfg.SectorSize) != cd.Size {
 		t.Fatalf("commdr.json: porep_id %s, size %d disagree with proof %d", cd.PoRepID, cd.Size, cd.Proof)
 	}
 	pub := SealPublic{
-		Config: cfg, CommR: hex32(t, cd.CommR), CommD: hex32(t, cd.CommD), ProverID: hex32(t, cd.ProverID),
-		Sector: cd.Sector, Ticket: hex32(t, cd.Ticket), Seed: hex32(t, cd.Seed),
+		Config: cfg, CommR: golden.Hex32(t, cd.CommR), CommD: golden.Hex32(t, cd.CommD), ProverID: golden.Hex32(t, cd.ProverID),
+		Sector: cd.Sector, Ticket: golden.Hex32(t, cd.Ticket), Seed: golden.Hex32(t, cd.Seed),
 	}
 	return o, pub, cd
 }
@@ -62,7 +63,7 @@ func TestRustC1(t *testing.T) {
 			if err := VerifyVanilla(context.Background(), o, 2); err != nil {
 				t.Fatal(err)
 			}
-			if got := pub.ReplicaID(); got != o.ReplicaID || got != hex32(t, cd.ReplicaID) {
+			if got := pub.ReplicaID(); got != o.ReplicaID || got != golden.Hex32(t, cd.ReplicaID) {
 				t.Fatalf("replica_id %x, C1 has %x", got, o.ReplicaID)
 			}
 			if pub.CommR != o.CommR || pub.CommD != o.CommD || pub.Seed != o.Seed || pub.Ticket != o.Ticket {

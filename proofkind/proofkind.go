@@ -135,7 +135,7 @@ var builtin = mustSet(
 		DefaultPriority: PriorityNormal, Batchable: true, CircuitPrefix: "porep", Standard: true},
 	Descriptor{Kind: SnapDeals, Name: "snap-update", Aliases: []string{"snap", "snap-deals", "update", "snap-deals-update"},
 		DefaultPriority: PriorityNormal, Batchable: true, CircuitPrefix: "snap", Standard: true},
-	Descriptor{Kind: WindowPoSt, Name: "window-post", Aliases: []string{"wpost", "windowpost", "window-post-partition"},
+	Descriptor{Kind: WindowPoSt, Name: "window-post", Aliases: []string{"wpost", "window", "windowpost", "window-post-partition"},
 		DefaultPriority: PriorityHigh, CircuitPrefix: "wpost", Standard: true},
 	Descriptor{Kind: WinningPoSt, Name: "winning-post", Aliases: []string{"winning", "winningpost"},
 		DefaultPriority: PriorityCritical, CircuitPrefix: "winning", Standard: true},

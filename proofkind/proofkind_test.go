@@ -101,7 +101,7 @@ func TestParseAliases(t *testing.T) {
 	for in, want := range map[string]proofkind.Kind{
 		"porep": proofkind.PoRep, "porep-c2": proofkind.PoRep, "PoRep_C2": proofkind.PoRep, "seal-commit": proofkind.PoRep,
 		"snap": proofkind.SnapDeals, "snap-update": proofkind.SnapDeals, "snap-deals": proofkind.SnapDeals, "update": proofkind.SnapDeals,
-		"wpost": proofkind.WindowPoSt, "window-post": proofkind.WindowPoSt, "windowpost": proofkind.WindowPoSt, "window_post": proofkind.WindowPoSt,
+		"wpost": proofkind.WindowPoSt, "window": proofkind.WindowPoSt, "window-post": proofkind.WindowPoSt, "windowpost": proofkind.WindowPoSt, "window_post": proofkind.WindowPoSt,
 		"winning": proofkind.WinningPoSt, "winning-post": proofkind.WinningPoSt, "winningpost": proofkind.WinningPoSt,
 		"test": proofkind.Test, " TEST ": proofkind.Test,
 	} {

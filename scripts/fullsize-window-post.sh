@@ -118,7 +118,7 @@ rm -f "$SSOCK"
 # partition's parameters on this machine; --residency mapped makes a 2 KiB
 # run take the same path).
 printf '[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
-"$BIN" daemon --config "$DIR/daemon.toml" --param-cache "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
+"$BIN" daemon --config "$DIR/daemon.toml" --params "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
@@ -133,7 +133,7 @@ for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
 SAMPLER=$!
 t0=$(date +%s)
 check bench-single 0 "$BIN" bench single --addr "unix://$SOCK" --type wpost --vanilla "$VANILLA" --registered-proof "$PROOF_ID" \
-  --randomness "$RND" --miner-id 1000 --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
+  --randomness "$RND" --miner 1000 --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
 say "daemon prove: $(( $(date +%s) - t0 )) s wall"
 # The daemon's own account: per-stage timings of the job (bench single's
 # report), its /status (budget, reservation, stage records) and the timeline

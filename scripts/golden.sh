@@ -9,10 +9,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-jobs="${CARGO_BUILD_JOBS:-2}"
-echo "== building tools/rustref (cargo build --release -j $jobs)"
-(cd tools/rustref && cargo build --release --locked -j "$jobs")
-bin="$root/tools/rustref/target/release/rustref"
+# shellcheck source=scripts/rustref-build.sh
+source scripts/rustref-build.sh
 
 out="testdata/rustref"
 mkdir -p "$out/r1cs" "$out/stacked" "$out/seal"

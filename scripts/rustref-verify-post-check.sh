@@ -193,15 +193,15 @@ done
 rnd=$(python3 -c 'import json; print(json.load(open("testdata/rustref/post/2KiB/window.json"))["randomness"])')
 rnd2=$(printf '5a%.0s' $(seq 31))01
 
-"$cuzk" post vanilla --kind window --sector-dir "$run/s1,$run/s2" --randomness "$rnd" --out "$run/window.json" > /dev/null
+"$cuzk" post vanilla --kind window-post --sector-dir "$run/s1,$run/s2" --randomness "$rnd" --out "$run/window.json" > /dev/null
 "$cuzk" prove-post --vanilla "$run/window.json" --public "$run/window.public.json" --params "$params" --out "$run/window.bin" > "$run/prove-window.log" 2>&1
 check_all "cuzk WindowPoSt V1_1 (10), sectors 1,2" "$window_vk" "$run/window.bin" "$run/window.public.json"
 
-"$cuzk" post vanilla --kind winning --sector-dir "$run/s1,$run/s2" --randomness "$rnd2" --out "$run/winning.json" > /dev/null
+"$cuzk" post vanilla --kind winning-post --sector-dir "$run/s1,$run/s2" --randomness "$rnd2" --out "$run/winning.json" > /dev/null
 "$cuzk" prove-post --vanilla "$run/winning.json" --public "$run/winning.public.json" --params "$params" --out "$run/winning.bin" > "$run/prove-winning.log" 2>&1
 check_all "cuzk WinningPoSt (0), set 1,2" "$winning_vk" "$run/winning.bin" "$run/winning.public.json"
 
-"$cuzk" post vanilla --kind window --registered-proof 5 --partition 1 --sector-dir "$run/s3,$run/s1" --randomness "$rnd2" --out "$run/v1p1.json" > /dev/null
+"$cuzk" post vanilla --kind window-post --registered-proof 5 --partition 1 --sector-dir "$run/s3,$run/s1" --randomness "$rnd2" --out "$run/v1p1.json" > /dev/null
 "$cuzk" prove-post --vanilla "$run/v1p1.json" --public "$run/v1p1.public.json" --params "$params" --out "$run/v1p1.bin" > "$run/prove-v1p1.log" 2>&1
 check_all "cuzk WindowPoSt V1 (5) partition 1, sectors 3,1" "$window_vk" "$run/v1p1.bin" "$run/v1p1.public.json"
 mutate "$run/v1p1.public.json" "$run/v1p1-as-0.json" 'd["partition_index"] = 0; d["sectors"].sort(key=lambda s: s["sector_id"])'
@@ -209,7 +209,7 @@ expect "cuzk WindowPoSt V1 partition 1 checked as partition 0" 1 -- --vk "$windo
 
 # V1_1 (10): the partition index no longer enters the challenges, so partition 1 of sectors
 # 2,3 is also partition 0 of them.
-"$cuzk" post vanilla --kind window --partition 1 --sector-dir "$run/s2,$run/s3" --randomness "$rnd2" --out "$run/v11p1.json" > /dev/null
+"$cuzk" post vanilla --kind window-post --partition 1 --sector-dir "$run/s2,$run/s3" --randomness "$rnd2" --out "$run/v11p1.json" > /dev/null
 "$cuzk" prove-post --vanilla "$run/v11p1.json" --public "$run/v11p1.public.json" --params "$params" --out "$run/v11p1.bin" > "$run/prove-v11p1.log" 2>&1
 check_all "cuzk WindowPoSt V1_1 (10) partition 1, sectors 2,3" "$window_vk" "$run/v11p1.bin" "$run/v11p1.public.json"
 mutate "$run/v11p1.public.json" "$run/v11p1-as-0.json" 'd["partition_index"] = 0'
@@ -221,7 +221,7 @@ expect "cuzk WindowPoSt V1_1 partition 1 checked as partition 0" 0 -- --vk "$win
 for id in 10 5; do
   for k in 0 1; do
     dirs="$run/s1,$run/s2"; [[ $k == 1 ]] && dirs="$run/s3"
-    "$cuzk" post vanilla --kind window --registered-proof "$id" --partition "$k" --sector-dir "$dirs" --randomness "$rnd" --out "$run/w$id-p$k.json" > /dev/null
+    "$cuzk" post vanilla --kind window-post --registered-proof "$id" --partition "$k" --sector-dir "$dirs" --randomness "$rnd" --out "$run/w$id-p$k.json" > /dev/null
     "$cuzk" prove-post --vanilla "$run/w$id-p$k.json" --public "$run/w$id-p$k.public.json" --params "$params" --out "$run/w$id-p$k.bin" > "$run/prove-w$id-p$k.log" 2>&1
   done
   cat "$run/w$id-p0.bin" "$run/w$id-p1.bin" > "$run/w$id-both.bin"

@@ -3,6 +3,7 @@ package sectordir
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -524,4 +525,20 @@ func parseFr(name, v string) (fr.Element, error) {
 		return fr.Element{}, fmt.Errorf("%s %s: not a canonical field element: %w", name, v, ErrFormat)
 	}
 	return e, nil
+}
+
+// WriteProofList writes vanilla proofs as Curio sends them in
+// vanilla_proofs: a JSON array of standard base64 strings, compact and
+// newline-terminated (the form of the rustref files), the file
+// `cuzk post vanilla` and `cuzk snap encode` leave beside their sectors.
+func WriteProofList(path string, proofs [][]byte) error {
+	l := make([]string, len(proofs))
+	for i, p := range proofs {
+		l[i] = base64.StdEncoding.EncodeToString(p)
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -67,35 +67,8 @@ func startSecured(t *testing.T, network string, sec server.Security) *secured {
 	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Log: log})
 	eng, params := te.Engine, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithAuth(auth))
-	addr := "127.0.0.1:0"
-	if network == "unix" {
-		dir, err := os.MkdirTemp("", "cuzk")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		addr = "unix://" + filepath.Join(dir, "cuzk.sock")
-	}
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if network != "unix" {
-		addr = l.Addr().String()
-	}
-	hl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	go srv.ServeHTTP(hl)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
+	addr := serve(t, srv, network)
+	hl := serveHTTP(t, srv)
 	scheme := "http://"
 	if auth.TLS() {
 		scheme = "https://"

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -29,27 +28,7 @@ func TestBadParamsAreFailedJobs(t *testing.T) {
 	dir := filepath.Dir(path)
 	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: testkind.Locator(dir), Budget: 4 << 30})
 	srv := server.New(te.Engine)
-	sock, err := os.MkdirTemp("", "cuzk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sock) })
-	addr := "unix://" + filepath.Join(sock, "cuzk.sock")
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	c, err := client.Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
+	c := dial(t, serve(t, srv, "unix"))
 
 	const vkFixed = 3*groth16.G1Uncompressed + 3*groth16.G2Uncompressed
 	offCurve := append([]byte(nil), good...)

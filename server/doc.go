@@ -57,7 +57,7 @@
 // shutdown reason (the cause of Shutdown's context: the daemon names the
 // signal and --shutdown-timeout), never a transport error; calls that do
 // not return within callsFlush (2 s) of the deadline are cut; the HTTP
-// listeners shut down, also within the same deadline; the parameters are
-// released. Every step shares the one deadline, so Shutdown returns
+// listeners shut down, also within the same deadline; the status page's
+// history sampler stops; the parameters are released. Every step shares the one deadline, so Shutdown returns
 // shortly after it.
 package server

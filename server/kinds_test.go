@@ -57,29 +57,13 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 		Locator: srs.FilecoinLocator(dir), Budget: 8 << 30, TrustParams: true, Log: log,
 	}).Engine
 	srv := server.New(eng, server.WithLogger(log))
-	sock, err := os.MkdirTemp("", "cuzk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "unix://" + filepath.Join(sock, "cuzk.sock")
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
+	addr := serve(t, srv, "unix")
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20), grpc.MaxCallSendMsgSize(256<<20)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		conn.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		srv.Shutdown(ctx)
-		eng.ReleaseParams()
-		os.RemoveAll(sock)
-	})
+	t.Cleanup(func() { conn.Close() })
 	return cuzkv1.NewProvingEngineClient(conn)
 }
 

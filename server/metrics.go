@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/history"
 )
 
 // Metrics is the daemon's Prometheus registry. It implements
@@ -32,6 +34,10 @@ type Metrics struct {
 	pipelineStages                              *prometheus.HistogramVec
 	batchSize                                   *prometheus.HistogramVec
 	gpuRetries                                  *prometheus.CounterVec
+
+	// history is the last hour the status page charts, fed by the same
+	// events (and by the server's sampler).
+	history *history.History
 }
 
 // NewMetrics returns a registry with the job metrics and the Go runtime
@@ -39,6 +45,7 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		reg:            prometheus.NewRegistry(),
+		history:        history.New(time.Now),
 		completedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_completed_total", Help: "Total proofs completed"}),
 		failedTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_failed_total", Help: "Total proofs failed"}),
 		cancelledTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled_total", Help: "Total proofs cancelled"}),
@@ -89,6 +96,7 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 	case engine.StateCompleted:
 		m.completedTotal.Inc()
 		m.completed.WithLabelValues(kind).Inc()
+		m.history.Completed(r.Kind.Name) // the name the page shows everywhere, not the label
 		m.duration.WithLabelValues(kind).Observe(r.Timings.Total.Seconds())
 		for stage, d := range map[string]float64{
 			"queue": r.Timings.QueueWait.Seconds(), "srs_load": r.Timings.SRSLoad.Seconds(),
@@ -109,7 +117,11 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 // its circuit_id is empty.
 func (m *Metrics) StageTimed(r engine.StageRecord) {
 	m.pipelineStages.WithLabelValues(r.Circuit, r.Stage).Observe(r.Duration.Seconds())
+	m.history.Stage(r.Stage, r.Duration)
 }
+
+// History is the last hour the status page charts.
+func (m *Metrics) History() *history.History { return m.history }
 
 // GPURetry counts one GPU proof redone on the CPU (prover/checked's
 // OnRetry; reason is its checked.Reason).

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
-	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -33,16 +32,7 @@ func TestPoRep2KiBOverGRPC(t *testing.T) {
 	testenv.E2E(t, "2 KiB test parameters (about 1 GiB, generated once into the shared cache) and two 2^22-row proofs")
 	p := filecoin.StackedDrg2KiBV1_1
 	files := testkit.FilecoinParams(t, p.CircuitID())[0]
-	o, r, err := seal.Seal(context.Background(), seal.DefaultInput(p), seal.DefaultSeed, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := porep.ConfigFor(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := porep.SealPublic{Config: cfg, CommR: r.CommR(), CommD: r.CommD(), ProverID: filecoin.ProverID(seal.DefaultMinerID),
-		Sector: seal.DefaultSector, Ticket: seal.DefaultTicket, Seed: seal.DefaultSeed}
+	o, pub := testkit.SealedPublic(t, p)
 	wrapper, err := c1.Wrap(o, uint64(seal.DefaultSector)).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -58,27 +48,7 @@ func TestPoRep2KiBOverGRPC(t *testing.T) {
 		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 12 << 30, TrustParams: true, Log: log})
 	eng := te.Engine
 	srv := server.New(eng, server.WithLogger(log))
-	dir, err := os.MkdirTemp("", "cuzk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	addr := "unix://" + filepath.Join(dir, "cuzk.sock")
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}()
-	c, err := client.Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dial(t, serve(t, srv, "unix"))
 
 	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server/history"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
@@ -39,7 +40,16 @@ type Server struct {
 	mu       sync.Mutex
 	http     []*http.Server
 	shutdown bool // Shutdown has begun: no new HTTP server starts
+
+	// The sampler of the gauges the status page's history charts.
+	sampleEvery  time.Duration
+	stopSampling context.CancelFunc
+	sampling     chan struct{} // closed when the sampler has returned
 }
+
+// DefaultHistorySampling is how often the server reads the queue depth and
+// the memory in use into the status page's history.
+const DefaultHistorySampling = 10 * time.Second
 
 // Option configures New.
 type Option interface{ apply(*Server) }
@@ -60,10 +70,21 @@ func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metr
 // included, before it passes.
 func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }) }
 
+// WithHistorySampling reads the gauges into the history every d instead of
+// DefaultHistorySampling (d <= 0: the default).
+func WithHistorySampling(d time.Duration) Option {
+	return optionFunc(func(s *Server) {
+		if d > 0 {
+			s.sampleEvery = d
+		}
+	})
+}
+
 // New returns a server for eng with the ProvingEngine, health and
-// reflection services registered.
+// reflection services registered, and starts the history's sampler
+// (Shutdown stops it).
 func New(eng *engine.Engine, opts ...Option) *Server {
-	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler), calls: newCallTracker()}
+	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler), calls: newCallTracker(), sampleEvery: DefaultHistorySampling}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -87,7 +108,32 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus(cuzkv1.ProvingEngine_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	reflection.Register(s.grpc)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopSampling, s.sampling = cancel, make(chan struct{})
+	go s.sample(ctx)
 	return s
+}
+
+// sample records the engine's gauges in the history now and every
+// sampleEvery until ctx ends.
+func (s *Server) sample(ctx context.Context) {
+	defer close(s.sampling)
+	tick := time.NewTicker(s.sampleEvery)
+	defer tick.Stop()
+	for {
+		st := s.eng.Status()
+		h := history.Sample{BudgetUsed: st.Memory.UsedBytes, BudgetTotal: st.Memory.TotalBytes, ResidentAnon: st.Memory.ProcessAnonBytes}
+		for _, q := range st.Queues {
+			h.QueueDepth += q.Pending
+			h.Running += q.InProgress
+		}
+		s.metrics.history.Record(h)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Metrics is the server's registry.
@@ -104,12 +150,13 @@ func (s *Server) Serve(l net.Listener) error {
 
 // HTTPHandler serves GET /status (the statusdoc.Status document built
 // from the engine's Status), the status page (GET / and its
-// /timeline.svg, server/statuspage), GET /metrics and /debug/pprof/.
+// /timeline.svg and /history.svg, server/statuspage), GET /metrics and /debug/pprof/.
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
-	page := statuspage.New(func() statusdoc.Status { return statusDocument(s.eng.Status()) }, s.log)
+	page := statuspage.New(func() statusdoc.Status { return statusDocument(s.eng.Status()) }, s.metrics.history.Snapshot, s.log)
 	mux.Handle("GET "+statuspage.PagePath+"{$}", page)
 	mux.Handle("GET "+statuspage.TimelinePath, page)
+	mux.Handle("GET "+statuspage.HistoryPath, page)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
@@ -206,6 +253,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			}
 		}
 	}
+	s.stopSampling()
+	<-s.sampling
 	s.eng.ReleaseParams()
 	return errors.Join(errs...)
 }

@@ -34,20 +34,10 @@ import (
 )
 
 // paramDir holds the parameters of test-k10 and test-k12 only, linked from the
-// machine's cache (testkit.TestParamsDir).
+// machine's cache (testkit.RunWithTestParams).
 var paramDir string
 
-func TestMain(m *testing.M) {
-	dir, remove, err := testkit.TestParamsDir(10, 12)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	paramDir = dir
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.RunWithTestParams(m, &paramDir, 10, 12)) }
 
 type daemon struct {
 	c      *client.Client
@@ -76,9 +66,21 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 		Budget: total, Log: log, Observer: metrics})
 	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(metrics))
+	addr := serve(t, srv, network)
+	hl := serveHTTP(t, srv)
+	c := dial(t, addr)
+	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String(), addr: addr}
+}
+
+// serve serves srv's gRPC on network ("unix": a socket in a directory
+// that Listen creates, under a short temporary one because unix socket
+// paths are limited to about 108 bytes; otherwise a loopback TCP port) and
+// returns its address. srv is shut down when the test ends, after the
+// clients dial registers later are closed.
+func serve(t *testing.T, srv *server.Server, network string) string {
+	t.Helper()
 	addr := "127.0.0.1:0"
 	if network == "unix" {
-		// Short path: unix socket paths are limited to ~108 bytes.
 		dir, err := os.MkdirTemp("", "cuzk")
 		if err != nil {
 			t.Fatal(err)
@@ -93,25 +95,38 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 	if network != "unix" {
 		addr = l.Addr().String()
 	}
-	hl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	go srv.Serve(l)
-	go srv.ServeHTTP(hl)
-	c, err := client.Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String(), addr: addr}
+	return addr
+}
+
+// serveHTTP serves srv's status page on a loopback TCP port (stopped by
+// serve's shutdown).
+func serveHTTP(t *testing.T, srv *server.Server) net.Listener {
+	t.Helper()
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.ServeHTTP(hl)
+	return hl
+}
+
+// dial is a client of addr, closed when the test ends.
+func dial(t *testing.T, addr string) *client.Client {
+	t.Helper()
+	c, err := client.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 func opts(o testkind.Options) []byte {

@@ -43,7 +43,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 	}
 	for _, j := range st.Jobs {
 		dj := statusdoc.Job{ID: j.ID, Kind: j.Kind, Circuit: j.Circuit, Priority: j.Priority, State: j.State.String(),
-			Batch: j.Batch, Age: j.Age, Waiters: j.Waiters, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
+			Batch: j.Batch, BatchSize: j.BatchSize, Age: j.Age, Waiters: j.Waiters, OrphanedFor: j.OrphanedFor, Partitions: make([]statusdoc.Partition, 0, len(j.Partitions)),
 			Stages: stages(j.Stages)}
 		for _, p := range j.Partitions {
 			dj.Partitions = append(dj.Partitions, statusdoc.Partition(p))
@@ -64,7 +64,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 			st = []statusdoc.Stage{}
 		}
 		d.RecentJobs = append(d.RecentJobs, statusdoc.RecentJob{ID: r.ID, Kind: r.Kind, Circuit: r.Circuit, Priority: r.Priority,
-			State: r.State.String(), Batch: r.Batch, Partitions: r.Partitions, Submitted: r.Submitted, Finished: r.Finished,
+			State: r.State.String(), Batch: r.Batch, BatchSize: r.BatchSize, Partitions: r.Partitions, Submitted: r.Submitted, Finished: r.Finished,
 			Timings: statusdoc.Timings(r.Timings), Error: r.Error, Stages: st, StagesDropped: r.StagesDropped})
 	}
 	return d

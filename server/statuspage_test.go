@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/internal/browser"
 	"github.com/cuzk-dev/cuzk/server"
+	"github.com/cuzk-dev/cuzk/server/history"
 )
 
 // TestStatusPageShowsRunningJob loads the daemon's status page in headless
@@ -69,7 +70,7 @@ func TestStatusPageShowsRunningJob(t *testing.T) {
 		t.Errorf("the page reports %q", e)
 	}
 	jobs := doc.Rows("jobs")
-	if len(jobs) != 2 || !slices.Equal(jobs[1][:5], []string{running, "test", "test-k10", "normal", "running"}) || jobs[1][7] != "64" {
+	if len(jobs) != 2 || !slices.Equal(jobs[1][:6], []string{running, "test", "test-k10", "normal", "running", "1"}) || jobs[1][7] != "64" {
 		t.Errorf("running jobs table: %q", jobs)
 	}
 	synthesizing := 0
@@ -89,7 +90,7 @@ func TestStatusPageShowsRunningJob(t *testing.T) {
 		t.Errorf("queues table: %q", queues)
 	}
 	recent := doc.Rows("recent")
-	if len(recent) != 2 || recent[1][0] != done || recent[1][4] != "completed" || recent[1][10] == "0" {
+	if len(recent) != 2 || recent[1][0] != done || recent[1][4] != "completed" || recent[1][11] == "0" {
 		t.Errorf("recent jobs table: %q", recent)
 	}
 	params := doc.Rows("params")
@@ -98,6 +99,13 @@ func TestStatusPageShowsRunningJob(t *testing.T) {
 	}
 	if tl := doc.Text("timeline"); !strings.Contains(tl, "cuzk pipeline: ") || !strings.Contains(tl, done) {
 		t.Errorf("timeline: %q", tl)
+	}
+	// After one proof the last hour has data: the proof, its stages, and
+	// the sampler's readings of the queue and memory.
+	for _, c := range history.Charts() {
+		if n := doc.CountClass("chart-"+string(c), "data"); n == 0 {
+			t.Errorf("chart %s has no data marks: %q", c, doc.Text("chart-"+string(c)))
+		}
 	}
 }
 

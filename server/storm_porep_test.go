@@ -37,16 +37,7 @@ func TestFaultStormPoRep2KiB(t *testing.T) {
 	testenv.E2E(t, "2 KiB test parameters (about 1 GiB, generated once into the shared cache) and three 2^22-row proofs")
 	p := filecoin.StackedDrg2KiBV1_1
 	files := testkit.FilecoinParams(t, p.CircuitID())[0]
-	o, r, err := seal.Seal(context.Background(), seal.DefaultInput(p), seal.DefaultSeed, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := porep.ConfigFor(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := porep.SealPublic{Config: cfg, CommR: r.CommR(), CommD: r.CommD(), ProverID: filecoin.ProverID(seal.DefaultMinerID),
-		Sector: seal.DefaultSector, Ticket: seal.DefaultTicket, Seed: seal.DefaultSeed}
+	o, pub := testkit.SealedPublic(t, p)
 	wrapper, err := c1.Wrap(o, uint64(seal.DefaultSector)).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)

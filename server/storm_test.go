@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,57 +65,18 @@ type stormDaemon struct {
 	budget *budget.Budget
 	params *srs.Manager
 	ends   *endCounter
-	logs   *syncLog
-}
-
-type syncLog struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b = append(l.b, p...)
-	return len(p), nil
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
+	logs   *testkit.SyncBuffer
 }
 
 func startStormDaemon(t *testing.T, kinds map[proofkind.Kind]engine.Planner, loc srs.Locator, total int64, cfg engine.Config, trust bool) *stormDaemon {
 	t.Helper()
-	logs := &syncLog{}
-	var w io.Writer = logs
-	if testing.Verbose() {
-		w = io.MultiWriter(logs, os.Stderr)
-	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &testkit.SyncBuffer{}
+	log := testkit.Logger(t, logs)
 	ends := &endCounter{Metrics: server.NewMetrics(), ends: map[string][]engine.State{}}
 	te := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: loc, Budget: total, TrustParams: trust, Log: log, Observer: ends})
 	eng, b, params := te.Engine, te.Budget, te.Params
 	srv := server.New(eng, server.WithLogger(log), server.WithMetrics(ends.Metrics))
-	dir, err := os.MkdirTemp("", "cuzk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "unix://" + filepath.Join(dir, "cuzk.sock")
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		os.RemoveAll(dir)
-	})
+	addr := serve(t, srv, "unix")
 	return &stormDaemon{addr: addr, srv: srv, eng: eng, budget: b, params: params, ends: ends, logs: logs}
 }
 

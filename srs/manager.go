@@ -181,9 +181,15 @@ func (m *Manager) Sizes(id string) (Sizes, error) {
 	}
 	s.KeepC = m.opt.KeepC
 	s.Mapped = m.mapped(s)
+	// The marker says test parameters before they load (the status would
+	// show an official name meanwhile); load reads it again, and decides.
+	_, merr := os.Stat(path + filecoin.TestMarkerSuffix)
 	m.mu.Lock()
 	if e.sizes == nil {
 		e.sizes = &s
+		if e.tier != TierHot {
+			e.test = merr == nil
+		}
 	}
 	m.mu.Unlock()
 	return s, nil

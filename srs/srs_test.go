@@ -28,44 +28,16 @@ import (
 )
 
 // paramDir holds the parameters of test-k8 and test-k10 only, linked from the
-// machine's cache (testkit.TestParamsDir).
+// machine's cache (testkit.RunWithTestParams).
 var paramDir string
 
-func TestMain(m *testing.M) {
-	dir, remove, err := testkit.TestParamsDir(8, 10)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	paramDir = dir
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.RunWithTestParams(m, &paramDir, 8, 10)) }
 
 func paramsPath(k int) string { return filepath.Join(paramDir, testkind.FileBase(k)+".params") }
 
-// syncBuffer collects log output from concurrent goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newManager(t *testing.T, loc srs.Locator, total int64, minIdle time.Duration) (*srs.Manager, *budget.Budget, *syncBuffer) {
+func newManager(t *testing.T, loc srs.Locator, total int64, minIdle time.Duration) (*srs.Manager, *budget.Budget, *testkit.SyncBuffer) {
 	t.Helper()
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	b := budget.New(total)
 	m := srs.NewManager(srs.Options{
 		Locator: loc, Budget: b, MinIdle: minIdle, Residency: srs.ResidencyResident, // the budget's rules for decoded sets
@@ -182,6 +154,19 @@ func TestFilecoinLocatorNamesOfficialFiles(t *testing.T) {
 	}
 }
 
+// TestTestParamsKnownBeforeLoad: the status says test parameters as soon
+// as their sizes are read (the engine reads them before it loads), not
+// only once they are hot.
+func TestTestParamsKnownBeforeLoad(t *testing.T) {
+	m, _, _ := newManager(t, testkind.Locator(paramDir), 1<<30, time.Hour)
+	if _, err := m.Sizes("test-k10"); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Status(); len(st) != 1 || st[0].Tier == srs.TierHot || !st[0].Test {
+		t.Fatalf("status after Sizes, before any load: %+v", st)
+	}
+}
+
 func TestLoadOnceWarnsAndPins(t *testing.T) {
 	m, b, logs := newManager(t, testkind.Locator(paramDir), 1<<30, time.Hour)
 	ctx := context.Background()
@@ -281,7 +266,7 @@ func TestTrustParamsSkipsSubgroupChecks(t *testing.T) {
 		return srs.Files{Params: filepath.Join(dir, "custom.params"), VK: filepath.Join(dir, "custom.vk")}, nil
 	})
 	for _, trust := range []bool{false, true} {
-		var logs syncBuffer
+		var logs testkit.SyncBuffer
 		m := srs.NewManager(srs.Options{Locator: custom, Budget: budget.New(1 << 30), TrustParams: trust,
 			Log: slog.New(slog.NewTextHandler(&logs, nil))})
 		if _, _, err := m.Preload(context.Background(), "x", 0); err != nil {
@@ -353,7 +338,7 @@ func TestOfficialNameProvenance(t *testing.T) {
 	// and returns its error and log.
 	load := func(trust bool) (string, error) {
 		t.Helper()
-		var logs syncBuffer
+		var logs testkit.SyncBuffer
 		log := slog.New(slog.NewTextHandler(&logs, nil))
 		m := srs.NewManager(srs.Options{Locator: loc, Budget: budget.New(1 << 30), TrustParams: trust,
 			Verifier: paramcheck.NewVerifier(manifest, log), Log: log})

@@ -59,6 +59,20 @@ func (f Files) refuseOfficial() error {
 	return nil
 }
 
+// claim marks f's names as test parameters (the marker, holding note) once
+// refuseOfficial allows it: the marker is in place before the .params or
+// .vk appears, so an interrupted write never leaves an unmarked file under
+// an official name.
+func (f Files) claim(ctx context.Context, note string) error {
+	if err := f.refuseOfficial(); err != nil {
+		return err
+	}
+	return writeAtomic(ctx, f.Marker, func(w io.Writer) error {
+		_, err := io.WriteString(w, note)
+		return err
+	})
+}
+
 // Complete reports whether the marker, .params and .vk all exist.
 func (f Files) Complete() bool { return exists(f.Marker) && exists(f.Params) && exists(f.VK) }
 
@@ -84,13 +98,7 @@ func Write(f Files, p *groth16.Params, note string) error {
 // temporary file is removed and ctx's error is returned (wrapped); no file
 // appears under an official name after that.
 func WriteContext(ctx context.Context, f Files, p *groth16.Params, note string) error {
-	if err := f.refuseOfficial(); err != nil {
-		return err
-	}
-	if err := writeAtomic(ctx, f.Marker, func(w io.Writer) error {
-		_, err := io.WriteString(w, note)
-		return err
-	}); err != nil {
+	if err := f.claim(ctx, note); err != nil {
 		return err
 	}
 	if err := writeAtomic(ctx, f.Params, func(w io.Writer) error {
@@ -434,13 +442,7 @@ Use it only for tests and demos.
 // are never replaced, and the marker is in place before either file
 // appears under its official name.
 func installStreamed(ctx context.Context, f Files, tmp string, vk *groth16.VerifyingKey, note string) error {
-	if err := f.refuseOfficial(); err != nil {
-		return err
-	}
-	if err := writeAtomic(ctx, f.Marker, func(w io.Writer) error {
-		_, err := io.WriteString(w, note)
-		return err
-	}); err != nil {
+	if err := f.claim(ctx, note); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, f.Params); err != nil {

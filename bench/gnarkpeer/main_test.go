@@ -19,17 +19,6 @@ func smallMixed() testcircuits.Mixed {
 	return testcircuits.Mixed{Constraints: 1<<9 - 9, Inputs: 8, Seed: 9}
 }
 
-func synth(t *testing.T, c cr1cs.Circuit) *cr1cs.ProvingAssignment {
-	t.Helper()
-	pa := cr1cs.NewProvingAssignment(cr1cs.Size{})
-	cs, err := cr1cs.Synthesize(c, pa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.AppendInputRows()
-	return pa
-}
-
 func equalVec(a, b []fr.Element) bool {
 	if len(a) != len(b) {
 		return false
@@ -45,8 +34,8 @@ func equalVec(a, b []fr.Element) bool {
 // The replayed plan is Mixed: same rows, same values, same densities.
 func TestReplayMatchesMixed(t *testing.T) {
 	m := smallMixed()
-	want := synth(t, m)
-	got := synth(t, replay{ops: m.Plan()})
+	want := testcircuits.Assignment(t, m)
+	got := testcircuits.Assignment(t, replay{ops: m.Plan()})
 	for name, v := range map[string][2][]fr.Element{
 		"a": {want.A, got.A}, "b": {want.B, got.B}, "c": {want.C, got.C},
 		"input": {want.Input, got.Input}, "aux": {want.Aux, got.Aux},
@@ -67,7 +56,7 @@ func TestReplayMatchesMixed(t *testing.T) {
 func TestGnarkSystemMatchesCuzk(t *testing.T) {
 	m := smallMixed()
 	ops := m.Plan()
-	pa := synth(t, replay{ops: ops})
+	pa := testcircuits.Assignment(t, replay{ops: ops})
 	sys, wit, toCuzk, err := gnarkSystem(ops)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +141,7 @@ func TestBothProofsVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	rnd, _ := groth16.RandomRandomness(1)
-	proofs, err := groth16.Prove(context.Background(), params, []*cr1cs.ProvingAssignment{synth(t, circ)}, rnd, groth16.ProveOptions{})
+	proofs, err := groth16.Prove(context.Background(), params, []*cr1cs.ProvingAssignment{testcircuits.Assignment(t, circ)}, rnd, groth16.ProveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +163,7 @@ func TestBothProofsVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spk, svk, err := gnarkKeyFromSRS(params, tw, sys, toCuzk, synth(t, circ))
+	spk, svk, err := gnarkKeyFromSRS(params, tw, sys, toCuzk, testcircuits.Assignment(t, circ))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -116,8 +117,10 @@ func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
 	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof; default: seal 2 KiB test sectors in-process")
 	fs.Int64Var(&p.registeredProof, "registered-proof", -1, "registered proof id, as in go-state-types abi (default: the C1's; for test, the log2 of the rows)")
-	fs.Uint64Var(&p.sectorNum, "sector-num", 0, "sector number (default: the C1 envelope's, else 1)")
-	fs.Uint64Var(&p.minerID, "miner-id", seal.DefaultMinerID, "miner actor id (verify-seal derives the prover id from it)")
+	fs.Uint64Var(&p.sectorNum, "sector", 0, "sector number (default: the C1 envelope's, else 1)")
+	deprecatedFlag(fs, "sector-num", "sector")
+	fs.Uint64Var(&p.minerID, "miner", seal.DefaultMinerID, "miner actor id (verify-seal derives the prover id from it)")
+	deprecatedFlag(fs, "miner-id", "miner")
 	fs.UintVar(&p.partition, "partition", 0, "WindowPoSt partition index")
 	fs.StringVar(&p.randomness, "randomness", "", "PoSt randomness, 64 hex characters (default zeros)")
 	fs.StringVar(&p.commROld, "comm-r-old", "", "SnapDeals comm_r_old, 64 hex characters")
@@ -143,12 +146,12 @@ func optHex32(name, s string) ([]byte, error) {
 
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
-func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*benchSpec, error) {
+func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
 	prio, err := proofkind.ParsePriority(p.priority)
 	if err != nil {
 		return nil, err
 	}
-	var spec *benchSpec
+	var spec *demo.Spec
 	switch t {
 	case proofkind.PoRep:
 		var data []byte
@@ -169,7 +172,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			fmt.Fprintf(progress, "no --c1: sealed a 2 KiB test sector (%v, sector %d, miner %d) in %v\n",
 				proof, seal.DefaultSector, seal.DefaultMinerID, time.Since(t0).Round(time.Millisecond))
 		}
-		if spec, err = poRepSpec(data, poRepOptions{sectorNumber: p.sectorNum, minerID: p.minerID, registeredProof: p.registeredProof}); err != nil {
+		if spec, err = demo.PoRepSpec(data, demo.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
 			if p.c1 != "" {
 				return nil, fmt.Errorf("%s: %w", p.c1, err)
 			}
@@ -190,7 +193,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		if p.registeredProof >= 0 {
 			k = int(p.registeredProof)
 		}
-		if spec, err = testSpec(k, opt); err != nil {
+		if spec, err = demo.TestSpec(k, opt); err != nil {
 			return nil, err
 		}
 	default:
@@ -213,7 +216,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		}
 		req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(t), RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum,
 			MinerId: p.minerID, VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
-		spec = &benchSpec{Spec: &bench.Spec{Template: req}}
+		spec = &demo.Spec{Spec: &bench.Spec{Template: req}}
 		if req.SectorNumber == 0 {
 			req.SectorNumber = seal.DefaultSector
 		}
@@ -229,7 +232,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 				return nil, err
 			}
 		}
-		describeVanilla(spec)
+		demo.DescribeVanilla(spec)
 	}
 	spec.Template.Priority = cuzkv1.Priority(prio)
 	return spec, nil
@@ -238,20 +241,20 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC
 // sectors sealed in-process (as many as the proof takes), their vanilla
 // proofs and the verifier's public inputs, announced on progress.
-func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*benchSpec, error) {
+func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
 	if p.partition != 0 {
 		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", kind)
 	}
 	t0 := time.Now()
-	f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
+	f, err := demo.NewFixture(ctx, kind, filecoin.SectorSize2KiB, p.minerID, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sealing the default 2 KiB sectors: %w", err)
 	}
-	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.req.RegisteredProof {
-		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.req.RegisteredProof)
+	if p.registeredProof >= 0 && uint64(p.registeredProof) != f.Request.RegisteredProof {
+		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.Request.RegisteredProof)
 	}
-	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.what)
-	return fixtureSpec(f), nil
+	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.What)
+	return f.Spec(), nil
 }
 
 // isTerminal reports whether w is a terminal (progress bars are drawn in

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/demo"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
@@ -34,13 +35,9 @@ type singleReport struct {
 	Verify *verifyReport `json:"verify,omitempty"`
 }
 
-// defaultParamDir is where the bench tools look for verifying keys.
-func defaultParamDir() string {
-	if v := os.Getenv(config.ParamCacheEnv); v != "" {
-		return v
-	}
-	return config.DefaultParamCache
-}
+// defaultParamDir is where the bench tools look for verifying keys: the
+// daemon's rule (filecoin.ParamDir), so both look in the same place.
+func defaultParamDir() string { return filecoin.ParamDir("", os.LookupEnv) }
 
 // runBenchSingle is `cuzk bench single`: one proof through the daemon.
 func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -71,7 +68,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		rep.Verify = &verifyReport{}
 		path := *vkPath
 		if path == "" {
-			if path, err = verifyingKeyPath(spec, *paramDir); err != nil {
+			if path, err = spec.VerifyingKeyPath(*paramDir); err != nil {
 				return fail("--verify: %v", err)
 			}
 		}
@@ -115,7 +112,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if rep.Verify != nil && r.OK() {
 		t := time.Now()
-		ok, method, err := verifyBenchProof(spec, vk, r.Proof)
+		ok, method, err := spec.Verify(vk, r.Proof)
 		rep.Verify.Duration = time.Since(t)
 		rep.Verify.Checked, rep.Verify.Valid, rep.Verify.Method = err == nil, ok, method
 		if err != nil {
@@ -124,7 +121,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		if !ok {
 			code = exitInvalid
 		}
-		if err != nil && !errors.Is(err, errReplicaMismatch) {
+		if err != nil && !errors.Is(err, demo.ErrReplicaMismatch) {
 			code = exitError
 		}
 	}

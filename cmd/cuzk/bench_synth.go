@@ -8,37 +8,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
-	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-type synthReport struct {
-	C1             string                 `json:"c1"`
-	Synthetic      string                 `json:"synthetic,omitempty"` // the synthetic circuit, e.g. "porep 32GiB, 18 challenges"
-	CS             synthbench.CSKind      `json:"cs"`
-	OmitC          bool                   `json:"omit_c,omitempty"`
-	Iterations     []synthbench.Iteration `json:"iterations"`
-	MedianNsPerRow float64                `json:"median_ns_per_constraint"`
-	// MedianCPUNsPerRow is the median of the process's user+system CPU
-	// time per row: on a shared machine the measure that neighbours
-	// disturb least.
-	MedianCPUNsPerRow float64 `json:"median_cpu_ns_per_constraint"`
-	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
-	GoVersion         string  `json:"go_version"`
-	GOMAXPROCS        int     `json:"gomaxprocs"`
-	BellpersonNsRow   float64 `json:"bellperson_ns_per_constraint,omitempty"`
-}
 
 func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench synth", stderr)
@@ -53,7 +32,7 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 	compare := fs.String("compare", "", "A/B: alternate runs of this binary and `OTHER_BINARY` on the same input and print the ratio")
 	rustBench := fs.String("rust-bench", "testdata/rustref/bench.json", "bellperson figures from tools/rustref bench, for the ratio (skipped if absent)")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of text")
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: filecoin.PublishedSectorSizes()}
 	fs.Var(&size, "sector-size", "sector `size` of the --synthetic circuit (2KiB … 64GiB)")
 	synthetic := fs.Bool("synthetic", false, "synthesise one partition of deterministic random C1-shaped inputs (unsatisfied; the rows are a real partition's) instead of a sealed sector's C1")
 	kindName := fs.String("kind", "porep-c2", "--synthetic circuit: porep-c2, window-post or winning-post")
@@ -89,47 +68,32 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fail("--kind: %v", err)
 		}
-		c, what, err := synthbench.Synthetic(size.v, k, *challenges, *sectors, *seed)
+		in, err := synthbench.SyntheticInput(size.v, k, *challenges, *sectors, *seed)
 		if err != nil {
 			return fail("%v", err)
 		}
 		if *throughH {
-			rep, err := synthbench.ThroughH(ctx, c, what, *workers, guard)
+			rep, err := synthbench.ThroughH(ctx, in.Circuits[0], in.Synthetic, *workers, guard)
 			if err != nil {
 				return fail("%v", err)
 			}
 			printThroughH(stdout, rep, *asJSON)
 			return exitOK
 		}
-		return runSynthBench(ctx, []r1cs.Circuit{c}, synthReport{Synthetic: what, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+		return runSynthBench(ctx, in, synthbench.Report{Synthetic: in.Synthetic, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 	}
 	if size.set {
 		return fail("--sector-size needs --synthetic (a C1 knows its size)")
 	}
-	var o *c1.Output
-	if *c1Path != "" {
-		raw, err := os.ReadFile(*c1Path)
-		if err != nil {
-			return fail("%v", err)
-		}
-		if o, _, err = c1.ParseAny(raw); err != nil {
-			return fail("%s: %v", *c1Path, err)
-		}
-	} else {
-		p, _ := sealProofFor(sectorSizeFlag{v: 2048, set: true}, -1)
-		if o, _, err = seal.Seal(ctx, seal.DefaultInput(p), seal.DefaultSeed, 0); err != nil {
-			return fail("sealing the default sector: %v", err)
-		}
-	}
-	circuits, err := synthbench.FromC1(ctx, o)
+	in, err := synthbench.LoadC1(ctx, *c1Path)
 	if err != nil {
 		return fail("%v", err)
 	}
-	return runSynthBench(ctx, circuits, synthReport{C1: *c1Path, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
+	return runSynthBench(ctx, in, synthbench.Report{C1: *c1Path, CS: kind, OmitC: *omitC}, *partition, *iters, guard, *cpuProfile, *memProfile, *traceFile, *rustBench, *asJSON, stdout, fail)
 }
 
-// runSynthBench measures circuits as rep.CS and prints the report.
-func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport, partition, iters int, guard func(int64) error,
+// runSynthBench measures in as rep.CS and prints the report.
+func runSynthBench(ctx context.Context, in synthbench.Input, rep synthbench.Report, partition, iters int, guard func(int64) error,
 	cpuProfile, memProfile, traceFile, rustBench string, asJSON bool, stdout io.Writer, fail func(string, ...any) int) int {
 	kind := rep.CS
 	if cpuProfile != "" {
@@ -154,7 +118,6 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		}
 		defer trace.Stop()
 	}
-	rep.GoVersion, rep.GOMAXPROCS = runtime.Version(), runtime.GOMAXPROCS(0)
 	if rep.Synthetic != "" && !asJSON {
 		fmt.Fprintf(stdout, "synthetic %s\n", rep.Synthetic)
 	}
@@ -162,7 +125,7 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 		fmt.Fprintf(stdout, "%-4s %-4s %-9s %12s %8s %10s %10s %10s %8s %8s %10s %12s %13s %9s\n", "iter", "part", "cs", "constraints", "inputs", "aux", "wall", "ns/constr",
 			"user/c", "sys/c", "faults/kc", "bytes/constr", "allocs/constr", "peak RSS")
 	}
-	its, err := synthbench.Run(ctx, circuits, synthbench.Options{CS: kind, OmitC: rep.OmitC, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
+	its, err := synthbench.Run(ctx, in.Circuits, synthbench.Options{CS: kind, OmitC: rep.OmitC, Iterations: iters, Partition: partition, PeakRSS: bench.PeakRSS, Guard: guard}, func(r synthbench.Iteration) {
 		if !asJSON {
 			rows := float64(max(r.Constraints, 1))
 			fmt.Fprintf(stdout, "%-4d %-4d %-9s %12d %8d %10d %10v %10.1f %8.1f %8.1f %10.2f %12.1f %13.6f %5d MiB\n", r.Iteration, r.Partition, r.CS, r.Constraints, r.Inputs, r.Aux,
@@ -186,19 +149,9 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 			return fail("--memprofile: %v", err)
 		}
 	}
-	rep.Iterations = its
-	ns := make([]float64, len(its))
-	cpu := make([]float64, len(its))
-	for i, r := range its {
-		ns[i] = r.NsPerRow
-		cpu[i] = float64(r.UserNs+r.SysNs) / float64(max(r.Constraints, 1))
-	}
-	slices.Sort(ns)
-	slices.Sort(cpu)
-	rep.MedianNsPerRow = ns[(len(ns)-1)/2]
-	rep.MedianCPUNsPerRow = cpu[(len(cpu)-1)/2]
+	rep.Summarize(its)
 	rep.PeakRSSBytes = bench.PeakRSS()
-	if b, err := readRustBench(findUp(rustBench)); err == nil && rep.Synthetic == "" {
+	if b, err := synthbench.ReadRustBench(synthbench.FindUp(rustBench)); err == nil && rep.Synthetic == "" {
 		rep.BellpersonNsRow = b
 	}
 	if asJSON {
@@ -217,54 +170,6 @@ func runSynthBench(ctx context.Context, circuits []r1cs.Circuit, rep synthReport
 			rep.BellpersonNsRow, kind, rep.MedianNsPerRow/rep.BellpersonNsRow)
 	}
 	return exitOK
-}
-
-// readRustBench reads the single-core synthesis ns/constraint that
-// tools/rustref bench recorded.
-func readRustBench(path string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	var v struct {
-		Runs []struct {
-			Threads         int     `json:"threads"`
-			NsPerConstraint float64 `json:"synthesis_ns_per_constraint"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return 0, err
-	}
-	for _, r := range v.Runs {
-		if r.Threads == 1 && r.NsPerConstraint > 0 {
-			return r.NsPerConstraint, nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no single-core synthesis figure", path)
-}
-
-// findUp resolves a relative path against the working directory and, when
-// it is not there, against each parent directory, so the default
-// testdata/rustref/bench.json is found from anywhere inside the repository.
-func findUp(path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	for {
-		p := filepath.Join(dir, path)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return path
-		}
-		dir = parent
-	}
 }
 
 // compareSynth runs this binary and other alternately, one iteration per
@@ -294,7 +199,7 @@ func compareSynth(ctx context.Context, fs *flag.FlagSet, other string, rounds in
 		if err != nil {
 			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}
-		var rep synthReport
+		var rep synthbench.Report
 		if err := json.Unmarshal(out, &rep); err != nil {
 			return result{}, fmt.Errorf("%s: %w", bin, err)
 		}

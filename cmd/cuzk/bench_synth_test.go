@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 )
 
 // The 2 KiB PoRep partition's constraint count, pinned by the PoRep
@@ -16,10 +18,10 @@ const porep2KiBConstraints, porep2KiBAux, porep2KiBInputs = 2687921, 2685673, 40
 
 const rustBench = "../../testdata/rustref/bench.json"
 
-func synthJSON(t *testing.T, args ...string) synthReport {
+func synthJSON(t *testing.T, args ...string) synthbench.Report {
 	t.Helper()
 	code, out, stderr := runCmd(t, append([]string{"bench", "synth", "--json"}, args...)...)
-	var rep synthReport
+	var rep synthbench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, stderr)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/daemon"
-	"github.com/cuzk-dev/cuzk/engine"
 )
 
 // RustDefaultConfig is the Rust cuzk daemon's default --config
@@ -48,11 +47,12 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	fs.StringVar(listen, "l", "", "short for --listen (the Rust cuzk's flag)")
 	statusListen := fs.String("status-listen", "", "HTTP `address` for /status, /metrics, /debug/pprof (overrides daemon.status_listen)")
 	logLevel := fs.String("log-level", "", "trace, debug, info, warn or error (overrides logging.level)")
-	paramCache := fs.String("param-cache", "", "parameter `directory` (overrides srs.param_cache and FIL_PROOFS_PARAMETER_CACHE)")
+	paramCache := fs.String("params", "", "parameter `directory` (overrides srs.param_cache and FIL_PROOFS_PARAMETER_CACHE)")
+	deprecatedFlag(fs, "param-cache", "params")
 	enableTest := fs.Bool("enable-test-circuits", false, "serve the built-in test circuits (proof_kind 1000); for tests and benchmarks only")
 	trustParams := fs.Bool("trust-params", false, "decode proving keys without subgroup checks and without checking official names against the manifest digest, as rust-fil-proofs does (loads about twice as fast; the self-check still rejects any proof a bad key makes)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "how long running jobs may take to finish after SIGINT/SIGTERM before they are aborted")
-	maxPending := fs.Int("max-pending", 0, fmt.Sprintf("most jobs planning, queued or running at once; more submissions get RESOURCE_EXHAUSTED (0: %d)", engine.DefaultMaxPending))
+	maxPending := fs.Int("max-pending", 0, fmt.Sprintf("most jobs planning, queued or running at once; more submissions get RESOURCE_EXHAUSTED (0: %d)", daemon.DefaultMaxPending))
 	maxPlans := fs.Int("max-concurrent-plans", 0, "most requests decoded and checked at once (0: GOMAXPROCS)")
 	sec := addSecurityFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {

@@ -82,7 +82,7 @@ func TestDaemonTokenOverTCP(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var stderr testkit.SyncBuffer
 		exited := make(chan struct{})
-		args := append([]string{"daemon", "--listen", addr, "--param-cache", params, "--enable-test-circuits"}, extra...)
+		args := append([]string{"daemon", "--listen", addr, "--params", params, "--enable-test-circuits"}, extra...)
 		go func() {
 			run(ctx, args, &bytes.Buffer{}, &stderr)
 			close(exited)

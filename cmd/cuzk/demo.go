@@ -5,18 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
-	"github.com/cuzk-dev/cuzk/daemon"
-	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep"
-	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -26,11 +23,12 @@ import (
 // freshly sealed 2 KiB sector, end to end.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", stderr)
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: sealableSizes()}
 	size.Set("2KiB")
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	kindName := fs.String("kind", "porep-c2", "proof `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")
-	paramsDir := fs.String("params-dir", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
+	paramsDir := fs.String("params", "", "test parameter `directory` (default $CUZK_TEST_PARAMS or the user cache)")
+	deprecatedFlag(fs, "params-dir", "params")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -65,13 +63,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	step("cuzk demo: PoRep C2 of a %v sector (%v)", proof.SectorSize(), proof)
 
 	t := time.Now()
-	in := seal.DefaultInput(proof)
-	o, r, err := seal.Seal(ctx, in, seal.DefaultSeed, *workers)
+	f, err := demo.NewPoRep(ctx, proof, *workers)
 	if err != nil {
-		return fail("seal: %v", err)
+		return fail("%v", err)
 	}
-	commD, commR := r.CommD(), r.CommR()
-	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", in.Sector, time.Since(t).Round(time.Millisecond), commD, commR)
+	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", f.Public.Sector, time.Since(t).Round(time.Millisecond), f.Public.CommD, f.Public.CommR)
 
 	t = time.Now()
 	files, generated, err := testparams.Ensure(ctx, proof, dir, testparams.Options{Workers: *workers, Progress: newProgress(stderr, "params gen")})
@@ -90,26 +86,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// The proof goes through an in-process engine, the daemon's pipeline:
 	// the native C1 check, synthesis, proving and the self-check.
-	wrapped, err := c1.Wrap(o, in.Sector).MarshalJSON()
+	opt := oneshot.Options{ParamsDir: dir, Workers: *workers, Stderr: stderr, Label: "prove", QuietLog: true}
+	res, err := oneshot.Prove(ctx, oneshot.Job{Request: f.Request}, opt)
 	if err != nil {
-		return fail("C1: %v", err)
-	}
-	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: seal.DefaultMinerID,
-		SectorNumber: in.Sector, VanillaProof: wrapped}
-	opt := daemon.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Progress: stderr, ProgressLabel: "prove"}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
-	if code, failed := jobFailed(fail, res, err); failed {
-		return code
+		return proofFailed(fail, err)
 	}
 	proofBytes, tm := res.Proof, res.Timings
 	step("3. proved through the engine: parameters loaded in %v, C1 checked natively and %d partition(s) synthesised in %v, proved in %v (total %v, self-checked)",
-		tm.SRSLoad.Round(time.Millisecond), len(proofBytes)/groth16.ProofSize, tm.Synthesis.Round(time.Millisecond),
+		tm.SRSLoad.Round(time.Millisecond), res.Partitions(), tm.Synthesis.Round(time.Millisecond),
 		tm.Prove.Round(time.Millisecond), tm.Total.Round(time.Millisecond))
 
 	t = time.Now()
-	cfg, _ := porep.ConfigFor(proof)
-	pub := porep.SealPublic{Config: cfg, CommR: commR, CommD: commD, ProverID: in.ProverID, Sector: in.Sector, Ticket: in.Ticket, Seed: seal.DefaultSeed}
-	ok, err := porep.VerifySeal(vk, proofBytes, pub)
+	ok, err := f.Verify(vk, proofBytes)
 	if err != nil {
 		return fail("verify-seal: %v", err)
 	}

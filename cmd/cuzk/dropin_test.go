@@ -120,6 +120,15 @@ func TestRustCuzkDropIn(t *testing.T) {
 				t.Errorf("log lacks %q:\n%s", want, logs)
 			}
 		}
+		// The example's parameter directory holds no parameters here: said
+		// at start-up, not at the first job.
+		warned := false
+		for _, l := range strings.Split(logs, "\n") {
+			warned = warned || strings.Contains(l, "level=WARN msg=\"parameter ") && strings.Contains(l, " dir=/data/zk/params ")
+		}
+		if !warned {
+			t.Errorf("no start-up WARN about the parameters in /data/zk/params:\n%s", logs)
+		}
 	}
 
 	t.Run("listen flag", func(t *testing.T) {

@@ -2,14 +2,73 @@ package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 )
+
+// deprecatedFlag registers old as another spelling of the flag current,
+// already defined on fs: setting it sets current, after a one-line note on
+// fs's output that old is deprecated. One name per concept in help and
+// docs, while scripts written for the old name keep working.
+func deprecatedFlag(fs *flag.FlagSet, old, current string) {
+	f := fs.Lookup(current)
+	if f == nil {
+		panic("deprecatedFlag: no flag --" + current)
+	}
+	arg, _ := flag.UnquoteUsage(f)
+	usage := "deprecated: use --" + current
+	if arg != "" {
+		usage += " `" + arg + "`"
+	}
+	fs.Var(&aliasValue{fs: fs, old: old, current: current}, old, usage)
+}
+
+// aliasValue forwards a deprecated flag to its current name.
+type aliasValue struct {
+	fs           *flag.FlagSet
+	old, current string
+}
+
+// String is empty so that help prints no default for the alias: the
+// current flag shows it.
+func (a *aliasValue) String() string { return "" }
+
+func (a *aliasValue) Set(s string) error {
+	fmt.Fprintf(a.fs.Output(), "%s: --%s is deprecated; use --%s\n", a.fs.Name(), a.old, a.current)
+	return a.fs.Set(a.current, s)
+}
+
+// IsBoolFlag lets a deprecated boolean flag be given without a value, as
+// its current name can.
+func (a *aliasValue) IsBoolFlag() bool {
+	b, ok := a.fs.Lookup(a.current).Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// paramsUsage is the help of the verify commands' --params.
+const paramsUsage = "parameter `directory` holding the verifying key, under its official name (default: $" + filecoin.ParameterCacheEnv + " or " + filecoin.DefaultParameterCacheDir + "); --vk names the file instead"
+
+// vkFileFor is the .vk file a verify command reads: vkFlag when
+// given, else circuit c's official file in the parameter directory
+// (paramsFlag, else filecoin.ParamDir's rule). The Window and Winning keys
+// differ only by a hash in their names, which nobody should have to type.
+func vkFileFor(vkFlag, paramsFlag string, c filecoin.CircuitID) (string, error) {
+	if vkFlag != "" {
+		return vkFlag, nil
+	}
+	ps, err := c.ParameterSetID()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filecoin.ParamDir(paramsFlag, os.LookupEnv), ps.VerifyingKeyFileName()), nil
+}
 
 // hex32 is a flag holding 32 bytes given as 64 hex characters (Filecoin
 // byte order: the bytes as they are stored, Fr little-endian).
@@ -42,11 +101,27 @@ func parseHex32(s string) ([32]byte, error) {
 }
 
 // sectorSizeFlag accepts "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" (any
-// supported size), the same with "K", "KB", "M", "MB", "G", "GB" (binary,
-// as Curio and lotus read sizes: 32G and 32GB are 32 GiB), or a byte count.
+// size the command supports), the same with "K", "KB", "M", "MB", "G",
+// "GB" (binary, as Curio and lotus read sizes: 32G and 32GB are 32 GiB),
+// or a byte count.
 type sectorSizeFlag struct {
 	v   filecoin.SectorSize
 	set bool
+	// allowed is what the command can work with, which its errors list;
+	// nil means every size rust-fil-proofs accepts.
+	allowed []filecoin.SectorSize
+}
+
+// sealableSizes are the sizes seal and demo seal in memory: published ones
+// (a V1_1 seal proof exists) up to seal.MaxSectorSize.
+func sealableSizes() []filecoin.SectorSize {
+	var out []filecoin.SectorSize
+	for _, sz := range filecoin.PublishedSectorSizes() {
+		if sz <= seal.MaxSectorSize {
+			out = append(out, sz)
+		}
+	}
+	return out
 }
 
 func (f *sectorSizeFlag) String() string {
@@ -56,8 +131,15 @@ func (f *sectorSizeFlag) String() string {
 	return f.v.String()
 }
 
+func (f *sectorSizeFlag) sizes() []filecoin.SectorSize {
+	if f.allowed != nil {
+		return f.allowed
+	}
+	return filecoin.SupportedSectorSizes()
+}
+
 func (f *sectorSizeFlag) Set(s string) error {
-	for _, sz := range filecoin.SupportedSectorSizes() {
+	for _, sz := range f.sizes() {
 		if strings.EqualFold(sz.String(), s) {
 			f.v, f.set = sz, true
 			return nil
@@ -65,7 +147,7 @@ func (f *sectorSizeFlag) Set(s string) error {
 	}
 	n, err := parseBinarySize(s)
 	if err == nil {
-		for _, sz := range filecoin.SupportedSectorSizes() {
+		for _, sz := range f.sizes() {
 			if uint64(sz) == n {
 				f.v, f.set = sz, true
 				return nil
@@ -73,7 +155,7 @@ func (f *sectorSizeFlag) Set(s string) error {
 		}
 	}
 	names := make([]string, 0)
-	for _, sz := range filecoin.SupportedSectorSizes() {
+	for _, sz := range f.sizes() {
 		names = append(names, sz.String())
 	}
 	return fmt.Errorf("unsupported sector size %q (one of %s, or bytes)", s, strings.Join(names, ", "))
@@ -101,31 +183,6 @@ func sealProofFor(size sectorSizeFlag, id int64) (filecoin.RegisteredSealProof, 
 		}
 	}
 	return 0, fmt.Errorf("no V1_1 seal proof for %v", size.v)
-}
-
-// commDR is commdr.json: everything verify-seal needs about a sector.
-type commDR struct {
-	CommD           string `json:"comm_d"`
-	CommR           string `json:"comm_r"`
-	ProverID        string `json:"prover_id"`
-	Ticket          string `json:"ticket"`
-	Seed            string `json:"seed"`
-	PoRepID         string `json:"porep_id"`
-	Sector          uint64 `json:"sector"`
-	RegisteredProof uint64 `json:"registered_proof"`
-	SectorSize      uint64 `json:"sector_size"`
-}
-
-func readCommDR(path string) (*commDR, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var c commDR
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &c, nil
 }
 
 // parseBinarySize reads "2048", "2K", "2KB", "2KiB", "32G", "32 GiB"

@@ -37,3 +37,41 @@ func TestSectorSizeSpellings(t *testing.T) {
 		}
 	}
 }
+
+// Each command's size error lists what that command supports: seal only
+// what it seals in memory, params gen the published sizes, verify-seal
+// (and params check, whose --manifest may list any) every size
+// rust-fil-proofs accepts.
+func TestSectorSizeErrorsPerCommand(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		want, never []string
+	}{
+		{[]string{"seal", "--out", t.TempDir(), "--sector-size", "32G"}, []string{"one of 2KiB, 8MiB, 512MiB, or bytes"}, []string{"32GiB,", "4KiB"}},
+		{[]string{"demo", "--sector-size", "64GiB"}, []string{"one of 2KiB, 8MiB, 512MiB, or bytes"}, []string{"64GiB,"}},
+		{[]string{"params", "gen", "--sector-size", "4KiB"}, []string{"one of 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, or bytes"}, []string{"4KiB,"}},
+		{[]string{"bench", "synth", "--synthetic", "--sector-size", "1G"}, []string{"one of 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, or bytes"}, nil},
+		{[]string{"params", "check", "--sector-size", "3KiB"}, []string{"4KiB", "1GiB", "64GiB"}, nil},
+		{[]string{"verify-seal", "--sector-size", "3KiB"}, []string{"4KiB", "1GiB", "64GiB"}, nil},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != exitError || !strings.Contains(stderr, "unsupported sector size") {
+			t.Errorf("%v: exit %d %q", c.args, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: %q lacks %q", c.args, stderr, w)
+			}
+		}
+		for _, w := range c.never {
+			if strings.Contains(stderr, w) {
+				t.Errorf("%v: %q lists %q", c.args, stderr, w)
+			}
+		}
+	}
+	// A size the command supports is taken in any spelling.
+	f := sectorSizeFlag{allowed: sealableSizes()}
+	if err := f.Set("512M"); err != nil || f.v != filecoin.SectorSize512MiB {
+		t.Errorf("seal 512M: %v %v", f.v, err)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // seedFiles adds each file that exists, whole and cut in half.
@@ -56,7 +58,7 @@ var hostileJSON = []string{
 }
 
 // FuzzParsePoStPublic is `cuzk verify-post --public`: no file makes
-// parsePoStPublic, or the randomness and sector parsing verify-post runs
+// post.ParsePublicFile, or the randomness and sector parsing verify-post runs
 // on what it returns, panic, take long or allocate more than the file's
 // size allows (fuzzcheck); an accepted file has its registered_proof,
 // randomness and sectors, and written back as JSON it parses to the same
@@ -68,7 +70,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		use := func(pub *postPublic) {
+		use := func(pub *post.PublicFile) {
 			ids := make([]string, len(pub.Sectors))
 			for i, s := range pub.Sectors {
 				ids[i] = fmt.Sprintf("%d:%s", s.SectorID, s.CommR)
@@ -77,11 +79,11 @@ func FuzzParsePoStPublic(f *testing.F) {
 			_, _ = parseSectors(strings.Join(ids, ","))
 		}
 		fuzzcheck.Check(t, len(data), func() {
-			if pub, err := parsePoStPublic(data); err == nil {
+			if pub, err := post.ParsePublicFile(data); err == nil {
 				use(pub)
 			}
 		})
-		pub, err := parsePoStPublic(data)
+		pub, err := post.ParsePublicFile(data)
 		if err != nil {
 			return
 		}
@@ -92,7 +94,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := parsePoStPublic(enc)
+		again, err := post.ParsePublicFile(enc)
 		if err != nil {
 			t.Fatalf("public values written back do not parse: %v\n%s", err, enc)
 		}
@@ -103,7 +105,7 @@ func FuzzParsePoStPublic(f *testing.F) {
 }
 
 // FuzzParseUpdateFile is `cuzk verify-update --update`: no file makes
-// parseUpdateFile, or the commitment parsing verify-update runs on what
+// snap.ParseUpdateFile, or the commitment parsing verify-update runs on what
 // it returns, panic, take long or allocate more than the file's size
 // allows (fuzzcheck); an accepted file has its registered_proof, and
 // written back as JSON it parses to the same values. Seeds: the rustref
@@ -116,14 +118,14 @@ func FuzzParseUpdateFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Check(t, len(data), func() {
-			if u, err := parseUpdateFile(data); err == nil {
+			if u, err := snap.ParseUpdateFile(data); err == nil {
 				var h hex32
 				for _, v := range []string{u.CommROld, u.CommRNew, u.CommDNew} {
 					_ = h.Set(v)
 				}
 			}
 		})
-		u, err := parseUpdateFile(data)
+		u, err := snap.ParseUpdateFile(data)
 		if err != nil {
 			return
 		}
@@ -134,7 +136,7 @@ func FuzzParseUpdateFile(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := parseUpdateFile(enc)
+		again, err := snap.ParseUpdateFile(enc)
 		if err != nil {
 			t.Fatalf("update written back does not parse: %v\n%s", err, enc)
 		}

@@ -13,6 +13,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
@@ -79,8 +80,8 @@ func TestParamsGenKinds(t *testing.T) {
 		{[]string{"params", "gen", "--kind", "winning-post", "--sector-size", "2KiB", "--dir", unmarked}, "refusing"},
 		{[]string{"params", "gen", "--kind", "post", "--sector-size", "2KiB", "--dir", dir}, "--kind"},
 		{[]string{"params", "gen", "--kind", "winning-post", "--registered-proof", "12", "--dir", dir}, "not a winning-post proof"},
-		{[]string{"demo", "--kind", "snap", "--sector-size", "32GiB"}, "too large to seal"},
-		{[]string{"demo", "--kind", "window-post", "--params-dir", official}, "official parameter cache"},
+		{[]string{"demo", "--kind", "snap", "--sector-size", "32GiB"}, `unsupported sector size "32GiB" (one of 2KiB, 8MiB, 512MiB,`},
+		{[]string{"demo", "--kind", "window-post", "--params", official}, "official parameter cache"},
 		{[]string{"demo", "--kind", "nope"}, "--kind"},
 	} {
 		code, _, stderr := runCmd(t, c.args...)
@@ -117,7 +118,7 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}
-		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.public == nil || spec.Partitions != spec.public.partitions() {
+		if !strings.Contains(progress.String(), "no --vanilla") || spec.Circuit == "" || spec.Public == nil || spec.Partitions != spec.Public.Partitions() {
 			t.Fatalf("%s: %+v (%s)", typ, spec.Spec, progress.String())
 		}
 		req := spec.Request("id")
@@ -134,17 +135,17 @@ func TestBenchKindSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.public == nil {
+		if back.Circuit != spec.Circuit || back.Partitions != spec.Partitions || back.Public == nil {
 			t.Fatalf("%s: from the file %+v, built in %+v", typ, back.Spec, spec.Spec)
 		}
-		if !reflect.DeepEqual(back.public, spec.public) {
-			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.public, spec.public)
+		if !reflect.DeepEqual(back.Public, spec.Public) {
+			t.Fatalf("%s: public values from the file %+v, built in %+v", typ, back.Public, spec.Public)
 		}
-		if p, err := verifyingKeyPath(spec, "/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
+		if p, err := spec.VerifyingKeyPath("/params"); err != nil || !strings.HasPrefix(p, "/params/v28-") {
 			t.Fatalf("%s: vk %q %v", typ, p, err)
 		}
 		// A wrong proof never verifies (and an unknown request has no verifier).
-		if _, _, err := verifyBenchProof(&benchSpec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}, nil, nil); !errors.Is(err, errNoVerifier) {
+		if _, _, err := (&demo.Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}).Verify(nil, nil); !errors.Is(err, demo.ErrNoVerifier) {
 			t.Fatalf("%s: %v", typ, err)
 		}
 	}
@@ -170,25 +171,25 @@ func TestProvePostUpdateCLI(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	for _, kind := range []proofkind.Kind{proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals} {
-		f, err := newKindFixture(ctx, kind, filecoin.SectorSize2KiB, 1000, 2)
+		f, err := demo.NewFixture(ctx, kind, filecoin.SectorSize2KiB, 1000, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		params := ensureKindParams(t, f.circuit)
-		raw, _ := json.Marshal(f.req.VanillaProofs)
+		params := ensureKindParams(t, f.Circuit)
+		raw, _ := json.Marshal(f.Request.VanillaProofs)
 		vanilla := filepath.Join(dir, kind.String()+".json")
 		os.WriteFile(vanilla, raw, 0o644)
 		out := filepath.Join(dir, kind.String()+".proof")
-		args := []string{"--vanilla", vanilla, "--registered-proof", itoa(f.req.RegisteredProof), "--params", params, "--out", out}
+		args := []string{"--vanilla", vanilla, "--registered-proof", itoa(f.Request.RegisteredProof), "--params", params, "--out", out}
 		cmd := "prove-post"
 		if kind == proofkind.SnapDeals {
 			cmd = "prove-update"
 			upd := filepath.Join(dir, "update.json")
-			b, _ := json.Marshal(map[string]any{"comm_r_old": hexOf(f.req.CommROld), "comm_r_new": hexOf(f.req.CommRNew), "comm_d_new": hexOf(f.req.CommDNew), "registered_proof": f.req.RegisteredProof})
+			b, _ := json.Marshal(map[string]any{"comm_r_old": hexOf(f.Request.CommROld), "comm_r_new": hexOf(f.Request.CommRNew), "comm_d_new": hexOf(f.Request.CommDNew), "registered_proof": f.Request.RegisteredProof})
 			os.WriteFile(upd, b, 0o644)
 			args = []string{"--vanilla", vanilla, "--update", upd, "--params", params, "--out", out}
 		} else {
-			args = append(args, "--randomness", hexOf(f.req.Randomness))
+			args = append(args, "--randomness", hexOf(f.Request.Randomness))
 		}
 		code, stdout, stderr := runCmd(t, append([]string{cmd}, args...)...)
 		if code != exitOK {
@@ -196,12 +197,12 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		}
 		t.Logf("%s %v: %s", cmd, kind, stdout)
 		proof, _ := os.ReadFile(out)
-		fc, _ := testparams.PathsForCircuit(f.circuit, params)
+		fc, _ := testparams.PathsForCircuit(f.Circuit, params)
 		vk, err := groth16.ReadVerifyingKeyFile(fc.VK)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := f.public.verify(vk, proof); !ok || err != nil {
+		if ok, err := f.Public.Verify(vk, proof); !ok || err != nil {
 			t.Fatalf("%v: proof does not verify: %v", kind, err)
 		}
 		// Another randomness (PoSt) or comm_r_new (update) is refused as
@@ -209,7 +210,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		bad := append([]string{cmd}, args...)
 		want := "challenged leaf mismatch"
 		if kind == proofkind.SnapDeals {
-			other := append([]byte(nil), f.req.CommRNew...)
+			other := append([]byte(nil), f.Request.CommRNew...)
 			other[0] ^= 1
 			bad = append(bad, "--comm-r-new", hexOf(other))
 			want = "comm_r_new does not match the vanilla proofs"
@@ -264,8 +265,8 @@ func TestCommandChain(t *testing.T) {
 		if code, _, stderr := runCmd(t, "prove-post", "--vanilla", v, "--public", pub, "--params", params, "--out", proof); code != exitOK {
 			t.Fatalf("prove-post %s: %s", c.kind, stderr)
 		}
-		f, _ := testparams.PathsForCircuit(c.circuit, params)
-		if code, out, stderr := runCmd(t, "verify-post", "--vk", f.VK, "--proof", proof, "--public", pub); code != exitOK || strings.TrimSpace(out) != "valid" {
+		// The key is found by its official name in --params.
+		if code, out, stderr := runCmd(t, "verify-post", "--params", params, "--proof", proof, "--public", pub); code != exitOK || strings.TrimSpace(out) != "valid" {
 			t.Fatalf("verify-post %s: exit %d %q %q", c.kind, code, out, stderr)
 		}
 		if code, _, stderr := runCmd(t, "prove-post", "--vanilla", v, "--public", pub, "--partition", "3", "--out", proof); code != exitError || !strings.Contains(stderr, "disagrees") {

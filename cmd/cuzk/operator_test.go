@@ -141,7 +141,7 @@ func TestOperatorFiles(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	addr := "unix://" + filepath.Join(dir, "curio", "cuzk.sock")
-	args = append(args, "--listen", addr, "--status-listen", "127.0.0.1:0", "--param-cache", dir)
+	args = append(args, "--listen", addr, "--status-listen", "127.0.0.1:0", "--params", dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var logs testkit.SyncBuffer

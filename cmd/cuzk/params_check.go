@@ -26,18 +26,17 @@ const progressEvery = 5 * time.Second
 // parameters; 2: usage, an unreadable manifest or file, or interrupted.
 func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params check", stderr)
-	dir := fs.String("dir", "", "parameter `directory` (default: $"+filecoin.ParameterCacheEnv+" or "+filecoin.DefaultParameterCacheDir+")")
+	dir := fs.String("params", "", "parameter `directory` (default: $"+filecoin.ParameterCacheEnv+" or "+filecoin.DefaultParameterCacheDir+")")
+	deprecatedFlag(fs, "dir", "params")
 	manifestPath := fs.String("manifest", "", "paramfetch manifest `file` (default: the official v28 parameters.json, built in)")
-	var size sectorSizeFlag
+	var size sectorSizeFlag // a --manifest may list any size
 	fs.Var(&size, "sector-size", "check only this sector size's .params files (and every .vk, as paramfetch does): 2KiB, 8MiB, 512MiB, 32GiB, 64GiB")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk params check")
-	if *dir == "" {
-		*dir = filecoin.ParameterCacheDir(os.LookupEnv)
-	}
+	*dir = filecoin.ParamDir(*dir, os.LookupEnv)
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		if err == nil {
 			err = errors.New("not a directory")

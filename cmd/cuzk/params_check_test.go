@@ -49,7 +49,7 @@ func TestParamsCheck(t *testing.T) {
 	dir, manifest, names := paramsDir(t)
 
 	// Against their own manifest every file is right.
-	code, out, stderr := runCmd(t, "params", "check", "--dir", dir, "--manifest", manifest)
+	code, out, stderr := runCmd(t, "params", "check", "--params", dir, "--manifest", manifest)
 	if code != exitOK || strings.Count(out, "\nok ") != 7 || !strings.HasPrefix(out, "ok ") ||
 		!strings.Contains(stderr, "8 files for all sector sizes in "+dir) || !strings.Contains(stderr, ": 8 ok, 0 missing") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
@@ -57,7 +57,7 @@ func TestParamsCheck(t *testing.T) {
 
 	// Against the official manifest, for 2 KiB sectors: the eight are not
 	// the official files, and the other sizes' verifying keys are missing.
-	code, out, stderr = runCmd(t, "params", "check", "--dir", dir, "--sector-size", "2KiB")
+	code, out, stderr = runCmd(t, "params", "check", "--params", dir, "--sector-size", "2KiB")
 	if code != exitInvalid {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -83,20 +83,20 @@ func TestParamsCheck(t *testing.T) {
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, out, _ = runCmd(t, "params", "check", "--dir", dir, "--sector-size", "2KiB")
+	_, out, _ = runCmd(t, "params", "check", "--params", dir, "--sector-size", "2KiB")
 	vk := strings.TrimSuffix(params, ".params") + ".vk"
 	for _, name := range []string{params, vk} {
 		if !strings.Contains(out, fmt.Sprintf("INSECURE   %s: cuzk's INSECURE test parameters (marker %s), not the official file\n", name, marker)) {
 			t.Errorf("no INSECURE line for %s:\n%s", name, out)
 		}
 	}
-	_, out, _ = runCmd(t, "params", "check", "--dir", dir, "--manifest", manifest)
+	_, out, _ = runCmd(t, "params", "check", "--params", dir, "--manifest", manifest)
 	if !strings.Contains(out, "ok         "+params+" (the official file; the INSECURE-TEST-PARAMETERS marker "+marker+" beside it is stale)\n") {
 		t.Errorf("stale marker:\n%s", out)
 	}
 
 	// JSON: one object per file with its state.
-	code, out, _ = runCmd(t, "params", "check", "--dir", dir, "--manifest", manifest, "--json")
+	code, out, _ = runCmd(t, "params", "check", "--params", dir, "--manifest", manifest, "--json")
 	var res []struct {
 		Name, Path, State, Digest, Got, Marker string
 		Size                                   int64
@@ -113,7 +113,7 @@ func TestParamsCheck(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, vk), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runCmd(t, "params", "check", "--dir", dir, "--manifest", manifest)
+	code, out, _ = runCmd(t, "params", "check", "--params", dir, "--manifest", manifest)
 	if code != exitError || !strings.Contains(out, "UNREADABLE "+vk+": "+filepath.Join(dir, vk)+" is not a regular file\n") {
 		t.Errorf("unreadable: exit %d\n%s", code, out)
 	}
@@ -129,12 +129,12 @@ func TestParamsCheckErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--dir", filepath.Join(dir, "nope")}, "parameter directory " + filepath.Join(dir, "nope") + ": stat"},
-		{[]string{"--dir", manifest}, "parameter directory " + manifest + ": not a directory"},
-		{[]string{"--dir", dir, "--manifest", bad}, `bad.json: invalid parameter manifest: "../x.params" is not a plain file name`},
-		{[]string{"--dir", dir, "--manifest", manifest, "--sector-size", "32GiB"}, "the manifest lists no .params file for 32GiB sectors"},
-		{[]string{"--dir", dir, "--sector-size", "4KiB"}, "the manifest lists no .params file for 4KiB sectors"},
-		{[]string{"--dir", dir, "--sector-size", "3KiB"}, "unsupported sector size"},
+		{[]string{"--params", filepath.Join(dir, "nope")}, "parameter directory " + filepath.Join(dir, "nope") + ": stat"},
+		{[]string{"--params", manifest}, "parameter directory " + manifest + ": not a directory"},
+		{[]string{"--params", dir, "--manifest", bad}, `bad.json: invalid parameter manifest: "../x.params" is not a plain file name`},
+		{[]string{"--params", dir, "--manifest", manifest, "--sector-size", "32GiB"}, "the manifest lists no .params file for 32GiB sectors"},
+		{[]string{"--params", dir, "--sector-size", "4KiB"}, "the manifest lists no .params file for 4KiB sectors"},
+		{[]string{"--params", dir, "--sector-size", "3KiB"}, "unsupported sector size"},
 	} {
 		code, _, stderr := runCmd(t, append([]string{"params", "check"}, c.args...)...)
 		if code != exitError || !strings.Contains(stderr, c.want) {
@@ -146,7 +146,7 @@ func TestParamsCheckErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, stderr bytes.Buffer
-	if code := run(ctx, []string{"params", "check", "--dir", dir, "--manifest", manifest}, &out, &stderr); code != exitError ||
+	if code := run(ctx, []string{"params", "check", "--params", dir, "--manifest", manifest}, &out, &stderr); code != exitError ||
 		!strings.Contains(stderr.String(), "interrupted after 0 of 8 files (context canceled)") {
 		t.Errorf("cancelled: exit %d %q", code, stderr.String())
 	}

@@ -17,7 +17,7 @@ import (
 
 func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params gen", stderr)
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: filecoin.PublishedSectorSizes()}
 	kindName := fs.String("kind", "porep-c2", "circuit `kind`: porep-c2, window-post, winning-post or snap-update (porep and snap work too)")
 	fs.Var(&size, "sector-size", "sector size of the circuit (2KiB, 8MiB, 512MiB; 32GiB and 64GiB where memory allows)")
 	proofID := fs.Int64("registered-proof", -1, "registered proof id of the kind: seal (default: the V1_1 proof of the sector size), PoSt 0–4 winning / 5–14 window, or update 0–4")

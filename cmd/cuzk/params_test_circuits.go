@@ -20,14 +20,15 @@ import (
 // names (cuzk-test-mixed-k<K>), never under an official one.
 func runParamsTestCircuits(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("params test-circuits", stderr)
-	dir := fs.String("dir", "", "the daemon's parameter `directory` (its [srs] param_cache or --param-cache)")
+	dir := fs.String("params", "", "the daemon's parameter `directory` (its [srs] param_cache or --params)")
+	deprecatedFlag(fs, "dir", "params")
 	logs := fs.String("k", "10", fmt.Sprintf("comma-separated log2 of the rows of each test circuit to make (%d..%d)", testkind.MinLog, testkind.MaxLog))
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk params test-circuits")
 	if *dir == "" {
-		return fail("--dir is required")
+		return fail("--params is required")
 	}
 	ks, err := parseLogRows(*logs)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // serve before writing anything.
 func TestParamsTestCircuits(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := runCmd(t, "params", "test-circuits", "--dir", dir, "--k", "5,6,5")
+	code, out, stderr := runCmd(t, "params", "test-circuits", "--params", dir, "--k", "5,6,5")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,19 +33,19 @@ func TestParamsTestCircuits(t *testing.T) {
 			t.Errorf("locator: %v %v", files, err)
 		}
 	}
-	if code, out, _ := runCmd(t, "params", "test-circuits", "--dir", dir, "--k", "5"); code != exitOK || !strings.Contains(out, "already present") {
+	if code, out, _ := runCmd(t, "params", "test-circuits", "--params", dir, "--k", "5"); code != exitOK || !strings.Contains(out, "already present") {
 		t.Errorf("second run: exit %d, %q", code, out)
 	}
 	empty := t.TempDir()
 	for _, bad := range []string{"3", "27", "x", "5,"} {
-		if code, _, stderr := runCmd(t, "params", "test-circuits", "--dir", empty, "--k", bad); code != exitError || !strings.Contains(stderr, "--k") {
+		if code, _, stderr := runCmd(t, "params", "test-circuits", "--params", empty, "--k", bad); code != exitError || !strings.Contains(stderr, "--k") {
 			t.Errorf("--k %s: exit %d, %q", bad, code, stderr)
 		}
 	}
 	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
 		t.Errorf("refused runs wrote %d files", len(entries))
 	}
-	if code, _, stderr := runCmd(t, "params", "test-circuits", "--k", "5"); code != exitError || !strings.Contains(stderr, "--dir") {
+	if code, _, stderr := runCmd(t, "params", "test-circuits", "--k", "5"); code != exitError || !strings.Contains(stderr, "--params") {
 		t.Errorf("no --dir: exit %d, %q", code, stderr)
 	}
 }

@@ -177,14 +177,15 @@ func TestProveC2CLI(t *testing.T) {
 	}
 	t.Log(out)
 	// Progress on stderr: the job's stage on every change and at least
-	// every 10 s (a poll a second, so 11 s apart at most).
+	// every 5 s (a poll a second, so 6 s apart on a quiet machine): never
+	// more than 10 s of silence, the limit operators were promised.
 	if !strings.Contains(stderr, "prove-c2: running: partitions 1 proving") {
 		t.Errorf("prove-c2's stderr shows no proving stage:\n%s", stderr)
 	}
 	last := 0.0
 	for _, m := range regexp.MustCompile(`(?m)^\[\s*([\d.]+)s\] prove-c2: `).FindAllStringSubmatch(stderr, -1) {
 		at, _ := strconv.ParseFloat(m[1], 64)
-		if at-last > 11.5 {
+		if at-last > 10 {
 			t.Errorf("no progress line between %.1f s and %.1f s:\n%s", last, at, stderr)
 		}
 		last = at
@@ -255,8 +256,8 @@ func TestParamsGenRefusesUpFront(t *testing.T) {
 	}{
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official}, "official parameter cache"},
 		{[]string{"params", "gen", "--sector-size", "2KiB", "--dir", official + "/."}, "official parameter cache"},
-		{[]string{"demo", "--sector-size", "32GiB"}, "too large to seal"},
-		{[]string{"demo", "--sector-size", "2KiB", "--params-dir", official}, "official parameter cache"},
+		{[]string{"demo", "--sector-size", "32GiB"}, `unsupported sector size "32GiB" (one of 2KiB, 8MiB, 512MiB,`},
+		{[]string{"demo", "--sector-size", "2KiB", "--params", official}, "official parameter cache"},
 	} {
 		code, _, stderr := runCmd(t, c.args...)
 		if code != exitError || !strings.Contains(stderr, c.want) {

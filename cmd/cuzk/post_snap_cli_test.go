@@ -106,7 +106,7 @@ func copyDir(t *testing.T, src string) string {
 // cuzk seal wrote.
 func publicSectorOf(t *testing.T, dir string) post.PublicSector {
 	t.Helper()
-	c, err := readCommDR(filepath.Join(dir, "commdr.json"))
+	c, err := seal.ReadCommDR(filepath.Join(dir, "commdr.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestPoStVanillaMatchesRust(t *testing.T) {
 	if err := verifyVanillaFile(t, w, filecoin.StackedDrgWindow2KiBV1_2, rnd, 0, want); err != nil {
 		t.Errorf("window vanilla proofs do not verify natively: %v", err)
 	}
-	var pub postPublic
+	var pub post.PublicFile
 	golden.ReadJSON(t, filepath.Join(out, "window.public.json"), &pub)
 	if pub.RegisteredProof != 10 || pub.Randomness != rnd || pub.PartitionIndex != 0 || len(pub.Sectors) != 2 ||
 		pub.Sectors[1].SectorID != 2 || golden.Fr(t, pub.Sectors[1].CommR) != want[1].CommR || pub.MinerID == nil || *pub.MinerID != 1000 {
@@ -239,7 +239,7 @@ func TestSnapEncodeMatchesRust(t *testing.T) {
 	checkUpdateAgainstRust(t, cc, out, "2KiB")
 
 	// The updated sector is a sector: PoSt over it proves comm_r_new.
-	var u updateFile
+	var u snap.UpdateFile
 	golden.ReadJSON(t, filepath.Join(out, "update.json"), &u)
 	rnd := rustRandomness(t)
 	w := filepath.Join(t.TempDir(), "w.json")
@@ -257,7 +257,7 @@ func TestSnapEncodeMatchesRust(t *testing.T) {
 // package's own computation, and verifies the partition proofs natively.
 func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	t.Helper()
-	var got, rust updateFile
+	var got, rust snap.UpdateFile
 	golden.ReadJSON(t, filepath.Join(out, "update.json"), &got)
 	golden.ReadJSON(t, filepath.Join(rustUpdate, size, "update.json"), &rust)
 	if got.RegisteredProof != rust.RegisteredProof || got.CommROld != rust.CommROld || got.CommRNew != rust.CommRNew ||
@@ -444,7 +444,7 @@ func TestSnapEncodeBadInput(t *testing.T) {
 // WindowPoSt proof, from its public values alone.
 func outsideArgs(t *testing.T) (args []string, commRs []string) {
 	t.Helper()
-	var pub postPublic
+	var pub post.PublicFile
 	golden.ReadJSON(t, filepath.Join(outsideDir, "public.json"), &pub)
 	ids := make([]string, len(pub.Sectors))
 	for i, s := range pub.Sectors {
@@ -483,7 +483,7 @@ func TestVerifyPoStOutside(t *testing.T) {
 		return hex.EncodeToString(b)
 	}
 	sectors := func(ids [2]string, c [2]string) string { return ids[0] + ":" + c[0] + "," + ids[1] + ":" + c[1] }
-	var pub postPublic
+	var pub post.PublicFile
 	golden.ReadJSON(t, filepath.Join(outsideDir, "public.json"), &pub)
 	rnd := pub.Randomness
 	for name, a := range map[string][]string{
@@ -585,7 +585,7 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 	}
 	vk, proof := stubUpdateProof(t, in8)
 	upd := filepath.Join(rustUpdate, "8MiB", "update.json")
-	var u updateFile
+	var u snap.UpdateFile
 	golden.ReadJSON(t, upd, &u)
 	flags := []string{"verify-update", "--vk", vk, "--proof", proof, "--registered-proof", "1",
 		"--comm-r-old", u.CommROld, "--comm-r-new", u.CommRNew, "--comm-d-new", u.CommDNew}
@@ -670,14 +670,14 @@ func TestSealKeepsSector(t *testing.T) {
 	if !s.CC() || s.ID != 1 || s.MinerID == nil || *s.MinerID != 1000 || s.SealProof != filecoin.StackedDrg2KiBV1_1 {
 		t.Errorf("CC sector %+v", s)
 	}
-	c, err := readCommDR(filepath.Join(cc, "commdr.json"))
+	c, err := seal.ReadCommDR(filepath.Join(cc, "commdr.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if frHex(&s.CommR) != c.CommR || hex.EncodeToString(s.CommD[:]) != c.CommD {
 		t.Error("the kept sector's comm_r/comm_d differ from commdr.json")
 	}
-	var rust updateFile
+	var rust snap.UpdateFile
 	golden.ReadJSON(t, filepath.Join(rustUpdate, "2KiB", "update.json"), &rust)
 	if c.CommR != rust.CommROld {
 		t.Error("seal --cc's comm_r is not rust's CC sector's")
@@ -702,4 +702,11 @@ func TestSealKeepsSector(t *testing.T) {
 	if s, err := sectordir.Load(dir); err != nil || s.MinerID != nil || s.ProverID[0] != 7 {
 		t.Errorf("prover-id sector: %v %+v", err, s)
 	}
+}
+
+// frHex is a field element as update.json and the PoSt public file write
+// it: its 32 little-endian bytes in hex.
+func frHex(e *fr.Element) string {
+	b := fr32.FromElement(e)
+	return hex.EncodeToString(b[:])
 }

@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/post"
-	"github.com/cuzk-dev/cuzk/sectordir"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // listFlag collects a repeatable flag whose values may also be comma lists.
@@ -33,31 +26,6 @@ func (l *listFlag) Set(s string) error {
 		*l = append(*l, v)
 	}
 	return nil
-}
-
-// postPublic is the public-values file post vanilla writes next to the
-// vanilla proofs: everything verify-post needs (--public). Its field names
-// are those of the rustref PoSt files (testdata/rustref/post), so
-// verify-post reads those too.
-type postPublic struct {
-	Kind               string         `json:"kind,omitempty"`
-	RegisteredProof    int64          `json:"registered_proof"`
-	RegisteredProofAPI string         `json:"registered_proof_api,omitempty"`
-	Randomness         string         `json:"randomness"`
-	MinerID            *uint64        `json:"miner_id,omitempty"`
-	ProverID           string         `json:"prover_id,omitempty"`
-	PartitionIndex     int            `json:"partition_index"`
-	Sectors            []publicSector `json:"sectors"`
-	// SectorSet and WinningSectorIndex: for WinningPoSt, the sectors it
-	// chose among and the index generate_winning_post_sector_challenge drew.
-	SectorSet          []uint64 `json:"sector_set,omitempty"`
-	WinningSectorIndex *uint64  `json:"winning_sector_index,omitempty"`
-	VanillaProofs      string   `json:"vanilla_proofs_file,omitempty"`
-}
-
-type publicSector struct {
-	SectorID uint64 `json:"sector_id"`
-	CommR    string `json:"comm_r"`
 }
 
 // parseRandomness reads PoSt randomness: 32 bytes that must be a canonical
@@ -110,22 +78,25 @@ func postIDRange(kind filecoin.PoStType) string {
 	return "ids 5..14"
 }
 
+// parsePoStKind reads window-post or winning-post by any of their names
+// (proofkind's aliases, window and winning among them).
 func parsePoStKind(s string) (filecoin.PoStType, error) {
-	switch s {
-	case "window":
-		return filecoin.WindowPoSt, nil
-	case "winning":
-		return filecoin.WinningPoSt, nil
-	case "":
-		return 0, fmt.Errorf("--kind is required (window or winning)")
+	if s == "" {
+		return 0, fmt.Errorf("--kind is required (window-post or winning-post)")
 	}
-	return 0, fmt.Errorf("--kind %q: want window or winning", s)
+	switch k, _ := proofkind.Parse(s); k {
+	case proofkind.WindowPoSt:
+		return filecoin.WindowPoSt, nil
+	case proofkind.WinningPoSt:
+		return filecoin.WinningPoSt, nil
+	}
+	return 0, fmt.Errorf("--kind %q: want window-post or winning-post", s)
 }
 
 func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("post vanilla", stderr)
 	var dirs listFlag
-	kindFlag := fs.String("kind", "", "window or winning")
+	kindFlag := fs.String("kind", "", "proof `kind`: window-post or winning-post (window and winning work too)")
 	fs.Var(&dirs, "sector-dir", "sector `directory` written by 'cuzk seal --out' or 'cuzk snap encode' (repeat or comma-separate: window, the partition's sectors in order; winning, the sector set to draw from)")
 	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters (a canonical field element)")
 	out := fs.String("out", "", "output `file`: JSON array of base64 bincode FallbackPoStSectorProof, as Curio sends vanilla_proofs")
@@ -154,23 +125,9 @@ func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *partition < 0 || kind == filecoin.WinningPoSt && *partition != 0 {
 		return fail("--partition %d: winning has partition 0 only, window takes k >= 0", *partition)
 	}
-	sectors := make([]*sectordir.Sector, len(dirs))
-	seen := map[uint64]string{}
-	for i, d := range dirs {
-		if sectors[i], err = sectordir.Load(d); err != nil {
-			return fail("%v", err)
-		}
-		s := sectors[i]
-		if prev, dup := seen[s.ID]; dup {
-			return fail("sector dirs %s and %s both hold sector %d", prev, d, s.ID)
-		}
-		seen[s.ID] = d
-		if i > 0 && s.SectorSize() != sectors[0].SectorSize() {
-			return fail("sector dir %s holds a %v sector, %s a %v one", d, s.SectorSize(), dirs[0], sectors[0].SectorSize())
-		}
-		if i > 0 && s.ProverID != sectors[0].ProverID {
-			return fail("sector dir %s has prover id %x, %s has %x (one proof covers one miner's sectors)", d, s.ProverID, dirs[0], sectors[0].ProverID)
-		}
+	sectors, err := post.LoadSectors(dirs)
+	if err != nil {
+		return fail("%v", err)
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "registered-proof" })
@@ -179,73 +136,19 @@ func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail("%v", err)
 	}
 
-	pub := postPublic{Kind: kind.String(), RegisteredProof: int64(p), RegisteredProofAPI: p.String(),
-		Randomness: hex.EncodeToString(rnd[:]), MinerID: sectors[0].MinerID,
-		ProverID: hex.EncodeToString(sectors[0].ProverID[:]), PartitionIndex: *partition}
-	// prove[i] is proven as the i-th sector of partition k.
-	prove := sectors
-	if kind == filecoin.WinningPoSt {
-		// generate_winning_post_sector_challenge draws the proven sector
-		// from the whole set; its challenges are then those of sector
-		// index 0 (generate_fallback_sector_challenges over that sector).
-		idx, err := post.WinningSectorChallenges(p, rnd, sectors[0].ProverID, uint64(len(sectors)))
-		if err != nil {
-			return fail("%v", err)
-		}
-		prove = []*sectordir.Sector{sectors[idx[0]]}
-		pub.WinningSectorIndex = &idx[0]
-		for _, s := range sectors {
-			pub.SectorSet = append(pub.SectorSet, s.ID)
-		}
-	} else if len(sectors) > p.SectorCount() {
-		return fail("%d sector dirs, a %v partition holds at most %d sectors", len(sectors), p, p.SectorCount())
-	}
-
-	entries, err := post.GenerateVanillaProofs(ctx, p, rnd, prove, *partition, *workers)
-	if err != nil {
-		return fail("%v", err)
-	}
-	for _, s := range prove {
-		pub.Sectors = append(pub.Sectors, publicSector{SectorID: s.ID, CommR: frHex(&s.CommR)})
-	}
-
 	if *pubPath == "" {
 		*pubPath = strings.TrimSuffix(*out, ".json") + ".public.json"
 	}
-	pub.VanillaProofs = *out
-	if err := writeBase64List(*out, entries); err != nil {
-		return fail("%v", err)
-	}
-	pj, _ := json.MarshalIndent(&pub, "", "  ")
-	if err := os.WriteFile(*pubPath, append(pj, '\n'), 0o644); err != nil {
+	pub, err := post.WriteVanilla(ctx, p, rnd, sectors, *partition, *workers, *out, *pubPath)
+	if err != nil {
 		return fail("%v", err)
 	}
 	ids := make([]string, len(pub.Sectors))
 	for i, s := range pub.Sectors {
 		ids[i] = fmt.Sprintf("%d:%s", s.SectorID, s.CommR)
 	}
-	fmt.Fprintf(stdout, "%v vanilla proofs (%v, partition %d): %d sector(s), wrote %s and %s\n", kind, p, *partition, len(entries), *out, *pubPath)
+	fmt.Fprintf(stdout, "%v vanilla proofs (%v, partition %d): %d sector(s), wrote %s and %s\n", kind, p, *partition, len(pub.Sectors), *out, *pubPath)
 	fmt.Fprintf(stdout, "verify a proof of them with: cuzk verify-post --vk FILE --proof FILE --public %s\n  (or --registered-proof %d --randomness %s --sectors %s --partition %d)\n",
 		*pubPath, p, pub.Randomness, strings.Join(ids, ","), *partition)
 	return exitOK
-}
-
-// writeBase64List writes entries as Curio's vanilla_proofs JSON: an array
-// of standard base64 strings, compact, newline-terminated (the form of
-// the rustref files).
-func writeBase64List(path string, entries [][]byte) error {
-	l := make([]string, len(entries))
-	for i, e := range entries {
-		l[i] = base64.StdEncoding.EncodeToString(e)
-	}
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func frHex(e *fr.Element) string {
-	b := fr32.FromElement(e)
-	return hex.EncodeToString(b[:])
 }

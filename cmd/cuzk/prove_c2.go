@@ -5,20 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/daemon"
-	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep/c1"
-	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/testparams"
+	"github.com/cuzk-dev/cuzk/oneshot"
 )
 
 // runProveC2 proves a C1 output through an in-process engine: the same
@@ -43,7 +37,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if r.set != s.set {
 		return fail("--r and --s go together")
 	}
-	opt := daemon.Options{CheckParams: *checkParams, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, Stderr: stderr, Label: "prove-c2"}
 	if r.set {
 		var fixed groth16.Randomness
 		var err error
@@ -53,62 +47,43 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if fixed.S, err = fr.LittleEndian.Element(&s.v); err != nil {
 			return fail("--s: %v", err)
 		}
-		opt.Randomness = prover.Fixed(fixed)
+		opt.Randomness = &fixed
 	}
 	raw, err := os.ReadFile(*c1Path)
 	if err != nil {
 		return fail("%v", err)
 	}
-	o, w, err := c1.ParseAny(raw)
+	job, err := oneshot.C2(raw)
 	if err != nil {
 		return fail("%s: %v", *c1Path, err)
 	}
-	if w == nil {
-		// The engine takes C1 outputs as Curio sends them.
-		if raw, err = c1.Wrap(o, 0).MarshalJSON(); err != nil {
-			return fail("%v", err)
-		}
+	return proveJob(ctx, job, opt, *out, stdout, fail)
+}
+
+// proveJob makes job's proof, writes it to out and reports its size and
+// timings.
+func proveJob(ctx context.Context, job oneshot.Job, opt oneshot.Options, out string, stdout io.Writer, fail func(string, ...any) int) int {
+	res, err := oneshot.Prove(ctx, job, opt)
+	if err != nil {
+		return proofFailed(fail, err)
 	}
-	dir := *paramsDir
-	if dir == "" {
-		dir = filecoin.ParameterCacheDir(os.LookupEnv)
-	}
-	if files, err := testparams.PathsFor(o.RegisteredProof, dir); err == nil && testparams.IsTest(files.Params) {
-		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
-	}
-	opt.Progress, opt.ProgressLabel = stderr, "prove-c2"
-	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *workers), opt, req)
-	if code, ok := jobFailed(fail, res, err); ok {
-		return code
-	}
-	if err := os.WriteFile(*out, res.Proof, 0o644); err != nil {
+	if err := os.WriteFile(out, res.Proof, 0o644); err != nil {
 		return fail("%v", err)
 	}
 	t := res.Timings
-	fmt.Fprintf(stdout, "%v: %d partition(s), proof %d bytes written to %s\n", o.RegisteredProof, len(res.Proof)/groth16.ProofSize, len(res.Proof), *out)
+	fmt.Fprintf(stdout, "%s: %d partition(s), proof %d bytes written to %s\n", job.Name, res.Partitions(), len(res.Proof), out)
 	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
 		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
 	return exitOK
 }
 
-// jobFailed maps an in-process proof that did not complete to the exit
-// codes: an invalid vanilla proof or a proof that does not verify is
-// exitInvalid, anything else (missing parameters, I/O, memory) exitError.
-// ok is false when the job completed.
-func jobFailed(fail func(string, ...any) int, res engine.Result, err error) (code int, ok bool) {
-	switch {
-	case errors.Is(err, engine.ErrInvalidRequest):
-		fail("%v", err)
-		return exitInvalid, true
-	case err != nil:
-		return fail("%v", err), true
-	case res.State == engine.StateCompleted:
-		return exitOK, false
-	case errors.Is(res.Err, engine.ErrSelfCheck):
-		fail("%v", res.Err)
-		return exitInvalid, true
-	default:
-		return fail("job %s: %v", res.State, res.Err), true
+// proofFailed maps a proof that was not made to the exit codes: an
+// invalid vanilla proof or a proof that does not verify is exitInvalid,
+// anything else (missing parameters, I/O, memory) exitError.
+func proofFailed(fail func(string, ...any) int, err error) int {
+	code := fail("%v", err)
+	if errors.Is(err, oneshot.ErrInvalid) {
+		return exitInvalid
 	}
+	return code
 }

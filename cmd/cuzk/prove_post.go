@@ -3,26 +3,20 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/daemon"
-	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/internal/procmem"
-	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/prover"
-	"github.com/cuzk-dev/cuzk/testparams"
+	"github.com/cuzk-dev/cuzk/oneshot"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/snap"
 )
 
 // oneShotFlags are the flags prove-post and prove-update share with
@@ -51,10 +45,11 @@ func addOneShotFlags(fs *flag.FlagSet) *oneShotFlags {
 	return o
 }
 
-// engineOptions are the options of the in-process engine: warnings to
-// stderr, and the fixed blinding when --r and --s are given.
-func (o *oneShotFlags) engineOptions(stderr io.Writer) (daemon.Options, error) {
-	opt := daemon.Options{CheckParams: *o.checkParams, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+// options are the one-shot options the flags give: warnings to stderr,
+// and the fixed blinding when --r and --s are given.
+func (o *oneShotFlags) options(stderr io.Writer, cid filecoin.CircuitID) (oneshot.Options, error) {
+	opt := oneshot.Options{ParamsDir: *o.paramsDir, Workers: *o.workers, CheckParams: *o.checkParams, Residency: *o.residency,
+		StageReport: *o.stageReport, Stderr: stderr, Label: "prove " + string(cid)}
 	if o.r.set != o.s.set {
 		return opt, fmt.Errorf("--r and --s go together")
 	}
@@ -67,84 +62,18 @@ func (o *oneShotFlags) engineOptions(stderr io.Writer) (daemon.Options, error) {
 		if fixed.S, err = fr.LittleEndian.Element(&o.s.v); err != nil {
 			return opt, fmt.Errorf("--s: %w", err)
 		}
-		opt.Randomness = prover.Fixed(fixed)
+		opt.Randomness = &fixed
 	}
 	return opt, nil
 }
 
-func (o *oneShotFlags) dir() string {
-	if *o.paramsDir != "" {
-		return *o.paramsDir
-	}
-	return filecoin.ParameterCacheDir(os.LookupEnv)
-}
-
-// prove runs req through an in-process engine, warns about test
-// parameters and writes the proof.
-func (o *oneShotFlags) prove(ctx context.Context, cid filecoin.CircuitID, req *engine.Request, stdout, stderr io.Writer, fail func(string, ...any) int) int {
-	opt, err := o.engineOptions(stderr)
+// prove makes job's proof and writes it to --out.
+func (o *oneShotFlags) prove(ctx context.Context, job oneshot.Job, stdout, stderr io.Writer, fail func(string, ...any) int) int {
+	opt, err := o.options(stderr, job.Circuit)
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt.Progress, opt.ProgressLabel = stderr, "prove "+string(cid)
-	opt.Residency = *o.residency
-	var rec *procmem.Recorder
-	if *o.stageReport != "" {
-		rec = procmem.NewRecorder(0)
-		// Each step also goes to FILE.partial as it ends (JSON lines), so a
-		// run that is killed keeps what it measured.
-		partial, err := os.Create(*o.stageReport + ".partial")
-		if err != nil {
-			return fail("--stage-report: %v", err)
-		}
-		defer partial.Close()
-		rec.OnStep = func(s procmem.Stage) {
-			b, _ := json.Marshal(s)
-			partial.Write(append(b, '\n'))
-		}
-		rec.Step("plan and parameters")
-		opt.Stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
-	}
-	dir := o.dir()
-	if files, err := testparams.PathsForCircuit(cid, dir); err == nil && testparams.IsTest(files.Params) {
-		fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
-	}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, *o.workers), opt, req)
-	if rec != nil {
-		if werr := writeStageReport(*o.stageReport, stderr, rec.Stop()); werr != nil && err == nil {
-			return fail("%v", werr)
-		}
-	}
-	if code, failed := jobFailed(fail, res, err); failed {
-		return code
-	}
-	if err := os.WriteFile(*o.out, res.Proof, 0o644); err != nil {
-		return fail("%v", err)
-	}
-	t := res.Timings
-	fmt.Fprintf(stdout, "%s: %d partition(s), proof %d bytes written to %s\n", cid, len(res.Proof)/groth16.ProofSize, len(res.Proof), *o.out)
-	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
-		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
-	return exitOK
-}
-
-// writeStageReport writes the steps as JSON to path and as a table to w.
-func writeStageReport(path string, w io.Writer, stages []procmem.Stage) error {
-	b, err := json.MarshalIndent(struct {
-		Stages []procmem.Stage `json:"stages"`
-	}{stages}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	gib := func(n int64) string { return fmt.Sprintf("%.2f", float64(n)/(1<<30)) }
-	fmt.Fprintf(w, "%-26s %10s %10s %10s %10s %10s\n", "step", "wall", "cpu", "anon GiB", "file GiB", "rss GiB")
-	for _, s := range stages {
-		fmt.Fprintf(w, "%-26s %10s %10s %10s %10s %10s\n", s.Name, s.Wall.Round(100*time.Millisecond), s.CPU.Round(100*time.Millisecond), gib(s.PeakAnon), gib(s.PeakFile), gib(s.PeakRSS))
-	}
-	return nil
+	return proveJob(ctx, job, opt, *o.out, stdout, fail)
 }
 
 // readVanillaFile reads vanilla proofs as Curio sends them: a JSON array
@@ -181,7 +110,7 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *pubPath != "" {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		pub, err := readPoStPublic(*pubPath)
+		pub, err := post.ReadPublicFile(*pubPath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -220,13 +149,7 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	kind := proofkind.WindowPoSt
-	if p.Type() == filecoin.WinningPoSt {
-		kind = proofkind.WinningPoSt
-	}
-	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: *miner,
-		Randomness: rnd, PartitionIndex: uint32(*partition), VanillaProofs: proofs}
-	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
+	return o.prove(ctx, oneshot.PoSt(p, rnd, uint32(*partition), *miner, proofs), stdout, stderr, fail)
 }
 
 // runProveUpdate proves a SnapDeals update (every partition) from its
@@ -246,7 +169,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fail := failer(stderr, "cuzk prove-update")
 	if *update != "" {
-		u, err := readUpdateFile(*update)
+		u, err := snap.ReadUpdateFile(*update)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -276,7 +199,5 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("%v", err)
 	}
-	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: proofs,
-		CommROld: append([]byte(nil), commROld.v[:]...), CommRNew: append([]byte(nil), commRNew.v[:]...), CommDNew: append([]byte(nil), commDNew.v[:]...)}
-	return o.prove(ctx, p.CircuitID(), req, stdout, stderr, fail)
+	return o.prove(ctx, oneshot.Update(p, commROld.v, commRNew.v, commDNew.v, proofs), stdout, stderr, fail)
 }

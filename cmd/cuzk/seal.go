@@ -2,31 +2,28 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
-	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("seal", stderr)
-	var size sectorSizeFlag
+	size := sectorSizeFlag{allowed: sealableSizes()}
 	var ticket, seedFlag, proverID hex32
 	fs.Var(&size, "sector-size", "sector size: 2KiB, 8MiB or 512MiB (sealed in memory)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id (default: the V1_1 proof of the sector size)")
 	out := fs.String("out", "", "output `directory` for c1.json, c1-wrapped.json, commdr.json and the sector kept for PoSt and SnapDeals (sector.json, sealed, cache/)")
 	fs.Var(&ticket, "ticket", "ticket, 64 hex characters (default 32×0x01)")
 	fs.Var(&seedFlag, "seed", "interactive seed, 64 hex characters (default 32×0x02)")
-	fs.Var(&proverID, "prover-id", "prover id, 64 hex characters (default: that of --miner-id)")
-	minerID := fs.Uint64("miner-id", seal.DefaultMinerID, "miner actor id, used for the prover id when --prover-id is not given")
+	fs.Var(&proverID, "prover-id", "prover id, 64 hex characters (default: that of --miner)")
+	minerID := fs.Uint64("miner", seal.DefaultMinerID, "miner actor id, used for the prover id when --prover-id is not given")
+	deprecatedFlag(fs, "miner-id", "miner")
 	sector := fs.Uint64("sector", seal.DefaultSector, "sector number")
 	dataPath := fs.String("data", "", "raw piece data `file` of sector size × 127/128 bytes (default: deterministic pseudo-random data)")
 	cc := fs.Bool("cc", false, "seal a committed-capacity sector (all-zero data), the kind SnapDeals updates")
@@ -70,42 +67,98 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	o, r, err := seal.Seal(ctx, in, seed, *workers)
+	progress, stop := newSealProgress(stderr, "seal "+proof.String(), progressEvery)
+	o, r, err := seal.Seal(seal.WithProgress(ctx, progress), in, seed, *workers)
+	stop()
 	if err != nil {
 		return fail("%v", err)
 	}
 	took := time.Since(start)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := seal.WriteDir(*out, in, seed, o, r, *minerID); err != nil {
 		return fail("%v", err)
 	}
-	raw, err := o.MarshalJSON()
-	if err != nil {
-		return fail("%v", err)
-	}
-	wrapped, err := json.Marshal(c1.Wrap(o, in.Sector))
-	if err != nil {
-		return fail("%v", err)
-	}
-	porepID := proof.PoRepID()
 	commD, commR := r.CommD(), r.CommR()
-	cdr, _ := json.MarshalIndent(commDR{
-		CommD: hex.EncodeToString(commD[:]), CommR: hex.EncodeToString(commR[:]),
-		ProverID: hex.EncodeToString(in.ProverID[:]), Ticket: hex.EncodeToString(in.Ticket[:]),
-		Seed: hex.EncodeToString(seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
-		Sector: in.Sector, RegisteredProof: uint64(proof), SectorSize: uint64(proof.SectorSize()),
-	}, "", "  ")
-	for name, b := range map[string][]byte{"c1.json": raw, "c1-wrapped.json": wrapped, "commdr.json": append(cdr, '\n')} {
-		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
-			return fail("%v", err)
-		}
-	}
-	// What PoSt and SnapDeals need of the sector, in package sectordir's
-	// layout.
-	if err := sectordir.Write(*out, r.Sector(*minerID)); err != nil {
-		return fail("%v", err)
-	}
-	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{c1.json,c1-wrapped.json,commdr.json} and the sector (%s, %s, %s, %s)\n",
-		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out,
-		sectordir.ManifestName, sectordir.SealedName, sectordir.PAuxName, sectordir.TreeRLastName)
+	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{%s,%s,%s} and the sector (%s)\n",
+		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out, seal.C1Name, seal.C1WrappedName, seal.CommDRName, seal.SectorFiles)
 	return exitOK
+}
+
+// newSealProgress returns a seal progress hook that prints a line at every
+// phase change and at least every `every` after it: with the phase's share
+// done and its time left at the rate so far where the phase counts units,
+// with the time spent in it where it does not (the trees report no
+// progress of their own). A 512 MiB seal spends minutes in one phase. stop
+// ends the heartbeat.
+func newSealProgress(w io.Writer, what string, every time.Duration) (progress func(seal.Progress), stop func()) {
+	sp := &sealProgress{w: w, what: what, every: every, start: time.Now()}
+	done := make(chan struct{})
+	ticker := time.NewTicker(every / 5)
+	go func() {
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-ticker.C:
+				sp.beat(now)
+			}
+		}
+	}()
+	return func(p seal.Progress) { sp.update(p, time.Now()) }, func() { close(done) }
+}
+
+// sealProgress is newSealProgress's printer, its clock passed in.
+type sealProgress struct {
+	w     io.Writer
+	what  string
+	every time.Duration
+	start time.Time
+
+	mu              sync.Mutex
+	cur             seal.Progress
+	phaseAt, lastAt time.Time
+}
+
+// update takes a report: a new phase is printed at once, progress inside
+// one at most every sp.every.
+func (sp *sealProgress) update(p seal.Progress, now time.Time) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if p.Phase != sp.cur.Phase {
+		sp.phaseAt = now
+	} else if now.Sub(sp.lastAt) < sp.every {
+		sp.cur.Done = max(sp.cur.Done, p.Done)
+		return
+	} else {
+		p.Done = max(p.Done, sp.cur.Done) // reports from several workers overtake each other
+	}
+	sp.cur = p
+	sp.print(now)
+}
+
+// beat prints the current phase again when nothing was printed for
+// sp.every.
+func (sp *sealProgress) beat(now time.Time) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.cur.Phase != "" && now.Sub(sp.lastAt) >= sp.every {
+		sp.print(now)
+	}
+}
+
+func (sp *sealProgress) print(now time.Time) {
+	c := sp.cur
+	line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(sp.start).Seconds(), sp.what, c.Phase)
+	switch {
+	case c.Total > 0:
+		line += fmt.Sprintf(" %3.0f%% (%d of %d)", 100*float64(c.Done)/float64(c.Total), c.Done, c.Total)
+		if c.Done > 0 && c.Done < c.Total {
+			left := time.Duration(float64(now.Sub(sp.phaseAt)) * float64(c.Total-c.Done) / float64(c.Done))
+			line += ", about " + left.Round(time.Second).String() + " left in this phase"
+		}
+	case now.Sub(sp.phaseAt) >= time.Second:
+		line += fmt.Sprintf(" (%s so far)", now.Sub(sp.phaseAt).Round(time.Second))
+	}
+	fmt.Fprintln(sp.w, line)
+	sp.lastAt = now
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,7 +18,8 @@ import (
 
 func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify-post", stderr)
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the PoSt circuit")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the PoSt circuit (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "PoSt proof `file`: 192 bytes per partition, in partition order")
 	proofID := fs.Int64("registered-proof", -1, "registered PoSt proof id: winning 0..4, window 5..14")
 	randFlag := fs.String("randomness", "", "PoSt randomness, 64 hex characters")
@@ -35,7 +34,7 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *pubPath != "" {
-		pub, err := readPoStPublic(*pubPath)
+		pub, err := post.ReadPublicFile(*pubPath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -65,8 +64,8 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 			return fail("--miner %d disagrees with %s (%d)", *miner, *pubPath, *pub.MinerID)
 		}
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	if *proofID < 0 || *randFlag == "" || *sectorsFlag == "" {
 		return fail("--registered-proof, --randomness and --sectors are required (or --public)")
@@ -87,7 +86,11 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("--partition %d: must be >= 0", *partition)
 	}
 	pub := post.Public{Proof: p, Randomness: rnd, Sectors: sectors, Partition: *partition}
-	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+	vk, err := vkFileFor(*vkPath, *paramsDir, p.CircuitID())
+	if err != nil {
+		return fail("%v", err)
+	}
+	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
 		return post.InvalidPartitions(vk, proof, pub)
 	})
 }
@@ -144,41 +147,4 @@ func parseSectors(s string) ([]post.PublicSector, error) {
 		out = append(out, post.PublicSector{ID: n, CommR: c})
 	}
 	return out, nil
-}
-
-// readPoStPublic reads a public-values file (post vanilla's, or a rustref
-// PoSt JSON: unknown fields are ignored).
-func readPoStPublic(path string) (*postPublic, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := parsePoStPublic(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return pub, nil
-}
-
-// parsePoStPublic decodes a public-values file's contents (readPoStPublic,
-// and FuzzParsePoStPublic).
-func parsePoStPublic(raw []byte) (*postPublic, error) {
-	var pub postPublic
-	if err := json.Unmarshal(raw, &pub); err != nil {
-		return nil, err
-	}
-	// A missing registered_proof must not read as 0 (WinningPoSt 2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
-	switch {
-	case present.RegisteredProof == nil:
-		return nil, errors.New("no registered_proof")
-	case pub.Randomness == "":
-		return nil, errors.New("no randomness")
-	case len(pub.Sectors) == 0:
-		return nil, errors.New("no sectors")
-	}
-	return &pub, nil
 }

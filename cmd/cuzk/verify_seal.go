@@ -11,13 +11,15 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/porep"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 )
 
 func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify-seal", stderr)
 	var size sectorSizeFlag
 	var commR, commD, proverID, ticket, seed, porepID hex32
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk)")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "seal proof `file` (192 bytes per partition)")
 	fs.Var(&size, "sector-size", "sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
 	fs.Var(&commR, "comm-r", "comm_r, 64 hex characters")
@@ -40,7 +42,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 		return fail("--registered-proof %d: not a proof id", *proofID)
 	}
 	if *commdrPath != "" {
-		c, err := readCommDR(*commdrPath)
+		c, err := seal.ReadCommDR(*commdrPath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -75,8 +77,8 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 			size = sectorSizeFlag{v: filecoin.SectorSize(c.SectorSize), set: true}
 		}
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	for _, f := range []struct {
 		name string
@@ -93,7 +95,18 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%v", err)
 	}
-	vk, err := groth16.ReadVerifyingKeyFile(*vkPath)
+	path := *vkPath
+	if path == "" {
+		// Only published sizes have official keys; --vk serves the others.
+		circuit, err := filecoin.PoRepCircuitID(cfg.SectorSize)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if path, err = vkFileFor("", *paramsDir, circuit); err != nil {
+			return fail("%v", err)
+		}
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(path)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -19,7 +15,8 @@ import (
 
 func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify-update", stderr)
-	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the EmptySectorUpdate circuit")
+	vkPath := fs.String("vk", "", "verifying key `file` (.vk) of the EmptySectorUpdate circuit (default: found in --params)")
+	paramsDir := fs.String("params", "", paramsUsage)
 	proofPath := fs.String("proof", "", "update proof `file`: 192 bytes per partition, every partition in order")
 	proofID := fs.Int64("registered-proof", -1, "registered update proof id, 0..4 (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)")
 	var commROld, commRNew, commDNew hex32
@@ -34,7 +31,7 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if *updatePath != "" {
-		u, err := readUpdateFile(*updatePath)
+		u, err := snap.ReadUpdateFile(*updatePath)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -57,8 +54,8 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 		}
 		*proofID = u.RegisteredProof
 	}
-	if *vkPath == "" || *proofPath == "" {
-		return fail("--vk and --proof are required")
+	if *proofPath == "" {
+		return fail("--proof is required")
 	}
 	if *proofID < 0 {
 		return fail("--registered-proof is required (0..4), or --update")
@@ -84,38 +81,11 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 			*f.dst = e
 		}
 	}
-	return verifyFile(*vkPath, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
+	vk, err := vkFileFor(*vkPath, *paramsDir, p.CircuitID())
+	if err != nil {
+		return fail("%v", err)
+	}
+	return verifyFile(vk, *proofPath, stdout, fail, func(vk *groth16.VerifyingKey, proof []byte) ([]int, error) {
 		return snap.InvalidPartitions(vk, p, proof, pub)
 	})
-}
-
-// readUpdateFile reads update.json (snap encode's, or a rustref one).
-func readUpdateFile(path string) (*updateFile, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	u, err := parseUpdateFile(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return u, nil
-}
-
-// parseUpdateFile decodes update.json's contents (readUpdateFile, and
-// FuzzParseUpdateFile).
-func parseUpdateFile(raw []byte) (*updateFile, error) {
-	var u updateFile
-	if err := json.Unmarshal(raw, &u); err != nil {
-		return nil, err
-	}
-	// A missing registered_proof must not read as 0 (2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
-	if present.RegisteredProof == nil {
-		return nil, errors.New("no registered_proof")
-	}
-	return &u, nil
 }

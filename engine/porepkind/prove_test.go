@@ -48,14 +48,10 @@ func porepRequest(t *testing.T, o *c1.Output, sector, miner uint64) *engine.Requ
 func TestEndToEnd2KiB(t *testing.T) {
 	testenv.E2E(t, "generates 2 KiB parameters (about a minute) and proves a 2^22 domain")
 	p := filecoin.StackedDrg2KiBV1_1
-	in := seal.DefaultInput(p)
-	o, r, err := seal.Seal(context.Background(), in, seal.DefaultSeed, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, pub := testkit.SealedPublic(t, p)
 	ctx := context.Background()
 	e := newEngine(t, &Planner{}, nil)
-	res, err := e.Prove(ctx, porepRequest(t, o, in.Sector, seal.DefaultMinerID))
+	res, err := e.Prove(ctx, porepRequest(t, o, pub.Sector, seal.DefaultMinerID))
 	if err != nil || res.State != engine.StateCompleted {
 		t.Fatalf("prove: %v %v %v", err, res.State, res.Err)
 	}
@@ -63,9 +59,6 @@ func TestEndToEnd2KiB(t *testing.T) {
 	if len(res.Proof) != groth16.ProofSize {
 		t.Fatalf("proof is %d bytes", len(res.Proof))
 	}
-	cfg, _ := porep.ConfigFor(p)
-	pub := porep.SealPublic{Config: cfg, CommR: r.CommR(), CommD: r.CommD(), ProverID: in.ProverID, Sector: in.Sector,
-		Ticket: in.Ticket, Seed: seal.DefaultSeed}
 	vk := readVK(t, p)
 	if ok, err := porep.VerifySeal(vk, res.Proof, pub); err != nil || !ok {
 		t.Fatalf("verify-seal rejected our proof: %v %v", ok, err)
@@ -84,13 +77,13 @@ func TestEndToEnd2KiB(t *testing.T) {
 	rows := append([][32]byte(nil), pr.ReplicaColumnProofs.DRGParents[0].Column.Rows...)
 	rows[0][0] ^= 1
 	pr.ReplicaColumnProofs.DRGParents[0].Column.Rows = rows
-	if _, err := e.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0)); !errors.Is(err, porep.ErrVanillaInvalid) || !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.Prove(ctx, porepRequest(t, &tampered, pub.Sector, 0)); !errors.Is(err, porep.ErrVanillaInvalid) || !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Fatalf("tampered parent label: %v", err)
 	} else {
 		t.Logf("vanilla check: %v", err)
 	}
 	unchecked := newEngine(t, &Planner{SkipVanillaCheck: true}, nil)
-	res, err = unchecked.Prove(ctx, porepRequest(t, &tampered, in.Sector, 0))
+	res, err = unchecked.Prove(ctx, porepRequest(t, &tampered, pub.Sector, 0))
 	if err != nil || res.State != engine.StateFailed || !errors.Is(res.Err, engine.ErrSelfCheck) || res.Proof != nil {
 		t.Fatalf("tampered C1 without the vanilla check: %v %v %v", err, res.State, res.Err)
 	}

@@ -11,8 +11,12 @@ package browser
 import (
 	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,14 +57,49 @@ func Path(t testing.TB) string {
 // its own background network traffic.
 func Load(t testing.TB, url string, budget time.Duration) *Doc {
 	t.Helper()
+	stdout := run(t, budget, "--dump-dom", url)
+	root, err := html.Parse(bytes.NewReader(stdout))
+	if err != nil {
+		t.Fatalf("the DOM Chromium dumped does not parse: %v", err)
+	}
+	return &Doc{t: t, root: root}
+}
+
+// Screenshot opens url in headless Chromium in a window of width×height
+// pixels, lets its scripts run for budget of virtual time (as Load) and
+// returns what the window showed.
+func Screenshot(t testing.TB, url string, width, height int, budget time.Duration) image.Image {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "screenshot.png")
+	run(t, budget, "--screenshot="+file, "--hide-scrollbars",
+		"--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), url)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatalf("Chromium wrote no screenshot of %s: %v", url, err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the screenshot of %s: %v", url, err)
+	}
+	return img
+}
+
+// run runs headless Chromium with a fresh profile in a temporary
+// directory, no GPU, none of its own background network traffic, and
+// budget of virtual time; it returns its standard output. Chromium
+// advances virtual time only while nothing is being fetched, so a page
+// that polls gets its answers within the budget however slow the machine.
+func run(t testing.TB, budget time.Duration, args ...string) []byte {
+	t.Helper()
 	bin := Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
+	cmd := exec.CommandContext(ctx, bin, append([]string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget="+strconv.FormatInt(budget.Milliseconds(), 10), "--dump-dom", url)
+		"--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
+		"--virtual-time-budget=" + strconv.FormatInt(budget.Milliseconds(), 10)}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Chromium's helper processes may hold the pipes a little after the
@@ -68,14 +107,32 @@ func Load(t testing.TB, url string, budget time.Duration) *Doc {
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s --dump-dom %s: %v (after %v)\n%s", bin, url, err, time.Since(start).Round(time.Millisecond), stderr.Bytes())
+		t.Fatalf("%s %v: %v (after %v)\n%s", bin, args, err, time.Since(start).Round(time.Millisecond), stderr.Bytes())
 	}
-	t.Logf("Chromium rendered %s in %v", url, time.Since(start).Round(time.Millisecond))
-	root, err := html.Parse(&stdout)
-	if err != nil {
-		t.Fatalf("the DOM Chromium dumped does not parse: %v", err)
+	t.Logf("Chromium rendered %s in %v", args[len(args)-1], time.Since(start).Round(time.Millisecond))
+	return stdout.Bytes()
+}
+
+// Colourful counts the pixels of img inside r (all of it when r is empty)
+// that are clearly coloured: neither white, grey nor black, the colours
+// of page text and chart frames. A chart's data marks are coloured, so a
+// chart area with none is blank.
+func Colourful(img image.Image, r image.Rectangle) int {
+	if r.Empty() {
+		r = img.Bounds()
 	}
-	return &Doc{t: t, root: root}
+	r = r.Intersect(img.Bounds())
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			red, green, blue, _ := img.At(x, y).RGBA()
+			hi, lo := max(red, green, blue), min(red, green, blue)
+			if hi-lo > 0x3000 { // a channel spread of about 20%
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Doc is a rendered DOM.
@@ -128,6 +185,21 @@ func (d *Doc) Rows(id string) [][]string {
 		rows = append(rows, row)
 	})
 	return rows
+}
+
+// CountClass is the number of elements under the element with id whose
+// class attribute lists class; the test fails when there is no such id.
+func (d *Doc) CountClass(id, class string) int {
+	d.t.Helper()
+	c := 0
+	walk(d.byID(id), func(n *html.Node) {
+		for _, a := range n.Attr {
+			if a.Key == "class" && slices.Contains(strings.Fields(a.Val), class) {
+				c++
+			}
+		}
+	})
+	return c
 }
 
 func (d *Doc) byID(id string) *html.Node {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -65,4 +66,62 @@ func Fr(t testing.TB, s string) fr.Element {
 		t.Fatalf("%s is not a canonical field element: %v", s, err)
 	}
 	return e
+}
+
+// FrHex is the 32-byte little-endian hex of e, the inverse of Fr.
+func FrHex(e fr.Element) string {
+	var b [32]byte
+	fr.LittleEndian.PutElement(&b, e)
+	return hex.EncodeToString(b[:])
+}
+
+// Update is testdata/rustref/update/<size>/update.json: an
+// EmptySectorUpdate's public inputs as rust-fil-proofs made them, beside
+// the file of its vanilla partition proofs.
+type Update struct {
+	RegisteredProof int64  `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+	CommROld        string `json:"comm_r_old"`
+	CommRNew        string `json:"comm_r_new"`
+	CommDNew        string `json:"comm_d_new"`
+	H               int    `json:"h"`
+	VProofsFile     string `json:"vproofs_file"`
+}
+
+// ReadUpdate reads the update.json at path and the vanilla partition
+// proofs it names (vproofs.json when it names none) from beside it, as the
+// raw entries of their base64 list.
+func ReadUpdate(t testing.TB, path string) (*Update, [][]byte) {
+	t.Helper()
+	var u Update
+	ReadJSON(t, path, &u)
+	name := u.VProofsFile
+	if name == "" {
+		name = "vproofs.json"
+	}
+	return &u, ReadBase64List(t, filepath.Join(filepath.Dir(path), name))
+}
+
+// PoStVanilla is testdata/rustref/post/2KiB/{window,winning}.json: the
+// vanilla proofs rust-fil-proofs made for one PoSt partition of the 2 KiB
+// sectors it sealed, and the randomness they answer.
+type PoStVanilla struct {
+	RegisteredProof int64  `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+	Randomness      string `json:"randomness"`
+	Sectors         []struct {
+		SectorID uint64 `json:"sector_id"`
+		CommR    string `json:"comm_r"`
+	} `json:"sectors"`
+	VanillaProofs []string `json:"vanilla_proofs"`
+}
+
+// ReadPoStVanilla reads the PoStVanilla file at path and decodes its
+// randomness and its vanilla proofs (to the raw entries
+// post.DecodeVanillaProofs takes).
+func ReadPoStVanilla(t testing.TB, path string) (v *PoStVanilla, randomness [32]byte, proofs [][]byte) {
+	t.Helper()
+	v = new(PoStVanilla)
+	ReadJSON(t, path, v)
+	return v, Hex32(t, v.Randomness), Base64List(t, v.VanillaProofs)
 }

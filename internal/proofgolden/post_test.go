@@ -1,9 +1,6 @@
 package proofgolden
 
 import (
-	"encoding/hex"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,17 +13,6 @@ import (
 	"github.com/cuzk-dev/cuzk/post/circuit"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
-
-// postVanilla is testdata/rustref/post/2KiB/{window,winning}.json.
-type postVanilla struct {
-	RegisteredProof int64  `json:"registered_proof"`
-	Randomness      string `json:"randomness"`
-	Sectors         []struct {
-		SectorID uint64 `json:"sector_id"`
-		CommR    string `json:"comm_r"`
-	} `json:"sectors"`
-	VanillaProofs []string `json:"vanilla_proofs"`
-}
 
 // A 2 KiB WindowPoSt partition (2 sectors × 10 challenges, 21,866 rows)
 // and a 2 KiB WinningPoSt (66 × 1, 90,750 rows), built from the vanilla
@@ -43,25 +29,11 @@ func TestWinningPoSt2KiBMatchesBellperson(t *testing.T) {
 
 func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	g := loadProofFile(t, name)
-	raw, err := os.ReadFile(filepath.Join(golden.Dir(), g.Vanilla))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v postVanilla
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	v, rnd, entries := golden.ReadPoStVanilla(t, filepath.Join(golden.Dir(), g.Vanilla))
 	rp := filecoin.RegisteredPoStProof(v.RegisteredProof)
 	if rp != want || g.Partition != 0 {
 		t.Fatalf("%s holds %v partition %d, want %v partition 0", g.Vanilla, rp, g.Partition, want)
 	}
-	var rnd [32]byte
-	if b, err := hex.DecodeString(v.Randomness); err != nil || len(b) != 32 {
-		t.Fatalf("randomness %q", v.Randomness)
-	} else {
-		copy(rnd[:], b)
-	}
-	entries := golden.Base64List(t, v.VanillaProofs)
 	proofs, err := post.DecodeVanillaProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +62,7 @@ func testPoSt(t *testing.T, name string, want filecoin.RegisteredPoStProof) {
 	// comm_rs as listed in the file, the randomness).
 	pub := make([]post.PublicSector, len(v.Sectors))
 	for i, s := range v.Sectors {
-		pub[i] = post.PublicSector{ID: s.SectorID, CommR: frFromHex(t, s.CommR)}
+		pub[i] = post.PublicSector{ID: s.SectorID, CommR: golden.Fr(t, s.CommR)}
 	}
 	if rp.Type() == filecoin.WinningPoSt {
 		if len(pub) != 1 {

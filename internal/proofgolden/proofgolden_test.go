@@ -93,32 +93,13 @@ func paramsFor(t *testing.T, g *proofFile, c filecoin.CircuitID) testparams.File
 	return f
 }
 
-func frFromHex(t testing.TB, s string) fr.Element {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != 32 {
-		t.Fatalf("bad 64-hex field element %q", s)
-	}
-	e, err := fr.LittleEndian.Element((*[32]byte)(b))
-	if err != nil {
-		t.Fatalf("%q: %v", s, err)
-	}
-	return e
-}
-
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
-
 // compareInputs fails unless got (named what) equals the golden's public
 // inputs, printing both lists.
 func compareInputs(t *testing.T, what string, got []fr.Element, want []string) {
 	t.Helper()
 	gh := make([]string, len(got))
 	for i := range got {
-		gh[i] = frHex(got[i])
+		gh[i] = golden.FrHex(got[i])
 	}
 	if strings.Join(gh, ",") != strings.Join(want, ",") {
 		t.Fatalf("%s differ from upstream's generate_public_inputs:\n cuzk %v\n rust %v", what, gh, want)
@@ -139,7 +120,7 @@ func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Planner
 	}
 	f := paramsFor(t, g, c)
 
-	rnd := groth16.Randomness{R: frFromHex(t, g.R), S: frFromHex(t, g.S)}
+	rnd := groth16.Randomness{R: golden.Fr(t, g.R), S: golden.Fr(t, g.S)}
 	e := newEngine(t, f, req.Kind, kind, prover.Fixed(rnd))
 	start := time.Now()
 	res, err := e.Prove(context.Background(), req)

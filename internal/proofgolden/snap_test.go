@@ -2,8 +2,6 @@ package proofgolden
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,45 +15,17 @@ import (
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
 
-// updateFile is testdata/rustref/update/<size>/update.json.
-type updateFile struct {
-	RegisteredProof int64  `json:"registered_proof"`
-	SectorSize      uint64 `json:"sector_size"`
-	CommROld        string `json:"comm_r_old"`
-	CommRNew        string `json:"comm_r_new"`
-	CommDNew        string `json:"comm_d_new"`
-	H               int    `json:"h"`
-	VProofsFile     string `json:"vproofs_file"`
-}
-
 // The 2 KiB EmptySectorUpdate circuit (1,705,039 rows), built from the
 // vanilla partition proof filecoin-proofs-api made, proved as bellperson
 // proves it.
 func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	testenv.E2E(t, "sets up and proves the 2 KiB EmptySectorUpdate circuit (1.7 M rows)")
 	g := loadProofFile(t, "update_2KiB_p0")
-	path := filepath.Join(golden.Dir(), g.Vanilla)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var u updateFile
-	if err := json.Unmarshal(raw, &u); err != nil {
-		t.Fatal(err)
-	}
+	u, entries := golden.ReadUpdate(t, filepath.Join(golden.Dir(), g.Vanilla))
 	rp := filecoin.RegisteredUpdateProof(u.RegisteredProof)
 	if rp != filecoin.StackedDrg2KiBUpdateV1 || u.SectorSize != 2048 {
 		t.Fatalf("%s holds %v (%d bytes), want the 2 KiB update", g.Vanilla, rp, u.SectorSize)
 	}
-	raw, err = os.ReadFile(filepath.Join(filepath.Dir(path), u.VProofsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vps []string
-	if err := json.Unmarshal(raw, &vps); err != nil {
-		t.Fatal(err)
-	}
-	entries := golden.Base64List(t, vps)
 	vp, err := snap.DecodePartitionProofs(entries, rp)
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +41,8 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commROld, commRNew := frFromHex(t, u.CommROld), frFromHex(t, u.CommRNew)
-	pubIn, err := circuit.NewPublicInputs(cp, k, u.H, commROld, frFromHex(t, u.CommDNew), commRNew)
+	commROld, commRNew := golden.Fr(t, u.CommROld), golden.Fr(t, u.CommRNew)
+	pubIn, err := circuit.NewPublicInputs(cp, k, u.H, commROld, golden.Fr(t, u.CommDNew), commRNew)
 	if err != nil {
 		t.Fatal(err)
 	}

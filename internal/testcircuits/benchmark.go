@@ -46,3 +46,29 @@ func BenchmarkSynthesis(b *testing.B, c r1cs.Circuit) {
 		})
 	}
 }
+
+// Size is c's size (rows without the input rows, inputs, aux variables),
+// counted by synthesising c into an r1cs.Counter; t fails if c does not
+// synthesise.
+func Size(t testing.TB, c r1cs.Circuit) r1cs.Size {
+	t.Helper()
+	cs, err := r1cs.Synthesize(c, r1cs.Counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs.Size()
+}
+
+// Assignment is c's proving assignment with its input rows appended
+// (r1cs.CS.AppendInputRows), as Groth16 setup and proving see the circuit;
+// t fails if c does not synthesise.
+func Assignment(t testing.TB, c r1cs.Circuit) *r1cs.ProvingAssignment {
+	t.Helper()
+	pa := r1cs.NewProvingAssignment(r1cs.Size{})
+	cs, err := r1cs.Synthesize(c, pa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.AppendInputRows()
+	return pa
+}

@@ -12,7 +12,12 @@ import (
 )
 
 // Cubic proves knowledge of x with x³ + x + 5 = Out, Out public.
-type Cubic struct{ X uint64 }
+type Cubic struct {
+	X uint64
+	// Claim, when set, is the public output claimed instead of Out: a
+	// false statement whose witness does not satisfy the circuit.
+	Claim *fr.Element
+}
 
 // Out is the public output for c.
 func (c Cubic) Out() fr.Element {
@@ -30,7 +35,11 @@ func (c Cubic) Synthesize(cs *r1cs.CS) error {
 	xv.SetUint64(c.X)
 	x2v.Square(&xv)
 	x3v.Mul(&x2v, &xv)
-	out := cs.AllocInput(c.Out())
+	claim := c.Out()
+	if c.Claim != nil {
+		claim = *c.Claim
+	}
+	out := cs.AllocInput(claim)
 	x := cs.Alloc(xv)
 	x2 := cs.Alloc(x2v)
 	cs.Enforce(func(a, b, cc *r1cs.LC) { a.Add(x); b.Add(x); cc.Add(x2) })

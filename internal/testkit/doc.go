@@ -6,12 +6,12 @@
 //
 //   - params.go: the test circuits' parameters, generated once per
 //     machine into a cache directory and shared by every test process
-//     (TestParams);
+//     (TestParams, RunWithTestParams for a TestMain);
 //   - engine.go: an engine over the CPU backend with the test kind and
 //     whatever planners a test adds (Engine);
-//   - fixtures.go: the sealed 2 KiB sector (SealedC1), sectors sealed or
-//     drawn in memory for PoSt and SnapDeals (CCSector, RandomSector) and
-//     their vanilla proofs;
+//   - fixtures.go: the sealed 2 KiB sector (SealedC1, with its public
+//     inputs SealedPublic), sectors sealed or drawn in memory for PoSt and
+//     SnapDeals (CCSector, RandomSector) and their vanilla proofs;
 //   - buffer.go: a buffer safe for concurrent writes (logs a test reads);
 //   - stubproof.go: Groth16 proofs bound to given public inputs, for
 //     verifiers whose circuit is too large to prove in a unit test.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
@@ -62,6 +63,20 @@ func SealedC1(t testing.TB, proof filecoin.RegisteredSealProof) *c1.Output {
 		o, _, err := seal.Seal(context.Background(), seal.DefaultInput(proof), seal.DefaultSeed, 2)
 		return o, err
 	}).(*c1.Output)
+}
+
+// SealedPublic is SealedC1 with the public inputs verify-seal checks its
+// proof against (porep.VerifySeal). The C1 output is shared: do not modify
+// it.
+func SealedPublic(t testing.TB, proof filecoin.RegisteredSealProof) (*c1.Output, porep.SealPublic) {
+	t.Helper()
+	o := SealedC1(t, proof)
+	cfg, err := porep.ConfigFor(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(Miner),
+		Sector: seal.DefaultSector, Ticket: o.Ticket, Seed: o.Seed}
 }
 
 // CCSector is CC sector id of miner Miner (all-zero data,

@@ -104,6 +104,21 @@ func TestParamsDir(ks ...int) (dir string, remove func(), err error) {
 	return dir, remove, nil
 }
 
+// RunWithTestParams is the TestMain of a package whose tests share one
+// TestParamsDir: it sets *dir to the directory, runs m, removes the
+// directory and returns m's exit code (for os.Exit, which would skip the
+// removal if called here).
+func RunWithTestParams(m *testing.M, dir *string, ks ...int) int {
+	d, remove, err := TestParamsDir(ks...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer remove()
+	*dir = d
+	return m.Run()
+}
+
 // TestParams is TestParamsDir for one test: the directory is removed when
 // the test ends.
 func TestParams(t testing.TB, ks ...int) string {

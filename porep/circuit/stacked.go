@@ -38,6 +38,20 @@ func DimsOf(p filecoin.RegisteredSealProof) (Dims, error) {
 	}, nil
 }
 
+// pathArities are the arities, level by level, of a tree_c or tree_r_last
+// path (tree) and of a tree_d path (treeD) in a circuit of dimensions d.
+func (d Dims) pathArities() (tree, treeD []int, err error) {
+	tree, err = d.Tree.AppendPathArities(nil, d.TreeLevels)
+	if err != nil {
+		return nil, nil, fmt.Errorf("circuit: %w", err)
+	}
+	treeD, err = merkle.ShapeBinary.AppendPathArities(nil, d.TreeDDepth)
+	if err != nil {
+		return nil, nil, fmt.Errorf("circuit: tree_d: %w", err)
+	}
+	return tree, treeD, nil
+}
+
 // Stacked is the circuit of one partition. It implements r1cs.Circuit;
 // synthesising it twice emits the same rows (it keeps scratch space, so one
 // value must not be synthesised by two goroutines at once).
@@ -64,13 +78,9 @@ func New(d Dims, in *porep.PartitionInputs) (*Stacked, error) {
 	if len(in.Challenges) != d.Challenges {
 		return nil, fmt.Errorf("circuit: %d challenges, dimensions need %d", len(in.Challenges), d.Challenges)
 	}
-	arities, err := d.Tree.AppendPathArities(nil, d.TreeLevels)
+	arities, binary, err := d.pathArities()
 	if err != nil {
-		return nil, fmt.Errorf("circuit: %w", err)
-	}
-	binary, err := merkle.ShapeBinary.AppendPathArities(nil, d.TreeDDepth)
-	if err != nil {
-		return nil, fmt.Errorf("circuit: tree_d: %w", err)
+		return nil, err
 	}
 	checkPath := func(what string, path []porep.PathLevel, want []int) error {
 		if len(path) != len(want) {

@@ -1,13 +1,11 @@
 package circuit
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 )
 
@@ -28,13 +26,9 @@ func Synthetic(p filecoin.RegisteredSealProof, challenges int, seed uint64) (*St
 	if challenges > 0 && challenges < d.Challenges {
 		d.Challenges = challenges
 	}
-	arities, err := d.Tree.AppendPathArities(nil, d.TreeLevels)
+	arities, binary, err := d.pathArities()
 	if err != nil {
-		return nil, fmt.Errorf("circuit: %w", err)
-	}
-	binary, err := merkle.ShapeBinary.AppendPathArities(nil, d.TreeDDepth)
-	if err != nil {
-		return nil, fmt.Errorf("circuit: tree_d: %w", err)
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	nodes := p.SectorSize().Nodes()

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
 // TestSyntheticCounts: a synthetic partition has exactly the rows, inputs
@@ -21,30 +21,19 @@ func TestSyntheticCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := r1cs.Synthesize(blank, r1cs.Counter{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := Synthetic(p, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r1cs.Synthesize(s, r1cs.Counter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Size() != want.Size() {
-		t.Fatalf("synthetic %+v, blank %+v", got.Size(), want.Size())
+	got, want := testcircuits.Size(t, s), testcircuits.Size(t, blank)
+	if got != want {
+		t.Fatalf("synthetic %+v, blank %+v", got, want)
 	}
 	one, err := Synthetic(p, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs1, err := r1cs.Synthesize(one, r1cs.Counter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(one.In.Challenges) != 1 || cs1.Size().Constraints >= got.Size().Constraints || d.Challenges < 2 {
-		t.Fatalf("one challenge: %d rows of %d", cs1.Size().Constraints, got.Size().Constraints)
+	if rows := testcircuits.Size(t, one).Constraints; len(one.In.Challenges) != 1 || rows >= got.Constraints || d.Challenges < 2 {
+		t.Fatalf("one challenge: %d rows of %d", rows, got.Constraints)
 	}
 }

@@ -5,14 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/bits"
-	"os"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 )
 
 func mustGraph(t testing.TB, nodes uint64, porepID [32]byte, v filecoin.APIVersion) *Graph {
@@ -22,17 +21,6 @@ func mustGraph(t testing.TB, nodes uint64, porepID [32]byte, v filecoin.APIVersi
 		t.Fatal(err)
 	}
 	return g
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // TestPolkaVectors checks the 2 KiB sector of testdata/polka-2kib-porep
@@ -55,7 +43,7 @@ func TestPolkaVectors(t *testing.T) {
 			} `json:"challenges"`
 		} `json:"derived"`
 	}
-	readJSON(t, "../../testdata/polka-2kib-porep/public.json", &pub)
+	golden.ReadJSON(t, "../../testdata/polka-2kib-porep/public.json", &pub)
 
 	var porepID [32]byte
 	if b, err := hex.DecodeString(pub.Config.PoRepID); err != nil || copy(porepID[:], b) != 32 {
@@ -102,7 +90,7 @@ type parentCacheEntry struct {
 // parent_cache.json from the registered proofs that seal with it.
 func TestParentCacheNames(t *testing.T) {
 	manifest := map[string]parentCacheEntry{}
-	readJSON(t, "../../testdata/upstream/parent_cache.json", &manifest)
+	golden.ReadJSON(t, "../../testdata/upstream/parent_cache.json", &manifest)
 	if len(manifest) != 10 {
 		t.Fatalf("manifest has %d entries, want 10", len(manifest))
 	}
@@ -135,7 +123,7 @@ func TestParentCacheNames(t *testing.T) {
 // their sha256 with parent_cache.json (2 KiB always, 8 MiB without -short).
 func TestParentCacheDigests(t *testing.T) {
 	manifest := map[string]parentCacheEntry{}
-	readJSON(t, "../../testdata/upstream/parent_cache.json", &manifest)
+	golden.ReadJSON(t, "../../testdata/upstream/parent_cache.json", &manifest)
 	var vectors struct {
 		Digests struct {
 			Cases []struct {
@@ -146,7 +134,7 @@ func TestParentCacheDigests(t *testing.T) {
 			} `json:"cross_checked (an independent Go graph re-implementation reproduces these digests exactly)"`
 		} `json:"parent_cache_digests"`
 	}
-	readJSON(t, "../../testdata/upstream/test_vectors.json", &vectors)
+	golden.ReadJSON(t, "../../testdata/upstream/test_vectors.json", &vectors)
 	if len(vectors.Digests.Cases) != 4 {
 		t.Fatalf("test_vectors.json lists %d digests, want 4", len(vectors.Digests.Cases))
 	}

@@ -22,6 +22,7 @@ func Labels(ctx context.Context, g *graph.Graph, replicaID [32]byte, layers, wor
 	if layers < 1 {
 		return nil, fmt.Errorf("seal: %d layers", layers)
 	}
+	report(ctx, "parent cache", 0, 0)
 	parents, err := g.ParentCache(ctx, workers)
 	if err != nil {
 		return nil, err
@@ -40,6 +41,7 @@ func labelsFromCache(ctx context.Context, parents []uint32, nodes int, replicaID
 	hdr := (*[porep.LabelHeaderSize]byte)(msg[:porep.LabelHeaderSize])
 	ps := msg[porep.LabelHeaderSize:]
 	for l := range layers {
+		phase := fmt.Sprintf("labels, layer %d of %d", l+1, layers)
 		cur := make([][32]byte, nodes)
 		var prev [][32]byte
 		if l > 0 {
@@ -50,6 +52,7 @@ func labelsFromCache(ctx context.Context, parents []uint32, nodes int, replicaID
 				if err := ctx.Err(); err != nil {
 					return nil, fmt.Errorf("seal: labelling layer %d: %w", l+1, err)
 				}
+				report(ctx, phase, int64(n), int64(nodes))
 			}
 			porep.LabelHeader(hdr, &replicaID, uint32(l+1), uint64(n))
 			var d [32]byte

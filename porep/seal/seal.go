@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -139,6 +140,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 		return nil, err
 	}
 
+	report(ctx, "tree_d", 0, 0)
 	leaves, err := merkle.Sha254Leaves(padded)
 	if err != nil {
 		return nil, err
@@ -155,9 +157,12 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	}
 
 	nodes := int(cfg.Nodes())
+	report(ctx, "columns and replica", 0, int64(nodes))
 	columns := make([]fr.Element, nodes)
 	replica := make([]fr.Element, nodes)
+	var hashed atomic.Int64
 	err = par.Do(ctx, nodes, 1<<10, workers, func(lo, hi int) error {
+		defer func() { report(ctx, "columns and replica", hashed.Add(int64(hi-lo)), int64(nodes)) }()
 		rows := make([]fr.Element, layers)
 		for n := lo; n < hi; n++ {
 			for l := range rows {
@@ -175,12 +180,14 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal: columns and replica: %w", err)
 	}
+	report(ctx, "tree_c", 0, 0)
 	if r.treeC, err = merkle.BuildPoseidon(r.shape, columns, workers); err != nil {
 		return nil, fmt.Errorf("seal: tree_c: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
+	report(ctx, "tree_r_last", 0, 0)
 	if r.treeR, err = merkle.BuildPoseidon(r.shape, replica, workers); err != nil {
 		return nil, fmt.Errorf("seal: tree_r_last: %w", err)
 	}
@@ -241,12 +248,16 @@ func (r *Replica) Commit(ctx context.Context, seed [32]byte, workers int) (*c1.O
 			return nil, err
 		}
 		proofs := make([]c1.Proof, len(challenges))
+		phase := fmt.Sprintf("commit, partition %d of %d", k+1, len(o.VanillaProofs))
+		report(ctx, phase, 0, int64(len(challenges)))
+		var proven atomic.Int64
 		// One challenge per chunk: each builds dozens of inclusion proofs.
 		err = par.Do(ctx, len(challenges), 1, workers, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				if err := r.proveChallenge(&proofs[i], challenges[i]); err != nil {
 					return fmt.Errorf("challenge %d (node %d): %w", i, challenges[i], err)
 				}
+				report(ctx, phase, proven.Add(1), int64(len(challenges)))
 			}
 			return nil
 		})

@@ -3,7 +3,6 @@ package seal
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
@@ -18,15 +18,6 @@ import (
 
 func testdata(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
-}
-
-func hex32(t testing.TB, s string) [32]byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != 32 {
-		t.Fatalf("bad 32-byte hex %q", s)
-	}
-	return [32]byte(b)
 }
 
 // TestSDRLabelVectors pins test_stacked_porep_generate_labels: 11 layers
@@ -59,7 +50,7 @@ func TestSDRLabelVectors(t *testing.T) {
 			versions = []filecoin.APIVersion{filecoin.V1_1_0, filecoin.V1_2_0}
 		}
 		for _, v := range versions {
-			g, err := graph.New(tc.Nodes, hex32(t, tc.PoRepID), v)
+			g, err := graph.New(tc.Nodes, golden.Hex32(t, tc.PoRepID), v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +58,7 @@ func TestSDRLabelVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := labels[10][tc.Nodes-1], hex32(t, tc.Label); got != want {
+			if got, want := labels[10][tc.Nodes-1], golden.Hex32(t, tc.Label); got != want {
 				t.Errorf("%d nodes, api %v: last label %x, want %x", tc.Nodes, v, got, want)
 			}
 		}
@@ -84,7 +75,7 @@ func TestCommDEmpty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != hex32(t, want) {
+		if got != golden.Hex32(t, want) {
 			t.Errorf("%d zero bytes: comm_d %x, want %s", size, got, want)
 		}
 	}
@@ -93,7 +84,7 @@ func TestCommDEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.CommD() != hex32(t, "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833") {
+	if r.CommD() != golden.Hex32(t, "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833") {
 		t.Errorf("empty sector comm_d %x", r.CommD())
 	}
 }
@@ -133,7 +124,7 @@ func compareRustRef(t *testing.T, size string, p filecoin.RegisteredSealProof) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.CommD() != hex32(t, cd.CommD) || r.CommR() != hex32(t, cd.CommR) || r.ReplicaID() != hex32(t, cd.ReplicaID) {
+	if r.CommD() != golden.Hex32(t, cd.CommD) || r.CommR() != golden.Hex32(t, cd.CommR) || r.ReplicaID() != golden.Hex32(t, cd.ReplicaID) {
 		t.Errorf("comm_d %x comm_r %x replica_id %x; rust-fil-proofs: %s %s %s",
 			r.CommD(), r.CommR(), r.ReplicaID(), cd.CommD, cd.CommR, cd.ReplicaID)
 	}

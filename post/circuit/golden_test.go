@@ -3,10 +3,6 @@ package circuit
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,12 +14,6 @@ import (
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
 
 // sectorsFromVanilla turns decoded FallbackPoStSectorProofs into circuit
 // sectors through the post package's partition (window: in order, padded
@@ -59,22 +49,26 @@ func sectorsFromVanilla(t testing.TB, shape Dims, rp filecoin.RegisteredPoStProo
 	return sectors
 }
 
-// postVanillaFile is testdata/rustref/post/2KiB/<kind>.json as tools/rustref
-// writes it.
-type postVanillaFile struct {
-	RegisteredProof int64    `json:"registered_proof"`
-	SectorSize      uint64   `json:"sector_size"`
-	Randomness      string   `json:"randomness"`
-	VanillaProofs   []string `json:"vanilla_proofs"`
+// rustVanilla is the 2 KiB partition circuit of kind ("window",
+// "winning") built from the vanilla proofs rust-fil-proofs made
+// (testdata/rustref/post/2KiB/<kind>.json, tools/rustref post-vanilla),
+// with what it was built from.
+type rustVanilla struct {
+	file   *golden.PoStVanilla
+	rp     filecoin.RegisteredPoStProof
+	rnd    [32]byte
+	proofs []*post.VanillaProof
+	shape  Dims
+	f      *FallbackPoSt
 }
 
-// circuitFromVanilla is the 2 KiB partition circuit of kind ("window",
-// "winning") built from rust-fil-proofs' vanilla proofs.
-func circuitFromVanilla(t *testing.T, kind string) *FallbackPoSt {
+func loadRustVanilla(t *testing.T, kind string) *rustVanilla {
 	t.Helper()
-	rp, rnd, proofs, ok := loadPostVanilla(t, kind)
-	if !ok {
-		t.Fatalf("testdata/rustref/post/2KiB/%s.json missing next to its golden", kind)
+	v, rnd, entries := golden.ReadPoStVanilla(t, filepath.Join(golden.Dir(), "post", "2KiB", kind+".json"))
+	rp := filecoin.RegisteredPoStProof(v.RegisteredProof)
+	proofs, err := post.DecodeVanillaProofs(entries, rp)
+	if err != nil {
+		t.Fatal(err)
 	}
 	shape, err := DimsOf(rp)
 	if err != nil {
@@ -84,41 +78,13 @@ func circuitFromVanilla(t *testing.T, kind string) *FallbackPoSt {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return &rustVanilla{file: v, rp: rp, rnd: rnd, proofs: proofs, shape: shape, f: f}
 }
 
-func loadPostVanilla(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [32]byte, []*post.VanillaProof, bool) {
-	rp, rnd, proofs, _, ok := loadPostVanillaFile(t, kind)
-	return rp, rnd, proofs, ok
-}
-
-func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProof, [32]byte, []*post.VanillaProof, *postVanillaFile, bool) {
+// circuitFromVanilla is loadRustVanilla's circuit.
+func circuitFromVanilla(t *testing.T, kind string) *FallbackPoSt {
 	t.Helper()
-	var rnd [32]byte
-	path := filepath.Join(golden.Dir(), "post", "2KiB", kind+".json")
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, rnd, nil, nil, false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v postVanillaFile
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := hex.DecodeString(v.Randomness); err != nil || len(b) != 32 {
-		t.Fatalf("randomness %q", v.Randomness)
-	} else {
-		copy(rnd[:], b)
-	}
-	rp := filecoin.RegisteredPoStProof(v.RegisteredProof)
-	entries := golden.Base64List(t, v.VanillaProofs)
-	proofs, err := post.DecodeVanillaProofs(entries, rp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rp, rnd, proofs, &v, true
+	return loadRustVanilla(t, kind).f
 }
 
 // The vanilla proofs rust-fil-proofs made for 2 KiB sectors it sealed
@@ -129,18 +95,8 @@ func loadPostVanillaFile(t *testing.T, kind string) (filecoin.RegisteredPoStProo
 func TestRustVanilla2KiB(t *testing.T) {
 	for _, kind := range []string{"window", "winning"} {
 		t.Run(kind, func(t *testing.T) {
-			rp, rnd, proofs, v, ok := loadPostVanillaFile(t, kind)
-			if !ok {
-				t.Fatalf("testdata/rustref/post/2KiB/%s.json missing (tools/rustref post-vanilla)", kind)
-			}
-			shape, err := DimsOf(rp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := New(shape, sectorsFromVanilla(t, shape, rp, rnd, proofs))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rv := loadRustVanilla(t, kind)
+			rp, rnd, proofs, v, shape, f := rv.rp, rv.rnd, rv.proofs, rv.file, rv.shape, rv.f
 			_, ts := synthTest(t, f)
 			if !ts.IsSatisfied() {
 				t.Fatalf("rust-made vanilla proofs do not satisfy the circuit: %s", ts.WhichIsUnsatisfied())
@@ -192,8 +148,8 @@ func TestGoldenPoSt2KiB(t *testing.T) {
 				t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
 			}
 			for i := range want {
-				if frHex(want[i]) != g.PublicInputs[i] {
-					t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
+				if golden.FrHex(want[i]) != g.PublicInputs[i] {
+					t.Errorf("public input %d: %s, rust %s", i, golden.FrHex(want[i]), g.PublicInputs[i])
 				}
 			}
 		})

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/r1cs"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 )
 
 // TestSyntheticCounts: a synthetic circuit has the rows, inputs and aux
@@ -20,20 +20,12 @@ func TestSyntheticCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := r1cs.Synthesize(blank, r1cs.Counter{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		s, err := Synthetic(p, 0, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := r1cs.Synthesize(s, r1cs.Counter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Size() != want.Size() {
-			t.Fatalf("%v: synthetic %+v, blank %+v", p, got.Size(), want.Size())
+		if got, want := testcircuits.Size(t, s), testcircuits.Size(t, blank); got != want {
+			t.Fatalf("%v: synthetic %+v, blank %+v", p, got, want)
 		}
 	}
 	shape, _ := DimsOf(filecoin.StackedDrgWindow32GiBV1_2)

@@ -26,19 +26,10 @@ func TestYieldFromContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	synth := func() *r1cs.ProvingAssignment {
-		pa := r1cs.NewProvingAssignment(r1cs.Size{})
-		cs, err := r1cs.Synthesize(c, pa)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs.AppendInputRows()
-		return pa
-	}
 	rnd, _ := groth16.RandomRandomness(1)
 	calls := 0
 	ctx := prover.WithYield(context.Background(), func(context.Context) error { calls++; return nil })
-	pa := synth()
+	pa := testcircuits.Assignment(t, c)
 	b := &Backend{Workers: 2}
 	pend, err := b.Start(ctx, p, []*r1cs.ProvingAssignment{pa}, rnd)
 	if err != nil {
@@ -62,7 +53,7 @@ func TestYieldFromContext(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	ctx = prover.WithYield(context.Background(), func(context.Context) error { return stop })
-	if _, err := b.Start(ctx, p, []*r1cs.ProvingAssignment{synth()}, rnd); !errors.Is(err, stop) {
+	if _, err := b.Start(ctx, p, []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c)}, rnd); !errors.Is(err, stop) {
 		t.Fatalf("Start with a failing Yield: %v", err)
 	}
 	if prover.YieldFrom(context.Background()) != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/porep/c2"
 	"github.com/cuzk-dev/cuzk/porep/seal"
@@ -115,7 +116,7 @@ func TestDeviceProveMatchesCPU(t *testing.T) {
 	proofs, d := proveBoth(t, b, p, func() []*r1cs.ProvingAssignment {
 		var out []*r1cs.ProvingAssignment
 		for range n {
-			out = append(out, synthesize(t, c))
+			out = append(out, testcircuits.Assignment(t, c))
 		}
 		return out
 	})
@@ -123,7 +124,7 @@ func TestDeviceProveMatchesCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs := append([]fr.Element(nil), synthesize(t, c).Input[1:]...)
+	inputs := append([]fr.Element(nil), testcircuits.Assignment(t, c).Input[1:]...)
 	for i := range proofs {
 		if ok, err := groth16.Verify(pvk, &proofs[i], inputs); err != nil || !ok {
 			t.Fatalf("proof %d: ok=%v err=%v", i, ok, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -128,7 +129,7 @@ func TestCheckBatch(t *testing.T) {
 	c := mixed(200, 1)
 	p, _ := setup(t, c, "one")
 	rnd := make([]groth16.Randomness, 1)
-	pa := synthesize(t, c)
+	pa := testcircuits.Assignment(t, c)
 	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa}, rnd); err != nil {
 		t.Fatalf("matching circuit refused: %v", err)
 	}
@@ -138,11 +139,11 @@ func TestCheckBatch(t *testing.T) {
 	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa}, nil); err == nil {
 		t.Fatal("missing randomness accepted")
 	}
-	other := synthesize(t, mixed(300, 2))
+	other := testcircuits.Assignment(t, mixed(300, 2))
 	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa, other}, make([]groth16.Randomness, 2)); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("other circuit: %v, want ErrShape", err)
 	}
-	short := synthesize(t, c)
+	short := testcircuits.Assignment(t, c)
 	short.Aux = short.Aux[:len(short.Aux)-1]
 	if err := checkBatch(p, []*r1cs.ProvingAssignment{short}, rnd); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("short witness: %v, want ErrShape", err)

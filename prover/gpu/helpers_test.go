@@ -28,15 +28,3 @@ func setup(t testing.TB, c r1cs.Circuit, seed string) (*groth16.Params, string) 
 	}
 	return p, path
 }
-
-// synthesize returns c's proving assignment with its input rows appended.
-func synthesize(t testing.TB, c r1cs.Circuit) *r1cs.ProvingAssignment {
-	t.Helper()
-	pa := r1cs.NewProvingAssignment(r1cs.Size{})
-	cs, err := r1cs.Synthesize(c, pa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.AppendInputRows()
-	return pa
-}

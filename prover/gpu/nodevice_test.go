@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -56,7 +57,7 @@ func TestNoDevice(t *testing.T) {
 	ps := &Paths{}
 	b := newBackend(ps, nil)
 	defer b.Close()
-	pa := synthesize(t, c)
+	pa := testcircuits.Assignment(t, c)
 	rnd := make([]groth16.Randomness, 1)
 	if _, err := b.Start(context.Background(), p, []*r1cs.ProvingAssignment{pa}, rnd); !errors.Is(err, ErrUnknownParams) {
 		t.Fatalf("Start with unregistered params: %v, want ErrUnknownParams", err)

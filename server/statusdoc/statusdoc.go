@@ -151,14 +151,17 @@ type Queue struct {
 
 // Job is a job that is not final.
 type Job struct {
-	ID       string        `json:"job_id"`
-	Kind     string        `json:"proof_kind"`
-	Circuit  string        `json:"circuit_id"`
-	Priority string        `json:"priority"`
-	State    string        `json:"state"` // planning, queued, running
-	Batch    uint64        `json:"batch,omitempty"`
-	Age      time.Duration `json:"age_ns"`
-	Waiters  int           `json:"waiters"`
+	ID       string `json:"job_id"`
+	Kind     string `json:"proof_kind"`
+	Circuit  string `json:"circuit_id"`
+	Priority string `json:"priority"`
+	State    string `json:"state"` // planning, queued, running
+	Batch    uint64 `json:"batch,omitempty"`
+	// BatchSize is the number of jobs proved together in its batch
+	// (absent: not admitted to the pipeline yet).
+	BatchSize int           `json:"batch_size,omitempty"`
+	Age       time.Duration `json:"age_ns"`
+	Waiters   int           `json:"waiters"`
 	// OrphanedFor is how long ago its last caller left, while it runs on
 	// for [engine] orphan_grace waiting for one to come back (absent: it
 	// is not orphaned).
@@ -173,8 +176,13 @@ type Job struct {
 type Partition struct {
 	Index     int           `json:"index"`
 	State     string        `json:"state"`
-	Synthesis time.Duration `json:"synthesis_ns"`
-	Prove     time.Duration `json:"prove_ns"`
+	Synthesis time.Duration `json:"synthesis_ns"` // once synthesis ended
+	Prove     time.Duration `json:"prove_ns"`     // once proving (Start and Finish) ended
+	// InState is the time so far in State while synthesizing, proving or
+	// finishing; Proving, the time so far since proving began while
+	// proving or finishing (absent otherwise).
+	InState time.Duration `json:"in_state_ns,omitempty"`
+	Proving time.Duration `json:"proving_ns,omitempty"`
 }
 
 // RecentJob is a job that reached a final state.
@@ -185,6 +193,7 @@ type RecentJob struct {
 	Priority   string    `json:"priority"`
 	State      string    `json:"state"` // completed, failed, cancelled
 	Batch      uint64    `json:"batch,omitempty"`
+	BatchSize  int       `json:"batch_size,omitempty"` // jobs proved together in its batch
 	Partitions int       `json:"partitions"`
 	Submitted  time.Time `json:"submitted"`
 	Finished   time.Time `json:"finished"`

@@ -1,14 +1,17 @@
 // Package statuspage is the HTML page the daemon serves at / on its status
 // listener (status_listen): queues by kind and priority, running jobs and
 // their partitions' stages, the memory budget (parameter sets and working
-// sets), loaded parameter sets, recent jobs with their stage times, and
-// the pipeline timeline.
+// sets), loaded parameter sets, recent jobs with their stage times, the
+// pipeline timeline, and charts of the last hour (server/history).
 //
 // The page is one static file (page.html, embedded) with its CSS and
 // JavaScript inline: no build step, no external assets. Its script polls
 // the daemon's GET /status document (server/statusdoc) and GET
 // /timeline.svg, which this package draws from the same document with
-// server/statusdoc/timeline, the drawing `cuzk bench timeline --svg` uses.
+// server/statusdoc/timeline, the drawing `cuzk bench timeline --svg` uses,
+// and GET /history.svg?chart=, the daemon's own last hour drawn by
+// server/history. Pictures are fetched and swapped in place, so a refresh
+// does not flicker.
 //
 // Job ids are chosen by clients, so nothing the daemon reports is ever
 // turned into markup: the script writes text nodes only, the SVG escapes

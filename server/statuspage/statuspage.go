@@ -11,14 +11,18 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cuzk-dev/cuzk/server/history"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
 )
 
-// Paths the Handler serves; the daemon routes both to it.
+// Paths the Handler serves; the daemon routes them to it.
 const (
 	PagePath     = "/"
 	TimelinePath = "/timeline.svg"
+	// HistoryPath draws one chart of the last hour, ?chart= naming it
+	// (history.Chart).
+	HistoryPath = "/history.svg"
 )
 
 // Timeline picture: running jobs plus the last DefaultRecent finished ones
@@ -64,23 +68,26 @@ func hash(b []byte) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(h[:])
 }
 
-// Handler serves the page (PagePath) and the timeline picture
-// (TimelinePath).
+// Handler serves the page (PagePath), the timeline picture
+// (TimelinePath) and the charts of the last hour (HistoryPath).
 type Handler struct {
-	status func() statusdoc.Status
-	log    *slog.Logger
+	status  func() statusdoc.Status
+	history func() history.Series
+	log     *slog.Logger
 }
 
 // New returns the handler; status returns a fresh /status document on
-// each call.
-func New(status func() statusdoc.Status, log *slog.Logger) *Handler {
+// each call, hist the last hour (nil: the daemon keeps none, and
+// HistoryPath is not found).
+func New(status func() statusdoc.Status, hist func() history.Series, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{status: status, log: log}
+	return &Handler{status: status, history: hist, log: log}
 }
 
-// ServeHTTP answers GET and HEAD on PagePath and TimelinePath.
+// ServeHTTP answers GET and HEAD on PagePath, TimelinePath and
+// HistoryPath.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -98,6 +105,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(page)
 	case TimelinePath:
 		h.timeline(w, r)
+	case HistoryPath:
+		h.chart(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -141,5 +150,24 @@ func (h *Handler) timeline(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'")
 	if _, err := w.Write(b.Bytes()); err != nil {
 		h.log.Debug("writing "+TimelinePath, "err", err)
+	}
+}
+
+// chart draws ?chart= of the last hour.
+func (h *Handler) chart(w http.ResponseWriter, r *http.Request) {
+	if h.history == nil {
+		http.NotFound(w, r)
+		return
+	}
+	c := history.Chart(r.URL.Query().Get("chart"))
+	var b bytes.Buffer
+	if err := h.history().WriteSVG(&b, c); err != nil {
+		http.Error(w, fmt.Sprintf("chart: %q is not one of %v", c, history.Charts()), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		h.log.Debug("writing "+HistoryPath, "err", err)
 	}
 }

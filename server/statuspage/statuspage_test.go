@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"image"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/internal/browser"
+	"github.com/cuzk-dev/cuzk/server/history"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statuspage"
 )
@@ -44,8 +46,10 @@ func fakeStatus() statusdoc.Status {
 			Synthesizing: 1, Proving: 1},
 		Queues: []statusdoc.Queue{{Kind: "porep", Pending: 1}, {Kind: "test", InProgress: 1}, {Kind: "snap"}},
 		Jobs: []statusdoc.Job{
-			{ID: "run-" + hostile, Kind: "test", Circuit: "test-k10", Priority: "normal", State: "running", Batch: 2, Age: 3 * time.Second,
-				Waiters: 1, Partitions: []statusdoc.Partition{{Index: 0, State: "proving", Synthesis: 40 * time.Millisecond}, {Index: 1, State: "synthesizing"}},
+			{ID: "run-" + hostile, Kind: "test", Circuit: "test-k10", Priority: "normal", State: "running", Batch: 2, BatchSize: 3, Age: 3 * time.Second,
+				Waiters: 1, Partitions: []statusdoc.Partition{
+					{Index: 0, State: "proving", Synthesis: 40 * time.Millisecond, InState: 1500 * time.Millisecond, Proving: 1500 * time.Millisecond},
+					{Index: 1, State: "synthesizing", InState: 200 * time.Millisecond}},
 				Stages: []statusdoc.Stage{stage(0, "synthesis", 1000, 40)}},
 			{ID: "porep-1000-7", Kind: "porep", Circuit: "porep-32g", Priority: "high", State: "queued", Age: time.Second, Partitions: []statusdoc.Partition{}},
 		},
@@ -57,7 +61,7 @@ func fakeStatus() statusdoc.Status {
 		Kinds:    []string{"porep", "test"},
 		ByKind:   map[string]statusdoc.KindCounters{"test": {Completed: 1, Failed: 1}},
 		RecentJobs: []statusdoc.RecentJob{
-			{ID: "done-" + hostile, Kind: "test", Circuit: "test-k10", Priority: "low", State: "completed", Batch: 1, Partitions: 1,
+			{ID: "done-" + hostile, Kind: "test", Circuit: "test-k10", Priority: "low", State: "completed", Batch: 1, BatchSize: 1, Partitions: 1,
 				Submitted: t0, Finished: t0.Add(900 * time.Millisecond),
 				Timings: statusdoc.Timings{QueueWait: 5 * time.Millisecond, SRSLoad: 300 * time.Millisecond, Synthesis: 200 * time.Millisecond,
 					Prove: 350 * time.Millisecond, Total: 900 * time.Millisecond},
@@ -71,7 +75,13 @@ func fakeStatus() statusdoc.Status {
 
 func serve(t *testing.T, st func() statusdoc.Status) *httptest.Server {
 	t.Helper()
-	page := statuspage.New(st, nil)
+	return serveHistory(t, st, nil)
+}
+
+// serveHistory serves the page with hist as the daemon's last hour.
+func serveHistory(t *testing.T, st func() statusdoc.Status, hist func() history.Series) *httptest.Server {
+	t.Helper()
+	page := statuspage.New(st, hist, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -79,6 +89,7 @@ func serve(t *testing.T, st func() statusdoc.Status) *httptest.Server {
 	})
 	mux.Handle("GET "+statuspage.PagePath+"{$}", page)
 	mux.Handle("GET "+statuspage.TimelinePath, page)
+	mux.Handle("GET "+statuspage.HistoryPath, page)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -133,7 +144,7 @@ func TestPageHeadersAndScript(t *testing.T) {
 	}
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	rec := httptest.NewRecorder()
-	statuspage.New(fakeStatus, nil).ServeHTTP(rec, req)
+	statuspage.New(fakeStatus, nil, nil).ServeHTTP(rec, req)
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /: %d", rec.Code)
 	}
@@ -204,7 +215,7 @@ func TestTimelineSVG(t *testing.T) {
 // status document and checks what a person would see in each section.
 func TestPageInBrowser(t *testing.T) {
 	browser.Path(t)
-	srv := serve(t, fakeStatus)
+	srv := serveHistory(t, fakeStatus, fakeHistory())
 	doc := browser.Load(t, srv.URL+"/", 5*time.Second)
 	if title := doc.Title(); title != "cuzk daemon status" {
 		t.Errorf("title %q: the page ran a job id as script", title)
@@ -222,14 +233,14 @@ func TestPageInBrowser(t *testing.T) {
 		t.Errorf("the page never updated (%q)", u)
 	}
 	wantRows(t, doc, "jobs", [][]string{
-		{"job", "kind", "circuit", "priority", "state", "batch", "age", "partitions", "waiters"},
-		{"run-" + hostile, "test", "test-k10", "normal", "running", "2", "3.00 s", "2", "1"},
+		{"job", "kind", "circuit", "priority", "state", "batch size", "age", "partitions", "waiters"},
+		{"run-" + hostile, "test", "test-k10", "normal", "running", "3", "3.00 s", "2", "1"},
 		{"porep-1000-7", "porep", "porep-32g", "high", "queued", "", "1.00 s", "0", "0"},
 	})
 	wantRows(t, doc, "partitions", [][]string{
-		{"job", "partition", "stage", "synthesis", "prove"},
-		{"run-" + hostile, "0", "proving", "40 ms", "0"},
-		{"run-" + hostile, "1", "synthesizing", "0", "0"},
+		{"job", "partition", "stage", "synthesis", "prove", "in stage"},
+		{"run-" + hostile, "0", "proving", "40 ms", "1.50 s …", "1.50 s"},
+		{"run-" + hostile, "1", "synthesizing", "200 ms …", "0", "200 ms"},
 	})
 	wantRows(t, doc, "queues", [][]string{
 		{"kind", "priority", "planning", "queued", "running"},
@@ -258,10 +269,10 @@ func TestPageInBrowser(t *testing.T) {
 		t.Fatalf("recent jobs: %q", rows)
 	}
 	// Newest first; the finished time is the browser's local clock format.
-	if r := rows[1]; r[0] != "broken" || r[4] != "failed" || r[12] != "synthesis: partition 0: <b>boom</b>" {
+	if r := rows[1]; r[0] != "broken" || r[4] != "failed" || r[6] != "" || r[13] != "synthesis: partition 0: <b>boom</b>" {
 		t.Errorf("recent row %q", r)
 	}
-	if r := rows[2]; r[0] != "done-"+hostile || r[4] != "completed" || strings.Join(r[6:11], "|") != "5.0 ms|300 ms|200 ms|350 ms|900 ms" {
+	if r := rows[2]; r[0] != "done-"+hostile || r[4] != "completed" || r[6] != "1" || strings.Join(r[7:12], "|") != "5.0 ms|300 ms|200 ms|350 ms|900 ms" {
 		t.Errorf("recent row %q", r)
 	}
 	if a := doc.Text("arith"); a != "CPU arithmetic scalar (known-answer check failed: <b>fp</b>) — known-answer check FAILED" {
@@ -278,13 +289,55 @@ func TestPageInBrowser(t *testing.T) {
 			t.Errorf("timeline lacks %q: %q", want, svg)
 		}
 	}
-	if doc.Count("svg") != 1 || doc.Count("rect") < 10 {
+	if doc.Count("svg") != 1+len(history.Charts()) || doc.Count("rect") < 10 {
 		t.Errorf("%d svg, %d rect elements", doc.Count("svg"), doc.Count("rect"))
+	}
+	// The charts of the last hour are in the page, with data.
+	for _, c := range history.Charts() {
+		if n := doc.CountClass("chart-"+string(c), "data"); n == 0 {
+			t.Errorf("chart %s on the page has no data marks: %q", c, doc.Text("chart-"+string(c)))
+		}
 	}
 }
 
+// TestChartsInBrowser: each chart, drawn by Chromium, has coloured data
+// marks in its plot area after a few proofs, and none before (checked on
+// one: a browser start costs a second or two).
+func TestChartsInBrowser(t *testing.T) {
+	browser.Path(t)
+	full := serveHistory(t, fakeStatus, fakeHistory())
+	empty := serveHistory(t, fakeStatus, history.New(func() time.Time { return t0 }).Snapshot)
+	size := history.Size()
+	for _, c := range history.Charts() {
+		path := "/history.svg?chart=" + string(c)
+		img := browser.Screenshot(t, full.URL+path, size.X, size.Y, time.Second)
+		if n := browser.Colourful(img, history.PlotArea()); n < 50 {
+			t.Errorf("chart %s: %d coloured pixels in its plot area, want a chart's worth", c, n)
+		}
+	}
+	img := browser.Screenshot(t, empty.URL+"/history.svg?chart=stages", size.X, size.Y, time.Second)
+	if n := browser.Colourful(img, history.PlotArea()); n != 0 {
+		t.Errorf("empty chart: %d coloured pixels in its plot area", n)
+	}
+}
+
+// TestPageScreenshotInBrowser: in a screenshot of the whole page, the
+// charts add colour where an empty history leaves their areas blank.
+func TestPageScreenshotInBrowser(t *testing.T) {
+	browser.Path(t)
+	shot := func(h func() history.Series) int {
+		srv := serveHistory(t, fakeStatus, h)
+		return browser.Colourful(browser.Screenshot(t, srv.URL+"/", 1280, 1600, 3*time.Second), image.Rectangle{})
+	}
+	with, without := shot(fakeHistory()), shot(history.New(func() time.Time { return t0 }).Snapshot)
+	if with < without+1000 {
+		t.Errorf("the page has %d coloured pixels with charts of data, %d with empty ones: the charts do not show", with, without)
+	}
+	t.Logf("coloured pixels: %d with data, %d without", with, without)
+}
+
 // A draining daemon says so first thing on its page.
-func TestPageShowsDraining(t *testing.T) {
+func TestPageShowsDrainingInBrowser(t *testing.T) {
 	browser.Path(t)
 	srv := serve(t, func() statusdoc.Status {
 		st := fakeStatus()
@@ -302,5 +355,46 @@ func wantRows(t *testing.T, doc *browser.Doc, id string, want [][]string) {
 	got := doc.Rows(id)
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("#%s rows:\n got %q\nwant %q", id, got, want)
+	}
+}
+
+// fakeHistory is an hour with proofs, stages and samples in its last three
+// minutes.
+func fakeHistory() func() history.Series {
+	now := t0
+	h := history.New(func() time.Time { return now })
+	for m := range 3 {
+		h.Completed("porep")
+		h.Completed("wpost")
+		h.Stage("synthesis", time.Duration(m+1)*time.Second)
+		h.Stage("prove", 2*time.Second)
+		h.Record(history.Sample{QueueDepth: m, Running: 1, BudgetUsed: 3 << 30, BudgetTotal: 8 << 30, ResidentAnon: 2 << 30})
+		now = now.Add(time.Minute)
+	}
+	return h.Snapshot
+}
+
+func TestHistorySVG(t *testing.T) {
+	srv := serveHistory(t, fakeStatus, fakeHistory())
+	for _, c := range history.Charts() {
+		resp, body := get(t, srv.URL+"/history.svg?chart="+string(c))
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml; charset=utf-8" ||
+			resp.Header.Get("Content-Security-Policy") != "default-src 'none'" {
+			t.Fatalf("chart %s: %s %v", c, resp.Status, resp.Header)
+		}
+		if err := xml.Unmarshal(body, new(struct {
+			XMLName xml.Name `xml:"svg"`
+		})); err != nil || !bytes.Contains(body, []byte(`class="data"`)) {
+			t.Errorf("chart %s: %v, or no data marks in\n%s", c, err, body)
+		}
+	}
+	for _, bad := range []string{"", "pie", "completed%3Cx"} {
+		if resp, body := get(t, srv.URL+"/history.svg?chart="+bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "chart:") {
+			t.Errorf("chart=%s: %s %s", bad, resp.Status, body)
+		}
+	}
+	// A daemon without history has no charts.
+	if resp, _ := get(t, serve(t, fakeStatus).URL+"/history.svg?chart=completed"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("without history: %s", resp.Status)
 	}
 }

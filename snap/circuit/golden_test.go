@@ -1,14 +1,9 @@
 package circuit
 
 import (
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
@@ -16,37 +11,11 @@ import (
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
-func frHex(e fr.Element) string {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
-	return hex.EncodeToString(b[:])
-}
-
-func hexFr(t testing.TB, s string) fr.Element {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != 32 {
-		t.Fatalf("bad commitment %q", s)
-	}
-	return frLE(t, [32]byte(b))
-}
-
-// updateFile is testdata/rustref/update/<size>/update.json.
-type updateFile struct {
-	RegisteredProof int64  `json:"registered_proof"`
-	SectorSize      uint64 `json:"sector_size"`
-	CommROld        string `json:"comm_r_old"`
-	CommRNew        string `json:"comm_r_new"`
-	CommDNew        string `json:"comm_d_new"`
-	H               int    `json:"h"`
-	VProofsFile     string `json:"vproofs_file"`
-}
-
 // circuitFromVanilla is EmptySectorUpdateCompound::circuit for partition k
 // of a vanilla PartitionProof.
-func circuitFromVanilla(t testing.TB, p Params, k int, u *updateFile, vp *snap.PartitionProof) *EmptySectorUpdate {
+func circuitFromVanilla(t testing.TB, p Params, k int, u *golden.Update, vp *snap.PartitionProof) *EmptySectorUpdate {
 	t.Helper()
-	pub, err := NewPublicInputs(p, k, u.H, hexFr(t, u.CommROld), hexFr(t, u.CommDNew), hexFr(t, u.CommRNew))
+	pub, err := NewPublicInputs(p, k, u.H, golden.Fr(t, u.CommROld), golden.Fr(t, u.CommDNew), golden.Fr(t, u.CommRNew))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,35 +30,14 @@ func circuitFromVanilla(t testing.TB, p Params, k int, u *updateFile, vp *snap.P
 	return circ
 }
 
-func loadUpdate(t *testing.T, size string) (*updateFile, []*snap.PartitionProof) {
+func loadUpdate(t *testing.T, size string) (*golden.Update, []*snap.PartitionProof) {
 	t.Helper()
-	dir := filepath.Join(golden.Dir(), "update", size)
-	raw, err := os.ReadFile(filepath.Join(dir, "update.json"))
-	if err != nil {
-		t.Fatalf("%v (the golden's vanilla inputs must be committed with it)", err)
-	}
-	var u updateFile
-	if err := json.Unmarshal(raw, &u); err != nil {
-		t.Fatal(err)
-	}
-	name := u.VProofsFile
-	if name == "" {
-		name = "vproofs.json"
-	}
-	raw, err = os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vps []string
-	if err := json.Unmarshal(raw, &vps); err != nil {
-		t.Fatal(err)
-	}
-	entries := golden.Base64List(t, vps)
+	u, entries := golden.ReadUpdate(t, filepath.Join(golden.Dir(), "update", size, "update.json"))
 	out, err := snap.DecodePartitionProofs(entries, filecoin.RegisteredUpdateProof(u.RegisteredProof))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &u, out
+	return u, out
 }
 
 // The EmptySectorUpdate circuits built from the vanilla partition proofs
@@ -127,8 +75,8 @@ func compareUpdateGolden(t *testing.T, size string, k int) {
 		t.Fatalf("golden has %d public inputs, circuit %d", len(g.PublicInputs), len(want))
 	}
 	for i := range want {
-		if frHex(want[i]) != g.PublicInputs[i] {
-			t.Errorf("public input %d: %s, rust %s", i, frHex(want[i]), g.PublicInputs[i])
+		if golden.FrHex(want[i]) != g.PublicInputs[i] {
+			t.Errorf("public input %d: %s, rust %s", i, golden.FrHex(want[i]), g.PublicInputs[i])
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"encoding/json"
@@ -17,26 +17,26 @@ import (
 
 func rustC1File(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../../testdata/rustref/seal/2KiB/c1.json")
+	b, err := os.ReadFile("../testdata/rustref/seal/2KiB/c1.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-func TestBenchPoRepSpec(t *testing.T) {
+func TestPoRepSpec(t *testing.T) {
 	plain := rustC1File(t)
-	spec, err := poRepSpec(plain, poRepOptions{minerID: 1000, registeredProof: -1})
+	spec, err := PoRepSpec(plain, PoRepOptions{MinerID: 1000, RegisteredProof: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if spec.Template.RegisteredProof != uint64(filecoin.StackedDrg2KiBV1_1) || spec.Template.SectorSize != 2048 || spec.Template.SectorNumber != 1 ||
-		spec.Circuit != "porep-2k" || spec.Partitions != 1 || spec.c1 == nil {
+		spec.Circuit != "porep-2k" || spec.Partitions != 1 || spec.C1 == nil {
 		t.Fatalf("%+v", spec)
 	}
 	// A plain C1 travels wrapped, as the daemon requires.
 	o, w, err := c1.ParseWrapped(spec.Template.VanillaProof)
-	if err != nil || w.SectorNum != 1 || o.CommR != spec.c1.CommR {
+	if err != nil || w.SectorNum != 1 || o.CommR != spec.C1.CommR {
 		t.Fatalf("envelope: %v %+v", err, w)
 	}
 	req := spec.Request("r-1")
@@ -46,28 +46,28 @@ func TestBenchPoRepSpec(t *testing.T) {
 	}
 
 	// An envelope is sent as is and gives the sector number.
-	wrapped, _ := c1.Wrap(spec.c1, 42).MarshalJSON()
-	s2, err := poRepSpec(wrapped, poRepOptions{registeredProof: 5})
+	wrapped, _ := c1.Wrap(spec.C1, 42).MarshalJSON()
+	s2, err := PoRepSpec(wrapped, PoRepOptions{RegisteredProof: 5})
 	if err != nil || s2.Template.SectorNumber != 42 || string(s2.Template.VanillaProof) != string(wrapped) {
 		t.Fatalf("%v %+v", err, s2)
 	}
 	for _, bad := range []struct {
 		data []byte
-		opt  poRepOptions
+		opt  PoRepOptions
 		want string
 	}{
-		{wrapped, poRepOptions{sectorNumber: 7, registeredProof: -1}, "envelope says 42"},
-		{plain, poRepOptions{registeredProof: 6}, "the C1 is for"},
-		{[]byte(`{"registered_proof":"StackedDrg2KiBV1_1"}`), poRepOptions{registeredProof: -1}, "C1:"},
+		{wrapped, PoRepOptions{SectorNumber: 7, RegisteredProof: -1}, "envelope says 42"},
+		{plain, PoRepOptions{RegisteredProof: 6}, "the C1 is for"},
+		{[]byte(`{"registered_proof":"StackedDrg2KiBV1_1"}`), PoRepOptions{RegisteredProof: -1}, "C1:"},
 	} {
-		if _, err := poRepSpec(bad.data, bad.opt); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := PoRepSpec(bad.data, bad.opt); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v, want %q", bad.opt, err, bad.want)
 		}
 	}
 }
 
-func TestBenchTestSpec(t *testing.T) {
-	spec, err := testSpec(12, testkind.Options{Partitions: 3})
+func TestTestSpec(t *testing.T) {
+	spec, err := TestSpec(12, testkind.Options{Partitions: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,31 +78,31 @@ func TestBenchTestSpec(t *testing.T) {
 	if spec.Template.RegisteredProof != 12 || spec.Template.SectorSize != 4096 || spec.Circuit != "test-k12" || spec.Partitions != 3 {
 		t.Fatalf("%+v", spec)
 	}
-	if s, _ := testSpec(10, testkind.Options{}); s.Template.VanillaProof != nil || s.Partitions != 1 {
+	if s, _ := TestSpec(10, testkind.Options{}); s.Template.VanillaProof != nil || s.Partitions != 1 {
 		t.Fatalf("default options sent: %q", s.Template.VanillaProof)
 	}
-	if _, err := testSpec(3, testkind.Options{}); err == nil {
+	if _, err := TestSpec(3, testkind.Options{}); err == nil {
 		t.Fatal("k=3 accepted")
 	}
 }
 
-func TestBenchVerifyReplicaMismatch(t *testing.T) {
-	spec, err := poRepSpec(rustC1File(t), poRepOptions{minerID: 1001, registeredProof: -1})
+func TestVerifyReplicaMismatch(t *testing.T) {
+	spec, err := PoRepSpec(rustC1File(t), PoRepOptions{MinerID: 1001, RegisteredProof: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The wrong miner id is caught before any pairing (no key needed).
-	if _, _, err := verifyBenchProof(spec, nil, make([]byte, 192)); !errors.Is(err, errReplicaMismatch) {
+	if _, _, err := spec.Verify(nil, make([]byte, 192)); !errors.Is(err, ErrReplicaMismatch) {
 		t.Fatalf("%v", err)
 	}
-	if _, _, err := verifyBenchProof(&benchSpec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE}}}, nil, nil); !errors.Is(err, errNoVerifier) {
+	if _, _, err := (&Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE}}}).Verify(nil, nil); !errors.Is(err, ErrNoVerifier) {
 		t.Fatal(err)
 	}
-	p, err := verifyingKeyPath(spec, "/params")
+	p, err := spec.VerifyingKeyPath("/params")
 	if err != nil || !strings.HasPrefix(p, "/params/v28-stacked-proof-of-replication") || !strings.HasSuffix(p, ".vk") {
 		t.Fatal(p, err)
 	}
-	if p, _ := verifyingKeyPath(&benchSpec{Spec: &bench.Spec{Template: client.TestRequest("", 10, nil)}, logRows: 10}, "/d"); p != "/d/cuzk-test-mixed-k10.vk" {
+	if p, _ := (&Spec{Spec: &bench.Spec{Template: client.TestRequest("", 10, nil)}, LogRows: 10}).VerifyingKeyPath("/d"); p != "/d/cuzk-test-mixed-k10.vk" {
 		t.Fatal(p)
 	}
 }

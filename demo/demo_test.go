@@ -1,0 +1,82 @@
+package demo
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/post"
+	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/snap"
+)
+
+// The demo's randomness is a canonical field element, as the chain's is.
+func TestRandomness(t *testing.T) {
+	if err := post.CheckRandomness(Randomness()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each kind's fixture is a request of that kind whose public values give
+// the inputs of every partition it proves, and whose wire form is the
+// request Curio would send.
+func TestNewFixture(t *testing.T) {
+	ctx := context.Background()
+	for _, kind := range []proofkind.Kind{proofkind.WinningPoSt, proofkind.SnapDeals} {
+		f, err := NewFixture(ctx, kind, filecoin.SectorSize2KiB, 1000, 1)
+		if err != nil {
+			t.Fatalf("%v: %v", kind, err)
+		}
+		r := f.Request
+		if r.Kind != kind || r.MinerID != 1000 || r.SectorSize != 2048 || len(r.VanillaProofs) == 0 || f.What == "" {
+			t.Fatalf("%v: %+v", kind, f)
+		}
+		if w := f.Wire(); w.RegisteredProof != r.RegisteredProof || len(w.VanillaProofs) != len(r.VanillaProofs) || uint64(w.ProofKind) != uint64(kind) {
+			t.Fatalf("%v: wire %+v", kind, w)
+		}
+		switch kind {
+		case proofkind.WinningPoSt:
+			if f.Public.PoSt == nil || f.Public.Snap != nil || f.Public.Partitions() != 1 {
+				t.Fatalf("%v: public %+v", kind, f.Public)
+			}
+			if _, err := f.Public.PoSt.Inputs(); err != nil {
+				t.Fatalf("%v: %v", kind, err)
+			}
+		case proofkind.SnapDeals:
+			if f.Public.Snap == nil || f.Public.PoSt != nil || f.Public.Partitions() != f.Public.Update.Partitions() {
+				t.Fatalf("%v: public %+v", kind, f.Public)
+			}
+			if _, err := snap.ProofInputs(f.Public.Update, *f.Public.Snap); err != nil {
+				t.Fatalf("%v: %v", kind, err)
+			}
+		}
+		// A proof of the wrong length is refused, not taken as valid.
+		if ok, _ := f.Public.Verify(&groth16.VerifyingKey{}, []byte{1, 2, 3}); ok {
+			t.Fatalf("%v: three bytes verified", kind)
+		}
+	}
+	if _, err := NewFixture(ctx, proofkind.PoRep, filecoin.SectorSize2KiB, 1000, 1); err == nil {
+		t.Fatal("a PoRep kind fixture was made")
+	}
+}
+
+// The PoRep request carries the sealed sector's C1 in Curio's envelope,
+// and its public values are the seal's.
+func TestNewPoRep(t *testing.T) {
+	f, err := NewPoRep(context.Background(), filecoin.StackedDrg2KiBV1_1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, w, err := c1.ParseAny(f.Request.VanillaProof)
+	if err != nil || w == nil || w.SectorNum != f.Request.SectorNumber {
+		t.Fatalf("C1 envelope %+v: %v", w, err)
+	}
+	if o.CommR != f.Public.CommR || o.CommD != f.Public.CommD || o.Seed != f.Public.Seed || f.Request.Kind != proofkind.PoRep {
+		t.Fatalf("public values %+v do not match the C1", f.Public)
+	}
+	if ok, _ := f.Verify(&groth16.VerifyingKey{}, make([]byte, groth16.ProofSize)); ok {
+		t.Fatal("a zero proof verified")
+	}
+}

@@ -1,0 +1,86 @@
+package seal
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/sectordir"
+)
+
+// The files WriteDir writes besides the sector.
+const (
+	C1Name        = "c1.json"
+	C1WrappedName = "c1-wrapped.json"
+	CommDRName    = "commdr.json"
+)
+
+// SectorFiles names the sector's files in sectordir's layout, for people.
+const SectorFiles = sectordir.ManifestName + ", " + sectordir.SealedName + ", " + sectordir.PAuxName + ", " + sectordir.TreeRLastName
+
+// CommDR is commdr.json: everything verify-seal needs about a sector, in
+// hex (the byte strings) and decimal.
+type CommDR struct {
+	CommD           string `json:"comm_d"`
+	CommR           string `json:"comm_r"`
+	ProverID        string `json:"prover_id"`
+	Ticket          string `json:"ticket"`
+	Seed            string `json:"seed"`
+	PoRepID         string `json:"porep_id"`
+	Sector          uint64 `json:"sector"`
+	RegisteredProof uint64 `json:"registered_proof"`
+	SectorSize      uint64 `json:"sector_size"`
+}
+
+// ReadCommDR reads a commdr.json.
+func ReadCommDR(path string) (*CommDR, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c CommDR
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &c, nil
+}
+
+// WriteDir writes what `cuzk seal --out` leaves in dir (made if missing):
+// the C1 output of the seal of in with seed (c1.json), the same in
+// Curio's envelope (c1-wrapped.json), its public values (commdr.json) and
+// the sector of miner that PoSt and SnapDeals prove from (sectordir's
+// layout).
+func WriteDir(dir string, in Input, seed [32]byte, o *c1.Output, r *Replica, miner uint64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	raw, err := o.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	wrapped, err := json.Marshal(c1.Wrap(o, in.Sector))
+	if err != nil {
+		return err
+	}
+	proof := r.Proof()
+	porepID := proof.PoRepID()
+	commD, commR := r.CommD(), r.CommR()
+	cdr, err := json.MarshalIndent(CommDR{
+		CommD: hex.EncodeToString(commD[:]), CommR: hex.EncodeToString(commR[:]),
+		ProverID: hex.EncodeToString(in.ProverID[:]), Ticket: hex.EncodeToString(in.Ticket[:]),
+		Seed: hex.EncodeToString(seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
+		Sector: in.Sector, RegisteredProof: uint64(proof), SectorSize: uint64(proof.SectorSize()),
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{C1Name: raw, C1WrappedName: wrapped, CommDRName: append(cdr, '\n')} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return sectordir.Write(dir, r.Sector(miner))
+}
