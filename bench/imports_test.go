@@ -11,7 +11,8 @@ const module = "github.com/cuzk-dev/cuzk"
 
 // allowedImports are the only packages of this module bench may depend on
 // (directly or not): it talks to a daemon through the client and the wire
-// types, and reads /status through its document type. Building requests
+// types, reads /status through its document type and draws its
+// timeline. Building requests
 // from sealed sectors, verifying proofs and the synthesis benchmark live
 // in cmd/cuzk and porep/circuit/synthbench.
 var allowedImports = map[string]bool{
@@ -19,6 +20,8 @@ var allowedImports = map[string]bool{
 	module + "/client":           true,
 	module + "/api/cuzk/v1":      true,
 	module + "/server/statusdoc": true,
+	// The pipeline drawn from a /status document (a leaf over statusdoc).
+	module + "/server/statusdoc/timeline": true,
 	// The client reads bearer-token files with it.
 	module + "/internal/tokenfile": true,
 	// The kinds' names and wire values.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 )
 
 // ErrExceedsBudget is returned when the request can never be granted because it is larger
@@ -188,9 +190,9 @@ func (b *Budget) AcquireKeeping(ctx context.Context, n int64, prio int, keep str
 	if c := b.Capacity(prio); n > c {
 		if c < b.total {
 			return nil, fmt.Errorf("%w: need %s, budget is %s of which %s are reserved for urgent work", ErrExceedsBudget,
-				FormatBytes(n), FormatBytes(b.total), FormatBytes(b.total-c))
+				bytesize.Format(n), bytesize.Format(b.total), bytesize.Format(b.total-c))
 		}
-		return nil, fmt.Errorf("%w: need %s, budget is %s", ErrExceedsBudget, FormatBytes(n), FormatBytes(b.total))
+		return nil, fmt.Errorf("%w: need %s, budget is %s", ErrExceedsBudget, bytesize.Format(n), bytesize.Format(b.total))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -412,20 +414,4 @@ func (r *Reservation) Split(n int64) *Reservation {
 	}
 	r.n -= n
 	return &Reservation{b: r.b, n: n, high: r.high}
-}
-
-// FormatBytes writes n in binary units with up to two decimals ("1.5GiB").
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	f := float64(n)
-	for _, u := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
-		f /= unit
-		if f < unit && f > -unit {
-			return fmt.Sprintf("%.4g%s", f, u)
-		}
-	}
-	return fmt.Sprintf("%.4gEiB", f/unit)
 }

@@ -253,14 +253,6 @@ func TestConcurrentStress(t *testing.T) {
 	}
 }
 
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0B", 1023: "1023B", 1024: "1KiB", 1536 << 20: "1.5GiB", 44 << 30: "44GiB"} {
-		if got := FormatBytes(n); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // TestGrantedWaiterDoesNotEvict: a waiter granted while it was asking the
 // evictor, with another "do not fit" kick pending, returns its reservation
 // instead of asking the evictor again for memory it no longer needs.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/server"
 )
 
@@ -106,11 +106,11 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 	lim := st.Limits
 	log.Info("cuzk daemon started",
 		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusAddr(), "param_cache", cfg.SRS.ParamCache,
-		"memory_budget", budget.FormatBytes(total), "kinds", strings.Join(st.Kinds, ","),
+		"memory_budget", bytesize.Format(total), "kinds", strings.Join(st.Kinds, ","),
 		"trust_params", opt.TrustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
 		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
-		"max_concurrent_plans", lim.PlanConcurrency, "max_intake_bytes", budget.FormatBytes(lim.MaxIntakeBytes), "gomaxprocs", runtime.GOMAXPROCS(0),
-		"lanes", laneNames(st.Lanes), "reserved_lane", st.Urgent.Enabled, "reserved_memory", budget.FormatBytes(st.Urgent.ReservedBytes))
+		"max_concurrent_plans", lim.PlanConcurrency, "max_intake_bytes", bytesize.Format(lim.MaxIntakeBytes), "gomaxprocs", runtime.GOMAXPROCS(0),
+		"lanes", laneNames(st.Lanes), "reserved_lane", st.Urgent.Enabled, "reserved_memory", bytesize.Format(st.Urgent.ReservedBytes))
 
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()

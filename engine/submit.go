@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 )
 
 // errPlanAbandoned ends a plan nobody waited for any more. A caller that
@@ -204,7 +204,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 		in := e.intake
 		e.mu.Unlock()
 		return nil, SubmitResult{}, fmt.Errorf("%w: this request is %s, %s of requests are waiting to be planned or being planned (max_intake_bytes %s)",
-			ErrIntakeFull, budget.FormatBytes(size), budget.FormatBytes(in), budget.FormatBytes(e.cfg.MaxIntakeBytes))
+			ErrIntakeFull, bytesize.Format(size), bytesize.Format(in), bytesize.Format(e.cfg.MaxIntakeBytes))
 	}
 	e.intake += size
 	prio := kind.desc.EffectivePriority(req.Priority)
@@ -424,15 +424,15 @@ func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request) (*Plan
 	if c := e.budget.Capacity(bprio); need > c {
 		reserved := ""
 		if c < e.budget.Total() {
-			reserved = fmt.Sprintf(" of which %s are reserved for urgent work", budget.FormatBytes(e.budget.Total()-c))
+			reserved = fmt.Sprintf(" of which %s are reserved for urgent work", bytesize.Format(e.budget.Total()-c))
 		}
 		return nil, fmt.Errorf("%w: circuit %s needs %s (parameters %s + one partition's working set %s), the budget is %s%s",
-			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(need), budget.FormatBytes(sizes.ParamsBytes()),
-			budget.FormatBytes(sizes.WorkingSet()), budget.FormatBytes(e.budget.Total()), reserved)
+			ErrExceedsBudget, plan.CircuitID, bytesize.Format(need), bytesize.Format(sizes.ParamsBytes()),
+			bytesize.Format(sizes.WorkingSet()), bytesize.Format(e.budget.Total()), reserved)
 	}
 	if lim := e.deviceLimit(); lim > 0 && sizes.DeviceBytes() > lim {
 		return nil, fmt.Errorf("%w: circuit %s needs at least %s of device memory per partition, the largest device has %s",
-			ErrExceedsBudget, plan.CircuitID, budget.FormatBytes(sizes.DeviceBytes()), budget.FormatBytes(lim))
+			ErrExceedsBudget, plan.CircuitID, bytesize.Format(sizes.DeviceBytes()), bytesize.Format(lim))
 	}
 	return plan, nil
 }

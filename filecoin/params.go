@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/merkle"
@@ -117,6 +118,28 @@ func ParameterCacheDir(lookup LookupEnv) string {
 		return v
 	}
 	return DefaultParameterCacheDir
+}
+
+// IsParameterCache says whether dir is the official parameter cache
+// (ParameterCacheDir, or its default whatever the environment), where
+// INSECURE test parameters under official names must never go. Symbolic
+// links are followed, so that another name for the cache is the cache.
+func IsParameterCache(dir string, lookup LookupEnv) bool {
+	same := func(a, b string) bool {
+		ca, err1 := filepath.Abs(a)
+		cb, err2 := filepath.Abs(b)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if ra, err := filepath.EvalSymlinks(ca); err == nil {
+			ca = ra
+		}
+		if rb, err := filepath.EvalSymlinks(cb); err == nil {
+			cb = rb
+		}
+		return filepath.Clean(ca) == filepath.Clean(cb)
+	}
+	return same(dir, ParameterCacheDir(lookup)) || same(dir, DefaultParameterCacheDir)
 }
 
 // ParamDir is cuzk's one parameter directory rule, the same for the daemon

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -381,5 +382,32 @@ func TestAPIVersionParse(t *testing.T) {
 	}
 	if _, err := ParseAPIFeature("synthetic"); !errors.Is(err, ErrUnknownAPIFeature) {
 		t.Errorf("ParseAPIFeature error = %v", err)
+	}
+}
+
+// The cache is found by its configured name, its default and a link to
+// it; another directory, even inside it, is not the cache.
+func TestIsParameterCache(t *testing.T) {
+	cache := t.TempDir()
+	env := func(k string) (string, bool) {
+		if k == ParameterCacheEnv {
+			return cache, true
+		}
+		return "", false
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(cache, link); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{
+		cache: true, cache + "/": true, link: true, DefaultParameterCacheDir: true,
+		filepath.Join(cache, "sub"): false, t.TempDir(): false,
+	} {
+		if got := IsParameterCache(dir, env); got != want {
+			t.Errorf("%s: %v, want %v", dir, got, want)
+		}
+	}
+	if IsParameterCache(cache, nil) {
+		t.Error("without the environment the configured cache is just a directory")
 	}
 }

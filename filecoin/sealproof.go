@@ -229,3 +229,16 @@ func (p RegisteredSealProof) ParameterSetID() ParameterSetID {
 	}
 	return p.SealSpec().PoRepParameterSetID()
 }
+
+// SealProofOfPoRepID is the registered proof whose porep_id is id, for
+// sectors of the given size: the first 8 bytes of every porep_id Filecoin
+// derives are the proof's id (little-endian), so a verifier handed only a
+// porep_id can recover the proof and its api version. ok is false for a
+// porep_id no registered proof of that size has.
+func SealProofOfPoRepID(id [32]byte, size SectorSize) (p RegisteredSealProof, ok bool) {
+	p, err := SealProofFromID(binary.LittleEndian.Uint64(id[0:8]))
+	if err != nil || p.SectorSize() != size || p.PoRepID() != id {
+		return 0, false
+	}
+	return p, true
+}

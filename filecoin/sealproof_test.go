@@ -233,3 +233,33 @@ func TestSealProofCircuitIDs(t *testing.T) {
 		}
 	}
 }
+
+// Every registered proof is found from its porep_id and its size, and
+// only from those: another size, another nonce or a stray byte finds none.
+func TestSealProofOfPoRepID(t *testing.T) {
+	for _, p := range SealProofs() {
+		id := p.PoRepID()
+		if got, ok := SealProofOfPoRepID(id, p.SectorSize()); !ok || got != p {
+			t.Errorf("%v: got %v, %v", p, got, ok)
+		}
+		other := SectorSize2KiB
+		if p.SectorSize() == other {
+			other = SectorSize8MiB
+		}
+		if got, ok := SealProofOfPoRepID(id, other); ok {
+			t.Errorf("%v as %v sectors: found %v", p, other, got)
+		}
+		for _, i := range []int{8, 31} {
+			bad := id
+			bad[i] ^= 1
+			if got, ok := SealProofOfPoRepID(bad, p.SectorSize()); ok {
+				t.Errorf("%v with byte %d changed: found %v", p, i, got)
+			}
+		}
+	}
+	var unknown [32]byte
+	unknown[0] = 0xff
+	if _, ok := SealProofOfPoRepID(unknown, SectorSize2KiB); ok {
+		t.Error("an unknown id found a proof")
+	}
+}

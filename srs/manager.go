@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/filecoin/paramcheck"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 )
 
 // ErrInUse is returned when the parameters cannot be evicted because a job holds them.
@@ -296,7 +297,7 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 		res, err := m.opt.Budget.AcquireKeeping(ctx, pb+extra, prio, id)
 		if err != nil {
 			return nil, fmt.Errorf("circuit %s: parameters (%s) and working memory (%s): %w",
-				id, budget.FormatBytes(pb), budget.FormatBytes(extra), err)
+				id, bytesize.Format(pb), bytesize.Format(extra), err)
 		}
 		m.mu.Lock()
 		switch e.tier {

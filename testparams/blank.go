@@ -5,6 +5,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	porepcircuit "github.com/cuzk-dev/cuzk/porep/circuit"
 	postcircuit "github.com/cuzk-dev/cuzk/post/circuit"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -100,4 +101,25 @@ func MemoryFloor(c filecoin.CircuitID) (int64, error) {
 		return 0, err
 	}
 	return int64(domain+cs.NumAux()+cs.NumInputs()) * g1Bytes, nil
+}
+
+// CheckFits refuses up front a circuit whose parameters cannot fit in
+// this machine's memory (memTotal: config.ReadMemTotal for the real one),
+// instead of a job growing until the kernel kills it. A machine whose
+// memory cannot be read is let try.
+func CheckFits(c filecoin.CircuitID, memTotal func() (uint64, error)) error {
+	need, err := MemoryFloor(c)
+	if err != nil {
+		return err
+	}
+	have, err := memTotal()
+	if err != nil {
+		return nil
+	}
+	if uint64(need) > have {
+		size, _ := c.SectorSize()
+		return fmt.Errorf("the %v %v circuit's (%s) parameters need more than %s of memory (H, L and IC alone; A and B come on top), this machine has %s",
+			size, c.Kind(), c, bytesize.Format(need), bytesize.Format(int64(have)))
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -96,5 +97,28 @@ func TestEnsureCircuitWindowPoSt(t *testing.T) {
 	}
 	if _, err := PathsForCircuit("nope", dir); !errors.Is(err, filecoin.ErrUnknownCircuit) {
 		t.Fatalf("unknown circuit: %v", err)
+	}
+}
+
+// Parameters bigger than the machine are refused with both sizes named;
+// a small circuit, or a machine whose memory is unknown, passes.
+func TestCheckFits(t *testing.T) {
+	small := func() (uint64, error) { return 8 << 30, nil }
+	for _, c := range []filecoin.CircuitID{filecoin.CircuitWindowPoSt32G, filecoin.StackedDrg32GiBV1_1.CircuitID()} {
+		err := CheckFits(c, small)
+		if err == nil || !strings.Contains(err.Error(), "need more than") || !strings.Contains(err.Error(), "this machine has 8GiB") {
+			t.Errorf("%s on an 8 GiB machine: %v", c, err)
+		}
+		if err := CheckFits(c, func() (uint64, error) { return 0, errors.New("no /proc") }); err != nil {
+			t.Errorf("%s, memory unknown: %v", c, err)
+		}
+	}
+	for _, c := range []filecoin.CircuitID{filecoin.CircuitUpdate2K, filecoin.StackedDrg2KiBV1_1.CircuitID()} {
+		if err := CheckFits(c, small); err != nil {
+			t.Errorf("%s on an 8 GiB machine: %v", c, err)
+		}
+	}
+	if err := CheckFits(filecoin.CircuitID("nope"), small); err == nil {
+		t.Error("an unknown circuit passed")
 	}
 }

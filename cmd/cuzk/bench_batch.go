@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/budget"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
@@ -144,7 +144,7 @@ func printSpread(w io.Writer, ds []bench.DaemonStats) {
 	for _, d := range ds {
 		rss := "-"
 		if d.PeakRSS > 0 {
-			rss = budget.FormatBytes(int64(d.PeakRSS))
+			rss = bytesize.Format(int64(d.PeakRSS))
 		}
 		fmt.Fprintf(w, "  %-40s %6d %9d %10d %10s\n", d.Addr, d.Jobs, d.Completed, d.MovedAway, rss)
 	}

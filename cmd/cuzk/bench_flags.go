@@ -16,7 +16,6 @@ import (
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
-	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -179,15 +178,9 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			return nil, err
 		}
 	case proofkind.Test:
-		var opt testkind.Options
-		if p.testOptions != "" {
-			dec := json.NewDecoder(strings.NewReader(p.testOptions))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&opt); err != nil {
-				return nil, fmt.Errorf("--test-options: %w", err)
-			}
-		} else if p.partitions > 1 {
-			opt.Partitions = p.partitions
+		opt, err := demo.TestOptions(p.testOptions, p.partitions)
+		if err != nil {
+			return nil, fmt.Errorf("--test-options: %w", err)
 		}
 		k := p.logRows
 		if p.registeredProof >= 0 {

@@ -12,7 +12,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
@@ -69,8 +69,8 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "uptime:           %ds\n", st.GetUptimeSeconds())
 	fmt.Fprintf(stdout, "proofs completed: %d\n", st.GetTotalProofsCompleted())
 	fmt.Fprintf(stdout, "proofs failed:    %d\n", st.GetTotalProofsFailed())
-	fmt.Fprintf(stdout, "pinned memory:    %s / %s (%d / %d bytes)\n", budget.FormatBytes(int64(st.GetPinnedMemoryBytes())),
-		budget.FormatBytes(int64(st.GetPinnedMemoryLimitBytes())), st.GetPinnedMemoryBytes(), st.GetPinnedMemoryLimitBytes())
+	fmt.Fprintf(stdout, "pinned memory:    %s / %s (%d / %d bytes)\n", bytesize.Format(int64(st.GetPinnedMemoryBytes())),
+		bytesize.Format(int64(st.GetPinnedMemoryLimitBytes())), st.GetPinnedMemoryBytes(), st.GetPinnedMemoryLimitBytes())
 	if len(st.GetGpus()) > 0 {
 		fmt.Fprintf(stdout, "\nGPUs:\n")
 		for _, g := range st.GetGpus() {
@@ -84,7 +84,7 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(st.GetLoadedSrs()) > 0 {
 		fmt.Fprintf(stdout, "\nLoaded SRS:\n")
 		for _, s := range st.GetLoadedSrs() {
-			fmt.Fprintf(stdout, "  %s (tier=%s, size=%s, refs=%d)\n", s.GetCircuitId(), s.GetTier(), budget.FormatBytes(int64(s.GetSizeBytes())), s.GetRefCount())
+			fmt.Fprintf(stdout, "  %s (tier=%s, size=%s, refs=%d)\n", s.GetCircuitId(), s.GetTier(), bytesize.Format(int64(s.GetSizeBytes())), s.GetRefCount())
 		}
 	}
 	if len(st.GetQueues()) > 0 {
@@ -104,8 +104,8 @@ func printEngineStatus(w io.Writer, s *statusdoc.Status) {
 	m := s.Memory
 	fmt.Fprintf(w, "\nPipeline (enabled=%v): %d synthesis worker(s), concurrency %d, lookahead %d\n", p.Enabled, p.SynthesisWorkers, p.SynthesisConcurrency, p.Lookahead)
 	fmt.Fprintf(w, "  partitions: synthesis queued %d, synthesizing %d, ready %d, proving %d, finishing %d\n", p.SynthesisQueued, p.Synthesizing, p.Ready, p.Proving, p.Finishing)
-	fmt.Fprintf(w, "Memory budget: used %s of %s (peak %s, parameters %s), %d waiting\n", budget.FormatBytes(m.UsedBytes), budget.FormatBytes(m.TotalBytes),
-		budget.FormatBytes(m.PeakBytes), budget.FormatBytes(m.ParamsBytes), m.Waiting)
+	fmt.Fprintf(w, "Memory budget: used %s of %s (peak %s, parameters %s), %d waiting\n", bytesize.Format(m.UsedBytes), bytesize.Format(m.TotalBytes),
+		bytesize.Format(m.PeakBytes), bytesize.Format(m.ParamsBytes), m.Waiting)
 	c := s.Counters
 	fmt.Fprintf(w, "Jobs: completed %d, failed %d, cancelled %d, attached duplicates %d, results retained %d\n", c.Completed, c.Failed, c.Cancelled, c.Attached, c.Retained)
 	for kind, k := range s.ByKind {
@@ -118,7 +118,7 @@ func printEngineStatus(w io.Writer, s *statusdoc.Status) {
 			if e.Test {
 				test = ", INSECURE test parameters"
 			}
-			fmt.Fprintf(w, "  %s: %s, %s, refs %d, loads %d (last %v)%s\n", e.CircuitID, e.Tier, budget.FormatBytes(e.Bytes), e.Refs, e.Loads, e.LastLoad.Round(time.Millisecond), test)
+			fmt.Fprintf(w, "  %s: %s, %s, refs %d, loads %d (last %v)%s\n", e.CircuitID, e.Tier, bytesize.Format(e.Bytes), e.Refs, e.Loads, e.LastLoad.Round(time.Millisecond), test)
 		}
 	}
 	if len(s.Jobs) > 0 {
@@ -232,7 +232,7 @@ func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return printRaw(stdout, b)
 	}
 	if resp.GetWasLoaded() {
-		fmt.Fprintf(stdout, "%s evicted, %s freed (%d bytes)\n", id, budget.FormatBytes(int64(resp.GetFreedBytes())), resp.GetFreedBytes())
+		fmt.Fprintf(stdout, "%s evicted, %s freed (%d bytes)\n", id, bytesize.Format(int64(resp.GetFreedBytes())), resp.GetFreedBytes())
 	} else {
 		fmt.Fprintf(stdout, "%s was not loaded\n", id)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/budget"
+	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
@@ -94,7 +94,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 			phase = "draining"
 		}
 		return fmt.Sprintf("%s: submitted %d/%d, completed %d, failed %d, in flight %d, peak rss %s", phase,
-			p.Submitted, p.Planned, p.Completed, p.Failed, p.InFlight, budget.FormatBytes(int64(p.PeakRSS)))
+			p.Submitted, p.Planned, p.Completed, p.Failed, p.InFlight, bytesize.Format(int64(p.PeakRSS)))
 	})
 	finished := 0
 	rep, err := st.Run(ctx, func(r bench.Result) {
@@ -157,11 +157,11 @@ func printStress(w io.Writer, rep *bench.StressReport) {
 	m := rep.Memory
 	rss := "not exposed by the daemon's metrics"
 	if m.RSSSamples > 0 {
-		rss = fmt.Sprintf("%s (max of %d samples of %s)", budget.FormatBytes(int64(m.PeakRSS)), m.RSSSamples, bench.ResidentMetric)
+		rss = fmt.Sprintf("%s (max of %d samples of %s)", bytesize.Format(int64(m.PeakRSS)), m.RSSSamples, bench.ResidentMetric)
 	}
 	fmt.Fprintf(w, "peak memory:     RSS %s\n", rss)
 	if m.StatusRead {
 		fmt.Fprintf(w, "memory budget:   peak %s of %s since the daemon started (/status memory.peak_bytes); max in use during the run %s\n",
-			budget.FormatBytes(m.BudgetPeak), budget.FormatBytes(m.BudgetTotal), budget.FormatBytes(m.BudgetUsedMax))
+			bytesize.Format(m.BudgetPeak), bytesize.Format(m.BudgetTotal), bytesize.Format(m.BudgetUsedMax))
 	}
 }

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
-	"github.com/cuzk-dev/cuzk/server/statusdoc/timeline"
 )
 
 // runBenchTimeline is `cuzk bench timeline`: the pipeline drawn from the
@@ -64,14 +61,7 @@ func runBenchTimeline(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		from = *statusFile
 	}
-	var keep func(string) bool
-	if *jobs != "" {
-		want := strings.Split(*jobs, ",")
-		keep = func(job string) bool {
-			return slices.ContainsFunc(want, func(p string) bool { return p != "" && strings.HasPrefix(job, p) })
-		}
-	}
-	tl, err := timeline.New(timeline.StageRecords(st, keep))
+	tl, err := bench.Timeline(st, *jobs)
 	if err != nil {
 		return fail("%s (%d running, %d recent jobs): %v", from, len(st.Jobs), len(st.RecentJobs), err)
 	}

@@ -5,18 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // runDemo is the main job on its built-in default: a real PoRep proof of a
@@ -49,15 +46,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if proof.SectorSize() > seal.MaxSectorSize {
 		return fail("%v sectors are too large to seal in memory (at most %v)", proof.SectorSize(), seal.MaxSectorSize)
 	}
-	if err := checkParamsFit(proof, config.ReadMemTotal); err != nil {
+	dir, err := demo.ParamsDir(proof.CircuitID(), *paramsDir, config.ReadMemTotal)
+	if err != nil {
 		return fail("%v", err)
-	}
-	if *paramsDir != "" && isOfficialCache(*paramsDir) {
-		return fail("%s is the official parameter cache: the demo's INSECURE test parameters do not belong there", *paramsDir)
-	}
-	dir := *paramsDir
-	if dir == "" {
-		dir = testparams.DefaultDir(os.LookupEnv)
 	}
 	step := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	step("cuzk demo: PoRep C2 of a %v sector (%v)", proof.SectorSize(), proof)
@@ -70,11 +61,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	step("1. sealed sector %d natively in %v: comm_d %x, comm_r %x", f.Public.Sector, time.Since(t).Round(time.Millisecond), f.Public.CommD, f.Public.CommR)
 
 	t = time.Now()
-	files, generated, err := testparams.Ensure(ctx, proof, dir, testparams.Options{Workers: *workers, Progress: newProgress(stderr, "params gen")})
-	if err != nil {
-		return fail("parameters: %v", err)
-	}
-	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
+	files, vk, generated, err := demo.Params(ctx, proof.CircuitID(), dir, *workers, newProgress(stderr, "params gen"))
 	if err != nil {
 		return fail("parameters: %v", err)
 	}

@@ -5,18 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 // runDemoKind is `cuzk demo --kind window-post|winning-post|snap`: CC
@@ -32,15 +29,9 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 	if size > seal.MaxSectorSize {
 		return fail("%v sectors are too large to seal in memory (at most %v)", size, seal.MaxSectorSize)
 	}
-	if err := checkCircuitFits(cid, config.ReadMemTotal); err != nil {
+	dir, err := demo.ParamsDir(cid, paramsDir, config.ReadMemTotal)
+	if err != nil {
 		return fail("%v", err)
-	}
-	if paramsDir != "" && isOfficialCache(paramsDir) {
-		return fail("%s is the official parameter cache: the demo's INSECURE test parameters do not belong there", paramsDir)
-	}
-	dir := paramsDir
-	if dir == "" {
-		dir = testparams.DefaultDir(os.LookupEnv)
 	}
 	step := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	step("cuzk demo: %v of %v sectors (circuit %s)", kind, size, cid)
@@ -53,11 +44,7 @@ func runDemoKind(ctx context.Context, kind proofkind.Kind, size filecoin.SectorS
 	step("1. sealed natively and made the vanilla proofs in %v: %s", time.Since(t).Round(time.Millisecond), f.What)
 
 	t = time.Now()
-	files, generated, err := testparams.EnsureCircuit(ctx, cid, dir, testparams.Options{Workers: workers, Progress: newProgress(stderr, "params gen "+cid.String())})
-	if err != nil {
-		return fail("parameters: %v", err)
-	}
-	vk, err := groth16.ReadVerifyingKeyFile(files.VK)
+	files, vk, generated, err := demo.Params(ctx, cid, dir, workers, newProgress(stderr, "params gen "+cid.String()))
 	if err != nil {
 		return fail("parameters: %v", err)
 	}

@@ -95,14 +95,6 @@ func TestParamsGenKinds(t *testing.T) {
 	if entries, _ := os.ReadDir(official); len(entries) != 0 {
 		t.Errorf("the official cache got %d files", len(entries))
 	}
-	// A 32 GiB WindowPoSt partition (125 M rows) needs far more than 8 GiB.
-	small := func() (uint64, error) { return 8 << 30, nil }
-	if err := checkCircuitFits(filecoin.CircuitWindowPoSt32G, small); err == nil || !strings.Contains(err.Error(), "need more than") {
-		t.Errorf("wpost-32g on an 8 GiB machine: %v", err)
-	}
-	if err := checkCircuitFits(filecoin.CircuitUpdate2K, small); err != nil {
-		t.Errorf("snap-2k on an 8 GiB machine: %v", err)
-	}
 }
 
 // The bench's built-in PoSt and SnapDeals requests carry the inputs a

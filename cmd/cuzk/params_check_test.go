@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/blake2b"
 
@@ -149,29 +148,5 @@ func TestParamsCheckErrors(t *testing.T) {
 	if code := run(ctx, []string{"params", "check", "--params", dir, "--manifest", manifest}, &out, &stderr); code != exitError ||
 		!strings.Contains(stderr.String(), "interrupted after 0 of 8 files (context canceled)") {
 		t.Errorf("cancelled: exit %d %q", code, stderr.String())
-	}
-}
-
-// Progress lines name the file, the bytes so far and the share; a file
-// hashed faster than the interval gets none.
-func TestHashProgress(t *testing.T) {
-	var b bytes.Buffer
-	r := &paramcheck.Result{Entry: paramcheck.Entry{Name: "big.params"}, Size: 8 << 30}
-	p := newHashProgress(&b, 0)
-	p(r, 0)
-	p(r, 2<<30)
-	p(r, 8<<30)
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 2 || !regexp.MustCompile(`^hashing big\.params: 2GiB of 8GiB \(25%\), \S+/s$`).MatchString(lines[0]) ||
-		!strings.HasPrefix(lines[1], "hashing big.params: 8GiB of 8GiB (100%)") {
-		t.Errorf("%q", lines)
-	}
-	b.Reset()
-	p = newHashProgress(&b, time.Hour)
-	small := &paramcheck.Result{Entry: paramcheck.Entry{Name: "small.vk"}, Size: 100}
-	p(small, 0)
-	p(small, 100)
-	if b.Len() != 0 {
-		t.Errorf("progress for a quick file: %q", b.String())
 	}
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/daemon"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/testparams"
 )
 
 func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -32,7 +32,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *dir == "" {
 		return fail("--dir is required")
 	}
-	if isOfficialCache(*dir) && !*officialDir {
+	if filecoin.IsParameterCache(*dir, os.LookupEnv) && !*officialDir {
 		return fail("%s is the official parameter cache: INSECURE test parameters under official names do not belong there (use another --dir, or --allow-official-dir)", *dir)
 	}
 	kind, err := filecoin.ParseKind(*kindName)
@@ -48,8 +48,7 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// The setup's garbage would otherwise grow the heap to twice its live
 	// vectors before the collector runs.
 	planned := func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
-	files, generated, err := testparams.EnsureCircuit(ctx, cid, *dir, testparams.Options{Workers: *workers, Force: *force, Progress: progress,
-		MemAvailable: config.ReadMemAvailable, Planned: planned})
+	files, generated, err := demo.GenParams(ctx, cid, *dir, demo.GenOptions{Workers: *workers, Force: *force, Progress: progress, Planned: planned})
 	if err != nil {
 		return fail("%v", err)
 	}

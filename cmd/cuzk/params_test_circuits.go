@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/engine/testkind"
-	"github.com/cuzk-dev/cuzk/testparams"
+	"github.com/cuzk-dev/cuzk/demo"
 )
 
 // runParamsTestCircuits is `cuzk params test-circuits`: the parameters of
@@ -22,7 +18,7 @@ func runParamsTestCircuits(ctx context.Context, args []string, stdout, stderr io
 	fs := newFlags("params test-circuits", stderr)
 	dir := fs.String("params", "", "the daemon's parameter `directory` (its [srs] param_cache or --params)")
 	deprecatedFlag(fs, "dir", "params")
-	logs := fs.String("k", "10", fmt.Sprintf("comma-separated log2 of the rows of each test circuit to make (%d..%d)", testkind.MinLog, testkind.MaxLog))
+	logs := fs.String("k", "10", fmt.Sprintf("comma-separated log2 of the rows of each test circuit to make (%d..%d)", demo.TestMinLog, demo.TestMaxLog))
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -30,40 +26,23 @@ func runParamsTestCircuits(ctx context.Context, args []string, stdout, stderr io
 	if *dir == "" {
 		return fail("--params is required")
 	}
-	ks, err := parseLogRows(*logs)
+	ks, err := demo.ParseTestLogRows(*logs)
 	if err != nil {
-		return fail("%v", err)
+		return fail("--k: %v", err)
 	}
 	for _, k := range ks {
 		start := time.Now()
-		if testparams.FilesAt(filepath.Join(*dir, testkind.FileBase(k))).Complete() {
+		params, generated, err := demo.EnsureTestParams(ctx, *dir, k, func() {
+			fmt.Fprintf(stderr, "generating test-k%d (2^%d rows) ...\n", k, k)
+		})
+		if err != nil {
+			return fail("%v", err)
+		}
+		if !generated {
 			fmt.Fprintf(stdout, "test-k%d: already present in %s\n", k, *dir)
 			continue
 		}
-		fmt.Fprintf(stderr, "generating test-k%d (2^%d rows) ...\n", k, k)
-		if err := testkind.WriteParamsContext(ctx, *dir, k); err != nil {
-			return fail("%v", err)
-		}
-		fmt.Fprintf(stdout, "test-k%d: %s (%v)\n", k, filepath.Join(*dir, testkind.FileBase(k)+".params"), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "test-k%d: %s (%v)\n", k, params, time.Since(start).Round(time.Millisecond))
 	}
 	return exitOK
-}
-
-// parseLogRows parses "10,12" into distinct exponents within the test
-// circuits' range.
-func parseLogRows(s string) ([]int, error) {
-	var out []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		k, err := strconv.Atoi(f)
-		if err != nil || k < testkind.MinLog || k > testkind.MaxLog {
-			return nil, fmt.Errorf("--k: %q is not a log2 of rows in %d..%d", f, testkind.MinLog, testkind.MaxLog)
-		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	return out, nil
 }

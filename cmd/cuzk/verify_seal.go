@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 )
 
@@ -91,7 +88,11 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if !given["sector"] && *commdrPath == "" {
 		return fail("--sector is required")
 	}
-	cfg, err := sealConfig(size, *proofID, porepID, *apiVersion)
+	sealed, err := sealConfig(size, *proofID, porepID, *apiVersion)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cfg, err := sealed.Config()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -106,16 +107,8 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 			return fail("%v", err)
 		}
 	}
-	vk, err := groth16.ReadVerifyingKeyFile(path)
-	if err != nil {
-		return fail("%v", err)
-	}
-	proof, err := os.ReadFile(*proofPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	pub := porep.SealPublic{Config: cfg, CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
-	ok, err := porep.VerifySeal(vk, proof, pub)
+	pub := seal.Public{CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
+	ok, err := seal.VerifyFile(path, *proofPath, cfg, pub)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -128,47 +121,35 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 }
 
 // sealConfig resolves how the sector was sealed: from --registered-proof,
-// or from --porep-id (whose first 8 bytes are the registered proof id for
-// every porep_id Filecoin derives), with an optional api-version override
-// for porep_ids that name no registered proof.
-func sealConfig(size sectorSizeFlag, proofID int64, porepID hex32, api string) (porep.Config, error) {
-	var cfg porep.Config
+// or from --porep-id (filecoin.SealProofOfPoRepID), with an optional
+// api-version override, needed for porep_ids that name no registered
+// proof.
+func sealConfig(size sectorSizeFlag, proofID int64, porepID hex32, api string) (seal.Sealed, error) {
+	var sealed seal.Sealed
 	switch {
 	case proofID >= 0:
 		p, err := sealProofFor(size, proofID)
 		if err != nil {
-			return cfg, err
+			return sealed, err
 		}
-		if cfg, err = porep.ConfigFor(p); err != nil {
-			return cfg, err
+		if porepID.set && porepID.v != p.PoRepID() {
+			return sealed, fmt.Errorf("--porep-id %x is not the porep_id of %v (%x)", porepID.v, p, p.PoRepID())
 		}
-		if porepID.set && porepID.v != cfg.PoRepID {
-			return cfg, fmt.Errorf("--porep-id %x is not the porep_id of %v (%x)", porepID.v, p, cfg.PoRepID)
-		}
+		sealed.Proof = p
 	case porepID.set:
 		if !size.set {
-			return cfg, fmt.Errorf("--sector-size is required with --porep-id")
+			return sealed, fmt.Errorf("--sector-size is required with --porep-id")
 		}
-		cfg = porep.Config{SectorSize: size.v, PoRepID: porepID.v, APIVersion: filecoin.V1_1_0, Mode: filecoin.Interactive}
-		var id uint64
-		for i := 7; i >= 0; i-- {
-			id = id<<8 | uint64(porepID.v[i])
-		}
-		if p, err := filecoin.SealProofFromID(id); err == nil && p.SectorSize() == size.v && p.PoRepID() == porepID.v {
-			c, _ := porep.ConfigFor(p)
-			cfg = c
+		if p, ok := filecoin.SealProofOfPoRepID(porepID.v, size.v); ok {
+			sealed.Proof = p
 		} else if api == "" {
-			return cfg, fmt.Errorf("--porep-id %s names no registered %v proof: give --api-version", hex.EncodeToString(porepID.v[:]), size.v)
+			return sealed, fmt.Errorf("--porep-id %s names no registered %v proof: give --api-version", hex.EncodeToString(porepID.v[:]), size.v)
+		} else {
+			sealed = seal.Sealed{Custom: true, PoRepID: porepID.v, SectorSize: size.v}
 		}
 	default:
-		return cfg, fmt.Errorf("give --registered-proof or --porep-id")
+		return sealed, fmt.Errorf("give --registered-proof or --porep-id")
 	}
-	if api != "" {
-		v, err := filecoin.ParseAPIVersion(api)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.APIVersion = v
-	}
-	return cfg, cfg.Validate()
+	sealed.APIVersion = api
+	return sealed, nil
 }
