@@ -151,6 +151,35 @@ func BenchmarkFrButterfly(b *testing.B) {
 	})
 }
 
+// BenchmarkFrVectorMul is gnark-crypto's fr.Vector.Mul against its
+// scalar fr.Mul loop, per element. gnark-crypto picks its IFMA code from
+// golang.org/x/sys/cpu, as this package does, so GODEBUG=cpu.avx512ifma=off
+// must bring "vector" down to "scalar": that is how a CPU without IFMA is
+// emulated on one with it (docs/performance.md, issue 21).
+func BenchmarkFrVectorMul(b *testing.B) {
+	const n = 1024
+	x, y, z := make(fr.Vector, n), make(fr.Vector, n), make(fr.Vector, n)
+	for i := range x {
+		x[i].SetUint64(uint64(i + 1)).Square(&x[i]).Square(&x[i])
+		y[i].SetUint64(uint64(i + 9)).Square(&y[i]).Square(&y[i])
+	}
+	per := func(b *testing.B) { b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/element") }
+	b.Run("scalar", func(b *testing.B) {
+		for b.Loop() {
+			for i := range z {
+				z[i].Mul(&x[i], &y[i])
+			}
+		}
+		per(b)
+	})
+	b.Run("vector", func(b *testing.B) {
+		for b.Loop() {
+			z.Mul(x, y)
+		}
+		per(b)
+	})
+}
+
 // BenchmarkKnownAnswers is the start-up check's cost.
 func BenchmarkKnownAnswers(b *testing.B) {
 	k := goKernels
