@@ -11,7 +11,6 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/internal/bytesize"
-	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // runBenchBatch is `cuzk bench batch`: N proofs, J in flight, a line per
@@ -34,11 +33,7 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if count < 1 || conc < 1 {
 		return fail("--count and --concurrency must be at least 1")
 	}
-	typ, err := proofkind.Parse(pf.typ)
-	if err != nil {
-		return fail("%v", err)
-	}
-	spec, err := pf.spec(ctx, typ, stderr)
+	spec, err := pf.flagSpec(ctx, stderr)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -143,6 +143,16 @@ func optHex32(name, s string) ([]byte, error) {
 	return b[:], nil
 }
 
+// flagSpec is spec for the kind -t names (bench single and batch; stress
+// takes its kinds from --mix).
+func (p *proofFlags) flagSpec(ctx context.Context, progress io.Writer) (*demo.Spec, error) {
+	t, err := proofkind.Parse(p.typ)
+	if err != nil {
+		return nil, err
+	}
+	return p.spec(ctx, t, progress)
+}
+
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
 func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*demo.Spec, error) {

@@ -13,7 +13,6 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // verifyReport is the --verify outcome of `cuzk bench single`.
@@ -53,11 +52,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		return code
 	}
 	fail := failer(stderr, "cuzk bench single")
-	typ, err := proofkind.Parse(pf.typ)
-	if err != nil {
-		return fail("%v", err)
-	}
-	spec, err := pf.spec(ctx, typ, stderr)
+	spec, err := pf.flagSpec(ctx, stderr)
 	if err != nil {
 		return fail("%v", err)
 	}

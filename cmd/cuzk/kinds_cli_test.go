@@ -121,9 +121,9 @@ func TestBenchKindSpecs(t *testing.T) {
 		raw, _ := json.Marshal(spec.Template.VanillaProofs)
 		path := filepath.Join(dir, typ.String()+".json")
 		os.WriteFile(path, raw, 0o644)
-		pf2 := &proofFlags{vanilla: path, registeredProof: int64(spec.Template.RegisteredProof), minerID: 1000,
+		pf2 := &proofFlags{typ: typ.String(), vanilla: path, registeredProof: int64(spec.Template.RegisteredProof), minerID: 1000,
 			randomness: hexOf(spec.Template.Randomness), commROld: hexOf(spec.Template.CommROld), commRNew: hexOf(spec.Template.CommRNew), commDNew: hexOf(spec.Template.CommDNew)}
-		back, err := pf2.spec(ctx, typ, &progress)
+		back, err := pf2.flagSpec(ctx, &progress)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,6 +143,9 @@ func TestBenchKindSpecs(t *testing.T) {
 	}
 	if _, err := (&proofFlags{registeredProof: 3, minerID: 1}).spec(ctx, proofkind.WinningPoSt, &strings.Builder{}); err == nil {
 		t.Fatal("a registered proof the built-in request does not have was accepted")
+	}
+	if _, err := (&proofFlags{typ: "no-such-kind"}).flagSpec(ctx, &strings.Builder{}); err == nil || !strings.Contains(err.Error(), "no-such-kind") {
+		t.Fatalf("-t no-such-kind: %v", err)
 	}
 }
 
