@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -21,13 +20,5 @@ func runVerifyGroth16(_ context.Context, args []string, stdout, stderr io.Writer
 		return fail("--vk, --proof and --inputs are required")
 	}
 	ok, err := groth16.VerifyFiles(*vkPath, *proofPath, *inputsPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if !ok {
-		fmt.Fprintln(stdout, "invalid")
-		return exitInvalid
-	}
-	fmt.Fprintln(stdout, "valid")
-	return exitOK
+	return reportVerdict(stdout, fail, ok, err)
 }

@@ -92,19 +92,24 @@ func runVerifyPoSt(_ context.Context, args []string, stdout, stderr io.Writer) i
 	return reportPartitions(stdout, fail, bad, n, err)
 }
 
-// reportPartitions prints a verify-* verdict of VerifyFile: the bad
-// partitions of a proof of several, then valid or invalid; the exit code
-// follows.
+// reportPartitions prints a verify-* verdict of a VerifyFile that names
+// the bad partitions: those of a proof of several, then reportVerdict's.
 func reportPartitions(stdout io.Writer, fail func(string, ...any) int, bad []int, partitions int, err error) int {
+	if err == nil && partitions > 1 {
+		for _, j := range bad {
+			fmt.Fprintf(stdout, "partition %d: invalid\n", j)
+		}
+	}
+	return reportVerdict(stdout, fail, len(bad) == 0, err)
+}
+
+// reportVerdict prints a verify-* verdict, valid or invalid, or fails
+// with err; the exit code follows (0, 1, 2).
+func reportVerdict(stdout io.Writer, fail func(string, ...any) int, ok bool, err error) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if len(bad) > 0 {
-		if partitions > 1 {
-			for _, j := range bad {
-				fmt.Fprintf(stdout, "partition %d: invalid\n", j)
-			}
-		}
+	if !ok {
 		fmt.Fprintln(stdout, "invalid")
 		return exitInvalid
 	}

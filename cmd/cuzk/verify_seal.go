@@ -109,15 +109,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	pub := seal.Public{CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
 	ok, err := seal.VerifyFile(path, *proofPath, cfg, pub)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if !ok {
-		fmt.Fprintln(stdout, "invalid")
-		return exitInvalid
-	}
-	fmt.Fprintln(stdout, "valid")
-	return exitOK
+	return reportVerdict(stdout, fail, ok, err)
 }
 
 // sealConfig resolves how the sector was sealed: from --registered-proof,
