@@ -139,7 +139,9 @@ func runPostVanilla(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *pubPath == "" {
 		*pubPath = strings.TrimSuffix(*out, ".json") + ".public.json"
 	}
+	stop := newQuietProgress(stderr, "post vanilla", fmt.Sprintf("challenging and proving %d sector(s)", len(sectors)), progressEvery)
 	pub, err := post.WriteVanilla(ctx, p, rnd, sectors, *partition, *workers, *out, *pubPath)
+	stop()
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -67,8 +66,8 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	progress, stop := newSealProgress(stderr, "seal "+proof.String(), progressEvery)
-	o, r, err := seal.Seal(seal.WithProgress(ctx, progress), in, seed, *workers)
+	progress, stop := newPhaseProgress(stderr, "seal "+proof.String(), progressEvery)
+	o, r, err := seal.Seal(seal.WithProgress(ctx, func(p seal.Progress) { progress(phase(p)) }), in, seed, *workers)
 	stop()
 	if err != nil {
 		return fail("%v", err)
@@ -81,84 +80,4 @@ func runSeal(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "sealed %v sector %d in %v\ncomm_d %x\ncomm_r %x\nwrote %s/{%s,%s,%s} and the sector (%s)\n",
 		proof, in.Sector, took.Round(time.Millisecond), commD, commR, *out, seal.C1Name, seal.C1WrappedName, seal.CommDRName, seal.SectorFiles)
 	return exitOK
-}
-
-// newSealProgress returns a seal progress hook that prints a line at every
-// phase change and at least every `every` after it: with the phase's share
-// done and its time left at the rate so far where the phase counts units,
-// with the time spent in it where it does not (the trees report no
-// progress of their own). A 512 MiB seal spends minutes in one phase. stop
-// ends the heartbeat.
-func newSealProgress(w io.Writer, what string, every time.Duration) (progress func(seal.Progress), stop func()) {
-	sp := &sealProgress{w: w, what: what, every: every, start: time.Now()}
-	done := make(chan struct{})
-	ticker := time.NewTicker(every / 5)
-	go func() {
-		defer ticker.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-ticker.C:
-				sp.beat(now)
-			}
-		}
-	}()
-	return func(p seal.Progress) { sp.update(p, time.Now()) }, func() { close(done) }
-}
-
-// sealProgress is newSealProgress's printer, its clock passed in.
-type sealProgress struct {
-	w     io.Writer
-	what  string
-	every time.Duration
-	start time.Time
-
-	mu              sync.Mutex
-	cur             seal.Progress
-	phaseAt, lastAt time.Time
-}
-
-// update takes a report: a new phase is printed at once, progress inside
-// one at most every sp.every.
-func (sp *sealProgress) update(p seal.Progress, now time.Time) {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if p.Phase != sp.cur.Phase {
-		sp.phaseAt = now
-	} else if now.Sub(sp.lastAt) < sp.every {
-		sp.cur.Done = max(sp.cur.Done, p.Done)
-		return
-	} else {
-		p.Done = max(p.Done, sp.cur.Done) // reports from several workers overtake each other
-	}
-	sp.cur = p
-	sp.print(now)
-}
-
-// beat prints the current phase again when nothing was printed for
-// sp.every.
-func (sp *sealProgress) beat(now time.Time) {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if sp.cur.Phase != "" && now.Sub(sp.lastAt) >= sp.every {
-		sp.print(now)
-	}
-}
-
-func (sp *sealProgress) print(now time.Time) {
-	c := sp.cur
-	line := fmt.Sprintf("[%6.1fs] %s: %s", now.Sub(sp.start).Seconds(), sp.what, c.Phase)
-	switch {
-	case c.Total > 0:
-		line += fmt.Sprintf(" %3.0f%% (%d of %d)", 100*float64(c.Done)/float64(c.Total), c.Done, c.Total)
-		if c.Done > 0 && c.Done < c.Total {
-			left := time.Duration(float64(now.Sub(sp.phaseAt)) * float64(c.Total-c.Done) / float64(c.Done))
-			line += ", about " + left.Round(time.Second).String() + " left in this phase"
-		}
-	case now.Sub(sp.phaseAt) >= time.Second:
-		line += fmt.Sprintf(" (%s so far)", now.Sub(sp.phaseAt).Round(time.Second))
-	}
-	fmt.Fprintln(sp.w, line)
-	sp.lastAt = now
 }

@@ -51,7 +51,11 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 
 	start := time.Now()
+	// EncodeDir reports no progress of its own: a heartbeat says it is at
+	// work (a 512 MiB update takes minutes).
+	stop := newQuietProgress(stderr, "snap encode", "encoding, building tree_r_new and the partition proofs", progressEvery)
 	uf, err := snap.EncodeDir(ctx, key, padded, dataName, *out, *workers)
+	stop()
 	if err != nil {
 		return fail("%v", err)
 	}
