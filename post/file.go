@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/jsonfile"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
@@ -43,15 +44,7 @@ type PublicFileSector struct {
 // ReadPublicFile reads a public-values file (WriteVanilla's, or a rustref
 // PoSt JSON: unknown fields are ignored).
 func ReadPublicFile(path string) (*PublicFile, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := ParsePublicFile(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return pub, nil
+	return jsonfile.Read(path, ParsePublicFile)
 }
 
 // ParsePublicFile decodes a public-values file's contents; one without
@@ -61,13 +54,8 @@ func ParsePublicFile(raw []byte) (*PublicFile, error) {
 	if err := json.Unmarshal(raw, &pub); err != nil {
 		return nil, err
 	}
-	// A missing registered_proof must not read as 0 (WinningPoSt 2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
 	switch {
-	case present.RegisteredProof == nil:
+	case !jsonfile.Has(raw, "registered_proof"): // not 0, WinningPoSt 2 KiB
 		return nil, errors.New("no registered_proof")
 	case pub.Randomness == "":
 		return nil, errors.New("no randomness")

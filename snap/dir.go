@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
+	"github.com/cuzk-dev/cuzk/internal/jsonfile"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
@@ -45,15 +46,7 @@ type UpdateFile struct {
 
 // ReadUpdateFile reads update.json (EncodeDir's, or a rustref one).
 func ReadUpdateFile(path string) (*UpdateFile, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	u, err := ParseUpdateFile(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return u, nil
+	return jsonfile.Read(path, ParseUpdateFile)
 }
 
 // ParseUpdateFile decodes update.json's contents.
@@ -62,12 +55,7 @@ func ParseUpdateFile(raw []byte) (*UpdateFile, error) {
 	if err := json.Unmarshal(raw, &u); err != nil {
 		return nil, err
 	}
-	// A missing registered_proof must not read as 0 (2 KiB).
-	var present struct {
-		RegisteredProof *int64 `json:"registered_proof"`
-	}
-	_ = json.Unmarshal(raw, &present)
-	if present.RegisteredProof == nil {
+	if !jsonfile.Has(raw, "registered_proof") { // not 0, 2 KiB
 		return nil, errors.New("no registered_proof")
 	}
 	return &u, nil

@@ -3,10 +3,10 @@ package seal
 import (
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/cuzk-dev/cuzk/internal/jsonfile"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
@@ -37,15 +37,13 @@ type CommDR struct {
 
 // ReadCommDR reads a commdr.json.
 func ReadCommDR(path string) (*CommDR, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var c CommDR
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &c, nil
+	return jsonfile.Read(path, func(raw []byte) (*CommDR, error) {
+		var c CommDR
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, err
+		}
+		return &c, nil
+	})
 }
 
 // WriteDir writes what `cuzk seal --out` leaves in dir (made if missing):
