@@ -170,3 +170,42 @@ func VerifySealPrepared(pvk *groth16.PreparedVerifyingKey, proof []byte, public 
 	}
 	return groth16.VerifyBatch(pvk, proofs, inputs, nil)
 }
+
+// VerifySealPartition checks the proof of partition k alone against its
+// public inputs (generate_public_inputs with Some(k)), so that one
+// partition of a long proof can be checked, or one proven alone. proof is
+// either that partition's 192 bytes or the whole seal proof, of which the
+// 192 bytes at 192·k are taken.
+func VerifySealPartition(vk *groth16.VerifyingKey, proof []byte, public SealPublic, k int) (bool, error) {
+	if err := public.Check(); err != nil {
+		return false, err
+	}
+	if public.Config.Mode == filecoin.NonInteractive {
+		return false, fmt.Errorf("%w: NI-PoRep seal proofs are aggregated", ErrUnsupported)
+	}
+	if err := public.Config.checkPartition(k); err != nil {
+		return false, err
+	}
+	parts := public.Config.Partitions()
+	switch len(proof) {
+	case groth16.ProofSize:
+	case parts * groth16.ProofSize:
+		proof = proof[k*groth16.ProofSize : (k+1)*groth16.ProofSize]
+	default:
+		return false, fmt.Errorf("%w: %d bytes, want %d (partition %d alone) or %d (%d partitions)", ErrProofLength,
+			len(proof), groth16.ProofSize, k, parts*groth16.ProofSize, parts)
+	}
+	proofs, err := groth16.DecodeProofs(proof)
+	if err != nil {
+		return false, fmt.Errorf("porep: seal proof of partition %d: %w", k, err)
+	}
+	inputs, err := public.PublicInputs(k)
+	if err != nil {
+		return false, err
+	}
+	pvk, err := groth16.Prepare(vk)
+	if err != nil {
+		return false, err
+	}
+	return groth16.Verify(pvk, &proofs[0], inputs)
+}

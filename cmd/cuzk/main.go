@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"daemon":         {"serve proofs over gRPC (cuzk.v1 ProvingEngine)", runDaemon},
 		"demo":           {"the main job on its default: seal a 2 KiB sector, prove it, verify it (--kind for PoSt and SnapDeals)", runDemo},
 		"seal":           {"seal a small test sector natively and write its C1 output", runSeal},
+		"c1 gen":         {"make a consistent C1 output of any sector size without sealing (32/64 GiB proving and benchmarks)", runC1Gen},
 		"params gen":     {"generate INSECURE test parameters for a circuit (--kind porep, window-post, winning-post, snap)", runParamsGen},
 		"params check":   {"verify parameter files against the official manifest's digests; report missing ones", runParamsCheck},
 

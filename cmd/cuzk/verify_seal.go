@@ -28,6 +28,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Var(&porepID, "porep-id", "porep_id, 64 hex characters (instead of --registered-proof)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id")
 	apiVersion := fs.String("api-version", "", "api version override, e.g. 1.2.0 (needed with a --porep-id that names no registered proof)")
+	partition := fs.Int("partition", seal.AllPartitions, "check partition `K` alone (its public inputs only; --proof holds its 192 bytes or the whole proof); default: every partition")
 	commdrPath := fs.String("commdr", "", "read every public value from a commdr.json written by 'cuzk seal' (flags given as well must agree with it)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -77,6 +78,9 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if *proofPath == "" {
 		return fail("--proof is required")
 	}
+	if *partition < seal.AllPartitions {
+		return fail("--partition %d: want a partition index (0 upwards)", *partition)
+	}
 	for _, f := range []struct {
 		name string
 		v    *hex32
@@ -108,7 +112,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 	pub := seal.Public{CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
-	ok, err := seal.VerifyFile(path, *proofPath, cfg, pub)
+	ok, err := seal.VerifyFile(path, *proofPath, cfg, pub, *partition)
 	return reportVerdict(stdout, fail, ok, err)
 }
 

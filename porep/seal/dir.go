@@ -33,6 +33,9 @@ type CommDR struct {
 	Sector          uint64 `json:"sector"`
 	RegisteredProof uint64 `json:"registered_proof"`
 	SectorSize      uint64 `json:"sector_size"`
+	// MadeWithoutSealing is set, to what made them, on the public values of
+	// an input made without sealing (cuzk c1 gen): no sector has them.
+	MadeWithoutSealing string `json:"made_without_sealing,omitempty"`
 }
 
 // ReadCommDR reads a commdr.json.

@@ -94,15 +94,27 @@ func PadData(data []byte, size filecoin.SectorSize) ([]byte, error) {
 		}
 		return padded, nil
 	case uint64(size):
-		for i := 31; i < len(data); i += 32 {
-			if data[i]&0xc0 != 0 {
-				return nil, fmt.Errorf("%w: node %d", ErrDataNotPadded, i/32)
-			}
+		if err := CheckPadded(data); err != nil {
+			return nil, err
 		}
 		return data, nil
 	}
 	return nil, fmt.Errorf("%w: %d bytes for a %v sector (want %d raw or %d padded)", ErrDataLength,
 		len(data), size, uint64(size)/fr32.PaddedChunkSize*fr32.UnpaddedChunkSize, uint64(size))
+}
+
+// CheckPadded checks that data is whole 32-byte nodes each below 2^254, as
+// fr32 padding leaves them (ErrDataLength, ErrDataNotPadded).
+func CheckPadded(data []byte) error {
+	if len(data)%32 != 0 {
+		return fmt.Errorf("%w: %d bytes are not whole 32-byte nodes", ErrDataLength, len(data))
+	}
+	for i := 31; i < len(data); i += 32 {
+		if data[i]&0xc0 != 0 {
+			return fmt.Errorf("%w: node %d", ErrDataNotPadded, i/32)
+		}
+	}
+	return nil
 }
 
 // CommD is the root of the binary SHA-254 tree over padded data (a power of
@@ -233,138 +245,32 @@ func (r *Replica) Commit(ctx context.Context, seed [32]byte, workers int) (*c1.O
 	if seed == [32]byte{} {
 		return nil, ErrZeroSeed
 	}
-	o := &c1.Output{
+	proofs, err := VanillaProofs(ctx, r.cfg, r.g, r, r.replicaID, r.commR, seed, workers)
+	if err != nil {
+		return nil, err
+	}
+	return &c1.Output{
 		RegisteredProof: r.proof,
-		VanillaProofs:   make([][]c1.Proof, r.cfg.Partitions()),
+		VanillaProofs:   proofs,
 		CommR:           r.commR,
 		CommD:           r.commD,
 		ReplicaID:       r.replicaID,
 		Seed:            seed,
 		Ticket:          r.ticket,
-	}
-	for k := range o.VanillaProofs {
-		challenges, err := r.cfg.Challenges(r.replicaID, r.commR, seed, k)
-		if err != nil {
-			return nil, err
-		}
-		proofs := make([]c1.Proof, len(challenges))
-		phase := fmt.Sprintf("commit, partition %d of %d", k+1, len(o.VanillaProofs))
-		report(ctx, phase, 0, int64(len(challenges)))
-		var proven atomic.Int64
-		// One challenge per chunk: each builds dozens of inclusion proofs.
-		err = par.Do(ctx, len(challenges), 1, workers, func(lo, hi int) error {
-			for i := lo; i < hi; i++ {
-				if err := r.proveChallenge(&proofs[i], challenges[i]); err != nil {
-					return fmt.Errorf("challenge %d (node %d): %w", i, challenges[i], err)
-				}
-				report(ctx, phase, proven.Add(1), int64(len(challenges)))
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("seal: partition %d: %w", k, err)
-		}
-		o.VanillaProofs[k] = proofs
-	}
-	return o, nil
+	}, nil
 }
 
-func (r *Replica) proveChallenge(p *c1.Proof, c uint64) error {
-	dp, err := r.treeD.Prove(int(c))
-	if err != nil {
-		return err
-	}
-	p.CommDProofs = c1.MerkleProof{Variant: c1.Single, Root: dp.Root, Leaf: dp.Leaf, Base: make([]c1.PathElement, len(dp.Path))}
-	for i, e := range dp.Path {
-		p.CommDProofs.Base[i] = c1.PathElement{Hashes: e.Hashes, Index: uint64(e.Index)}
-	}
-	rp, err := r.treeR.Prove(int(c))
-	if err != nil {
-		return err
-	}
-	p.CommRLastProof = r.treeProof(rp)
+// Layers is the number of SDR layers.
+func (r *Replica) Layers() int { return len(r.labels) }
 
-	var parents [graph.Degree]uint32
-	r.g.Parents(uint32(c), parents[:])
-	rc := &p.ReplicaColumnProofs
-	if rc.CX, err = r.columnProof(uint32(c)); err != nil {
-		return err
-	}
-	rc.DRGParents = make([]c1.ColumnProof, graph.BaseDegree)
-	rc.ExpParents = make([]c1.ColumnProof, graph.ExpansionDegree)
-	for j, q := range parents {
-		cp, err := r.columnProof(q)
-		if err != nil {
-			return err
-		}
-		if j < graph.BaseDegree {
-			rc.DRGParents[j] = cp
-		} else {
-			rc.ExpParents[j-graph.BaseDegree] = cp
-		}
-	}
+// Shape is the shape of tree_c and tree_r_last.
+func (r *Replica) Shape() merkle.Shape { return r.shape }
 
-	layers := len(r.labels)
-	p.LabelingProofs = make([]c1.LabelingProof, layers)
-	for l := range layers {
-		// Layer 1 uses the DRG parents only; later layers add the expander
-		// parents from the layer below; either way cycled to 37.
-		n := graph.BaseDegree
-		if l > 0 {
-			n = graph.Degree
-		}
-		ps := make([][32]byte, filecoin.TotalParents)
-		for i := range ps {
-			j := i % n
-			if j < graph.BaseDegree {
-				ps[i] = r.labels[l][parents[j]]
-			} else {
-				ps[i] = r.labels[l-1][parents[j]]
-			}
-		}
-		p.LabelingProofs[l] = c1.LabelingProof{Parents: ps, LayerIndex: uint32(l + 1), Node: c}
-	}
-	last := &p.LabelingProofs[layers-1]
-	p.EncodingProof = c1.EncodingProof{Parents: append([][32]byte(nil), last.Parents...), LayerIndex: last.LayerIndex, Node: c}
-	return nil
-}
+// ProveD opens data node i in tree_d.
+func (r *Replica) ProveD(i int) (*merkle.Sha254Proof, error) { return r.treeD.Prove(i) }
 
-func (r *Replica) columnProof(node uint32) (c1.ColumnProof, error) {
-	rows := make([][32]byte, len(r.labels))
-	for l := range rows {
-		rows[l] = r.labels[l][node]
-	}
-	ip, err := r.treeC.Prove(int(node))
-	if err != nil {
-		return c1.ColumnProof{}, err
-	}
-	return c1.ColumnProof{Column: c1.Column{Index: node, Rows: rows}, InclusionProof: r.treeProof(ip)}, nil
-}
+// ProveC opens the column of node i in tree_c.
+func (r *Replica) ProveC(i int) (*merkle.PoseidonProof, error) { return r.treeC.Prove(i) }
 
-// treeProof converts a tree_c / tree_r_last proof into the JSON variant of
-// the replica's tree shape.
-func (r *Replica) treeProof(p *merkle.PoseidonProof) c1.MerkleProof {
-	conv := func(es []merkle.PathElement[fr.Element]) []c1.PathElement {
-		if es == nil {
-			return nil
-		}
-		out := make([]c1.PathElement, len(es))
-		for i, e := range es {
-			hs := make([][32]byte, len(e.Hashes))
-			for j := range e.Hashes {
-				hs[j] = fr32.FromElement(&e.Hashes[j])
-			}
-			out[i] = c1.PathElement{Hashes: hs, Index: uint64(e.Index)}
-		}
-		return out
-	}
-	base, sub, top := p.Split(r.shape)
-	m := c1.MerkleProof{Root: fr32.FromElement(&p.Root), Leaf: fr32.FromElement(&p.Leaf), Base: conv(base), Sub: conv(sub), Top: conv(top)}
-	switch {
-	case r.shape.Top != 0:
-		m.Variant = c1.Top
-	case r.shape.Sub != 0:
-		m.Variant = c1.Sub
-	}
-	return m
-}
+// ProveR opens replica node i in tree_r_last.
+func (r *Replica) ProveR(i int) (*merkle.PoseidonProof, error) { return r.treeR.Prove(i) }

@@ -50,15 +50,25 @@ type Public struct {
 	Sector                               uint64
 }
 
+// AllPartitions is VerifyFile's partition for a check of the whole proof.
+const AllPartitions = -1
+
 // VerifyFile checks the seal proof in proofPath (192 bytes per partition)
-// against the verifying key in vkPath. It reads the key first, so that a
-// missing parameter is told before a missing proof. An invalid proof is
-// false with a nil error; an error means the check could not be made.
-func VerifyFile(vkPath, proofPath string, cfg porep.Config, pub Public) (bool, error) {
+// against the verifying key in vkPath: every partition when partition is
+// AllPartitions, else that partition alone (porep.VerifySealPartition:
+// the file holds its 192 bytes or the whole proof). It reads the key first,
+// so that a missing parameter is told before a missing proof. An invalid
+// proof is false with a nil error; an error means the check could not be
+// made.
+func VerifyFile(vkPath, proofPath string, cfg porep.Config, pub Public, partition int) (bool, error) {
 	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return false, err
 	}
-	return porep.VerifySeal(vk, proof, porep.SealPublic{Config: cfg, CommR: pub.CommR, CommD: pub.CommD, ProverID: pub.ProverID,
-		Sector: pub.Sector, Ticket: pub.Ticket, Seed: pub.Seed})
+	sp := porep.SealPublic{Config: cfg, CommR: pub.CommR, CommD: pub.CommD, ProverID: pub.ProverID,
+		Sector: pub.Sector, Ticket: pub.Ticket, Seed: pub.Seed}
+	if partition == AllPartitions {
+		return porep.VerifySeal(vk, proof, sp)
+	}
+	return porep.VerifySealPartition(vk, proof, sp, partition)
 }

@@ -42,7 +42,7 @@ func TestVerifyFilePolka(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}
-		if ok, err := VerifyFile(vk, proof, cfg, pub); !ok || err != nil {
+		if ok, err := VerifyFile(vk, proof, cfg, pub, AllPartitions); !ok || err != nil {
 			t.Errorf("%+v: ok=%v err=%v", s, ok, err)
 		}
 	}
@@ -53,27 +53,50 @@ func TestVerifyFilePolka(t *testing.T) {
 	if cfg.APIVersion != filecoin.V1_0_0 {
 		t.Fatalf("api version %v", cfg.APIVersion)
 	}
-	if ok, err := VerifyFile(vk, proof, cfg, pub); ok || err != nil {
+	if ok, err := VerifyFile(vk, proof, cfg, pub, AllPartitions); ok || err != nil {
 		t.Errorf("under api 1.0.0: ok=%v err=%v, want invalid", ok, err)
 	}
 	cfg.APIVersion = filecoin.V1_2_0
 	bad := pub
 	bad.Sector++
-	if ok, err := VerifyFile(vk, proof, cfg, bad); ok || err != nil {
+	if ok, err := VerifyFile(vk, proof, cfg, bad, AllPartitions); ok || err != nil {
 		t.Errorf("another sector: ok=%v err=%v, want invalid", ok, err)
 	}
-	if _, err := VerifyFile(filepath.Join(t.TempDir(), "none.vk"), proof, cfg, pub); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := VerifyFile(filepath.Join(t.TempDir(), "none.vk"), proof, cfg, pub, AllPartitions); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing key: %v", err)
 	}
-	if _, err := VerifyFile(vk, filepath.Join(t.TempDir(), "none"), cfg, pub); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := VerifyFile(vk, filepath.Join(t.TempDir(), "none"), cfg, pub, AllPartitions); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing proof: %v", err)
 	}
 	short := filepath.Join(t.TempDir(), "short")
 	if err := os.WriteFile(short, make([]byte, 100), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifyFile(vk, short, cfg, pub); !errors.Is(err, porep.ErrProofLength) {
+	if _, err := VerifyFile(vk, short, cfg, pub, AllPartitions); !errors.Is(err, porep.ErrProofLength) {
 		t.Errorf("short proof: %v", err)
+	}
+}
+
+// One partition is checked against its own public inputs: partition 0 of
+// a one-partition proof verifies, with its sector changed it does not, and
+// a partition the sector does not have is an error.
+func TestVerifyFilePartition(t *testing.T) {
+	vk, proof := filepath.Join(polkaDir, "vk.bin"), filepath.Join(polkaDir, "proof.bin")
+	pub := polkaPublic(t)
+	cfg, err := Sealed{Proof: filecoin.RegisteredSealProof(0), APIVersion: "1.2.0"}.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := VerifyFile(vk, proof, cfg, pub, 0); !ok || err != nil {
+		t.Errorf("partition 0: ok=%v err=%v", ok, err)
+	}
+	bad := pub
+	bad.Sector++
+	if ok, err := VerifyFile(vk, proof, cfg, bad, 0); ok || err != nil {
+		t.Errorf("partition 0, another sector: ok=%v err=%v, want invalid", ok, err)
+	}
+	if _, err := VerifyFile(vk, proof, cfg, pub, 1); !errors.Is(err, porep.ErrPartition) {
+		t.Errorf("partition 1 of 1: %v, want ErrPartition", err)
 	}
 }
 

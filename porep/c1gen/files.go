@@ -1,0 +1,65 @@
+package c1gen
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
+)
+
+// MarkerSuffix names the file written beside every generated C1, as
+// `params gen` marks its INSECURE parameters: the C1 format has no field
+// for it and strict readers (upstream's, ours) refuse unknown ones.
+const MarkerSuffix = ".MADE-WITHOUT-SEALING"
+
+// Provenance is what commdr.json's made_without_sealing says.
+const Provenance = "cuzk c1 gen: a consistent C1 output made without sealing (labels computed at the challenged nodes only, sparse tree_c and tree_r_last, data one block repeated); for proving and benchmarks, never a sealed sector"
+
+// Files are the paths WriteFiles writes.
+type Files struct {
+	C1, CommDR, Marker string
+}
+
+// WriteFiles writes the C1 of r to path (Curio's envelope when wrapped),
+// its public values as commdr.json in the same directory (what `cuzk
+// verify-seal --commdr` and `rustref verify-seal` read), and the marker
+// path+MarkerSuffix. The directory is made if missing.
+func WriteFiles(path string, wrapped bool, r *Result) (Files, error) {
+	f := Files{C1: path, CommDR: filepath.Join(filepath.Dir(path), seal.CommDRName), Marker: path + MarkerSuffix}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return f, err
+	}
+	o := r.Output
+	raw := o.AppendJSON(nil)
+	if wrapped {
+		var err error
+		if raw, err = json.Marshal(c1.Wrap(o, r.Params.Sector)); err != nil {
+			return f, err
+		}
+	}
+	porepID := o.RegisteredProof.PoRepID()
+	cdr, err := json.MarshalIndent(seal.CommDR{
+		CommD: hex.EncodeToString(o.CommD[:]), CommR: hex.EncodeToString(o.CommR[:]),
+		ProverID: hex.EncodeToString(r.Params.ProverID[:]), Ticket: hex.EncodeToString(o.Ticket[:]),
+		Seed: hex.EncodeToString(o.Seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
+		Sector: r.Params.Sector, RegisteredProof: uint64(o.RegisteredProof), SectorSize: uint64(o.RegisteredProof.SectorSize()),
+		MadeWithoutSealing: Provenance,
+	}, "", "  ")
+	if err != nil {
+		return f, err
+	}
+	marker := fmt.Sprintf("%s\n%s: %v sector %d, comm_r %x\n", Provenance, filepath.Base(path), o.RegisteredProof, r.Params.Sector, o.CommR)
+	for _, w := range []struct {
+		path string
+		b    []byte
+	}{{f.C1, raw}, {f.CommDR, append(cdr, '\n')}, {f.Marker, []byte(marker)}} {
+		if err := os.WriteFile(w.path, w.b, 0o644); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
