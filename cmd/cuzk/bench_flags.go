@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep/c1gen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
 )
@@ -92,6 +93,7 @@ func (d *daemonFlags) status() (*bench.StatusClient, error) {
 type proofFlags struct {
 	typ             string
 	c1              string
+	c1Gen           sectorSizeFlag
 	vanilla         string
 	registeredProof int64
 	sectorNum       uint64
@@ -114,6 +116,8 @@ func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 		fs.StringVar(&p.typ, "t", "porep-c2", "shorthand for --type")
 	}
 	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
+	p.c1Gen.allowed = filecoin.PublishedSectorSizes()
+	fs.Var(&p.c1Gen, "c1-gen", "PoRep: make a C1 of this sector `size` (2KiB … 32GiB, 64GiB) WITHOUT SEALING (cuzk c1 gen) and prove it, as Curio's task sends it: how to measure a machine before sealing anything")
 	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof; default: seal 2 KiB test sectors in-process")
 	fs.Int64Var(&p.registeredProof, "registered-proof", -1, "registered proof id, as in go-state-types abi (default: the C1's; for test, the log2 of the rows)")
 	fs.Uint64Var(&p.sectorNum, "sector", 0, "sector number (default: the C1 envelope's, else 1)")
@@ -164,11 +168,18 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 	switch t {
 	case proofkind.PoRep:
 		var data []byte
-		if p.c1 != "" {
+		switch {
+		case p.c1 != "" && p.c1Gen.set:
+			return nil, fmt.Errorf("--c1 and --c1-gen exclude each other")
+		case p.c1 != "":
 			if data, err = os.ReadFile(p.c1); err != nil {
 				return nil, err
 			}
-		} else {
+		case p.c1Gen.set:
+			if data, err = p.generateC1(ctx, progress); err != nil {
+				return nil, err
+			}
+		default:
 			proof := filecoin.StackedDrg2KiBV1_1
 			t0 := time.Now()
 			o, _, err := seal.Seal(ctx, seal.DefaultInput(proof), seal.DefaultSeed, 0)
@@ -239,6 +250,29 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 	}
 	spec.Template.Priority = cuzkv1.Priority(prio)
 	return spec, nil
+}
+
+// generateC1 makes the --c1-gen input: a C1 of that size made without
+// sealing for miner --miner and sector --sector (default 1), in Curio's
+// envelope as its PoRep task sends it.
+func (p *proofFlags) generateC1(ctx context.Context, progress io.Writer) ([]byte, error) {
+	proof, err := sealProofFor(p.c1Gen, p.registeredProof)
+	if err != nil {
+		return nil, fmt.Errorf("--c1-gen: %w", err)
+	}
+	gp := c1gen.DefaultParams(proof)
+	gp.ProverID = filecoin.ProverID(p.minerID)
+	if p.sectorNum != 0 {
+		gp.Sector = p.sectorNum
+	}
+	t0 := time.Now()
+	r, err := c1gen.Generate(ctx, gp, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--c1-gen: %w", err)
+	}
+	fmt.Fprintf(progress, "--c1-gen: made a %v C1 WITHOUT SEALING (%v, sector %d, miner %d, comm_r %x) in %v\n",
+		proof.SectorSize(), proof, gp.Sector, p.minerID, r.Output.CommR, time.Since(t0).Round(time.Millisecond))
+	return r.WrappedJSON()
 }
 
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC

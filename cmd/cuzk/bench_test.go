@@ -646,4 +646,13 @@ func TestBenchSinglePoRep(t *testing.T) {
 			t.Errorf("span %+v", s)
 		}
 	}
+
+	// --c1-gen: the input made without sealing (cuzk c1 gen), in Curio's
+	// envelope, proven and checked with verify-seal like a sealed one.
+	code, out, stderr = d.bench(t, "single", "-t", "porep", "--c1-gen", "2KiB", "--sector", "7", "--verify", "--params", d.params)
+	t.Log(out)
+	if code != exitOK || !strings.Contains(stderr, "--c1-gen: made a 2KiB C1 WITHOUT SEALING") ||
+		!regexp.MustCompile(`(?m)^verify:\s+valid `).MatchString(out) || !strings.Contains(out, "sector 7, miner 1000") {
+		t.Fatalf("--c1-gen: exit %d\n%s\n%s", code, out, stderr)
+	}
 }

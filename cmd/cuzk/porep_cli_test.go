@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -291,5 +294,49 @@ func TestProveC2StopsOnCancel(t *testing.T) {
 	}
 	if _, err := os.Stat(proof); err == nil {
 		t.Fatal("a proof file was written")
+	}
+}
+
+// cuzk c1 gen writes a C1 the vanilla check accepts, its public values
+// marked as made without sealing, and the marker file; --wrapped writes
+// Curio's envelope around the same C1; NI-PoRep is refused.
+func TestC1Gen(t *testing.T) {
+	dir := t.TempDir()
+	plain, wrapped := filepath.Join(dir, "c1.json"), filepath.Join(dir, "w", "c1.json")
+	code, out, stderr := runCmd(t, "c1", "gen", "--sector-size", "2KiB", "--sector", "9", "--out", plain)
+	if code != exitOK || !strings.Contains(out, "WITHOUT SEALING") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	raw, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c1.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := porep.VerifyVanilla(context.Background(), o, 1); err != nil {
+		t.Fatalf("vanilla check: %v", err)
+	}
+	cdr, err := seal.ReadCommDR(filepath.Join(dir, "commdr.json"))
+	if err != nil || cdr.Sector != 9 || cdr.MadeWithoutSealing == "" || cdr.CommR != hex.EncodeToString(o.CommR[:]) {
+		t.Fatalf("commdr.json: %+v %v", cdr, err)
+	}
+	if _, err := os.Stat(plain + ".MADE-WITHOUT-SEALING"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr = runCmd(t, "c1", "gen", "--sector-size", "2KiB", "--sector", "9", "--wrapped", "--out", wrapped); code != exitOK {
+		t.Fatalf("--wrapped: exit %d %s", code, stderr)
+	}
+	wraw, err := os.ReadFile(wrapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo, w, err := c1.ParseWrapped(wraw)
+	if err != nil || w.SectorNum != 9 || !bytes.Equal(wo.AppendJSON(nil), raw) {
+		t.Fatalf("--wrapped: %v", err)
+	}
+	if code, _, stderr = runCmd(t, "c1", "gen", "--registered-proof", "15", "--out", filepath.Join(dir, "ni.json")); code != exitError || !strings.Contains(stderr, "only interactive PoRep") {
+		t.Fatalf("NI-PoRep: exit %d %q", code, stderr)
 	}
 }

@@ -19,6 +19,12 @@ const MarkerSuffix = ".MADE-WITHOUT-SEALING"
 // Provenance is what commdr.json's made_without_sealing says.
 const Provenance = "cuzk c1 gen: a consistent C1 output made without sealing (labels computed at the challenged nodes only, sparse tree_c and tree_r_last, data one block repeated); for proving and benchmarks, never a sealed sector"
 
+// WrappedJSON is the C1 in Curio's envelope, as Curio's PoRep task sends
+// it to cuzk.
+func (r *Result) WrappedJSON() ([]byte, error) {
+	return json.Marshal(c1.Wrap(r.Output, r.Params.Sector))
+}
+
 // Files are the paths WriteFiles writes.
 type Files struct {
 	C1, CommDR, Marker string
@@ -37,7 +43,7 @@ func WriteFiles(path string, wrapped bool, r *Result) (Files, error) {
 	raw := o.AppendJSON(nil)
 	if wrapped {
 		var err error
-		if raw, err = json.Marshal(c1.Wrap(o, r.Params.Sector)); err != nil {
+		if raw, err = r.WrappedJSON(); err != nil {
 			return f, err
 		}
 	}
