@@ -137,7 +137,7 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 		Budget:        bud,
 		Log:           opt.Log,
 		Observer:      opt.Observer,
-		Stages:        opt.Stages,
+		Stages:        stepLogger(opt.Stages, opt.Log),
 		Randomness:    opt.Randomness,
 	})
 	if err != nil {
@@ -145,6 +145,21 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 		return nil, 0, nil, fmt.Errorf("engine: %w", err)
 	}
 	return eng, int64(total), pv.close, nil
+}
+
+// stepLogger is the engine's Stages hook: next, and a debug line per
+// partition step, so that a long job's steps (a 32 GiB partition's MSMs
+// take minutes each) can be lined up with memory sampled from outside.
+func stepLogger(next func(job string, partition int, stage string), log *slog.Logger) func(string, int, string) {
+	if log == nil || !log.Enabled(context.Background(), slog.LevelDebug) {
+		return next
+	}
+	return func(job string, partition int, stage string) {
+		log.Debug("partition step", "job", job, "partition", partition, "step", stage)
+		if next != nil {
+			next(job, partition, stage)
+		}
+	}
 }
 
 // srsOptions are the parameter manager's options for cfg, opt and the
