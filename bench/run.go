@@ -12,6 +12,7 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 // Result statuses besides the wire's COMPLETED, FAILED, CANCELLED, TIMEOUT
@@ -51,6 +52,12 @@ type Result struct {
 	Synthesis time.Duration  `json:"synthesis_ns"`
 	Prove     time.Duration  `json:"prove_ns"`
 	Total     time.Duration  `json:"total_ns"`
+	// ProveSteps are Prove's parts: the prover's steps (msm l, msm a,
+	// msm b_g1, msm b_g2, h, msm h, assemble), each summed over the
+	// job's partitions and the longest partition's, in nanoseconds (the
+	// wire's AwaitProofResponse.prove_steps; absent from a daemon that
+	// sends none: a GPU's, or one older than the field).
+	ProveSteps []statusdoc.StepTotal `json:"prove_steps,omitempty"`
 	// ProofBytes is the proof's length (192 bytes per partition).
 	ProofBytes int    `json:"proof_bytes"`
 	Proof      []byte `json:"-"`
@@ -79,6 +86,10 @@ func (r *Result) fill(resp *cuzkv1.AwaitProofResponse) {
 	r.Error = resp.GetErrorMessage()
 	r.QueueWait, r.SRSLoad, r.Synthesis = ms(resp.GetQueueWaitMs()), ms(resp.GetSrsLoadMs()), ms(resp.GetSynthesisMs())
 	r.Prove, r.Total = ms(resp.GetGpuComputeMs()), ms(resp.GetTotalMs())
+	r.ProveSteps = nil
+	for _, st := range resp.GetProveSteps() {
+		r.ProveSteps = append(r.ProveSteps, statusdoc.StepTotal{Step: st.GetStep(), Sum: time.Duration(st.GetSumNs()), Max: time.Duration(st.GetMaxNs())})
+	}
 	r.Proof = resp.GetProof()
 	r.ProofBytes = len(r.Proof)
 	if r.Status == StatusCompleted && r.ProofBytes == 0 {

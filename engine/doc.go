@@ -248,7 +248,13 @@
 // records of every job that is not final (JobStatus.Stages) and of the
 // last MaxRecentJobs jobs that ended (RecentJobs, in the order they did);
 // a job keeps at most MaxJobStages records (a 10-partition PoRep job has
-// about 32, some 5 KiB). The server publishes them in GET /status
+// about 32, some 6 KiB). A prove or finish record carries the backend's
+// steps inside it for its partition (StageRecord.Steps: the CPU prover's
+// "msm l", "msm a", "msm b_g1", "msm b_g2", "h", "msm h" in prove,
+// "assemble" in finish), and a job's Timings.ProveSteps sum them over its
+// partitions (with the longest partition's), so its prove time is not one
+// number: AwaitProof (prove_steps), GET /status (timings.prove_steps,
+// stages[].steps) and `cuzk bench single` show them. The server publishes them in GET /status
 // (jobs[].stages, recent_jobs) for `cuzk bench timeline`, and an Observer
 // that implements StageObserver sees each record as it is made (the
 // daemon's per-stage histograms).

@@ -63,6 +63,12 @@ type Timings struct {
 	Synthesis time.Duration `json:"synthesis_ns"`
 	Prove     time.Duration `json:"prove_ns"`
 	Total     time.Duration `json:"total_ns"`
+	// ProveSteps are Prove's parts: the backend's steps over the job's
+	// partitions, in the order they first ran (see StepTime). They are
+	// this job's own circuits' steps, where Prove is its batch's wall
+	// time, so they add up to at most Prove. Empty when the backend times
+	// no steps (the CUDA backend's one device call).
+	ProveSteps []StepTotal `json:"prove_steps,omitempty"`
 }
 
 // Result is a job's outcome, or the state it is in when an Await timed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -184,7 +185,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 		if err == nil {
 			if lease.Loaded > 0 {
 				for _, p := range reserved {
-					e.timing(p.job.id, p.index, "srs_load", t, lease.Loaded, b, worker)
+					e.timing(p.job.id, p.index, "srs_load", t, lease.Loaded, b, worker, nil)
 				}
 			}
 			e.mu.Lock()
@@ -257,7 +258,7 @@ func (e *Engine) synthesize(it *item, worker string) {
 			delete(e.densities, b.circuit)
 		}
 		e.mu.Unlock()
-		e.timing(p.job.id, p.index, "synthesis", t, d, b, worker)
+		e.timing(p.job.id, p.index, "synthesis", t, d, b, worker, nil)
 
 		e.mu.Lock()
 		p.circuit = nil
@@ -346,8 +347,12 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 		pend, err = e.backendStart(l, it, parts, pas, rnd)
 	}
 	d := time.Since(t)
-	for _, p := range parts {
-		e.timing(p.job.id, p.index, "prove", t, d, it.batch, l.worker("prover"))
+	var steps [][]StepTime
+	if err == nil && pend != nil {
+		steps = proveSteps(pend.Times().Steps, len(parts), nil)
+	}
+	for k, p := range parts {
+		e.timing(p.job.id, p.index, "prove", t, d, it.batch, l.worker("prover"), stepsAt(steps, k))
 	}
 
 	e.mu.Lock()
@@ -391,7 +396,7 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 	it.where = inFinisher
 	e.stage.endStart(true)
 	l.finishing++
-	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d}
+	return &finishing{it: it, pend: pend, parts: parts, started: t, start: d, steps: steps}
 }
 
 // backendStart runs l's backend's Start; a panic fails the item's parts.
@@ -437,8 +442,12 @@ func (e *Engine) finish(l *lane, f *finishing) {
 	t := time.Now()
 	proofs, err := e.backendFinish(f)
 	d := time.Since(t)
-	for _, p := range f.parts {
-		e.timing(p.job.id, p.index, "finish", t, d, it.batch, l.worker("finisher"))
+	var steps [][]StepTime
+	if err == nil {
+		steps = proveSteps(f.pend.Times().Steps, len(f.parts), f.steps)
+	}
+	for k, p := range f.parts {
+		e.timing(p.job.id, p.index, "finish", t, d, it.batch, l.worker("finisher"), stepsAt(steps, k))
 		e.step(p.job.id, p.index, "done")
 	}
 	if err == nil && len(proofs) != len(f.parts) {
@@ -468,6 +477,7 @@ func (e *Engine) finish(l *lane, f *finishing) {
 		jp.prove = f.start + d
 		jp.state = partDone
 		j.timings.Prove += f.start + d
+		j.timings.ProveSteps = addSteps(j.timings.ProveSteps, stepsAt(f.steps, i), stepsAt(steps, i))
 		if j.verifier == nil {
 			j.verifier = it.lease.Verifier
 		}
@@ -512,7 +522,7 @@ func (e *Engine) complete(j *job) {
 	if !e.cfg.SkipSelfCheck {
 		t := time.Now()
 		err = e.safeSelfCheck(j.id, pvk, proofs, inputs)
-		e.timing(j.id, -1, "self_check", t, time.Since(t), nil, "")
+		e.timing(j.id, -1, "self_check", t, time.Since(t), nil, "", nil)
 	}
 	out := prover.Encode(proofs)
 
@@ -547,13 +557,15 @@ func (e *Engine) safeSelfCheck(jobID string, pvk *groth16.PreparedVerifyingKey, 
 }
 
 // timing records one stage of one partition (partition -1: the whole
-// job) done by worker ("synthesis N"; "" names the stage's single worker) for Status and the StageObserver, and logs it at DEBUG (INFO with
-// Config.LogTiming) for people; the line is not an API (see doc.go).
-func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch, worker string) {
+// job) done by worker ("synthesis N"; "" names the stage's single worker),
+// with the backend's steps inside it (prove and finish), for Status and
+// the StageObserver, and logs it at DEBUG (INFO with Config.LogTiming) for
+// people; the line is not an API (see doc.go).
+func (e *Engine) timing(jobID string, partition int, stage string, start time.Time, d time.Duration, b *batch, worker string, steps []StepTime) {
 	if worker == "" {
 		worker = stageWorker(stage)
 	}
-	rec := StageRecord{Job: jobID, Partition: partition, Stage: stage, Start: start, Duration: d, Worker: worker}
+	rec := StageRecord{Job: jobID, Partition: partition, Stage: stage, Start: start, Duration: d, Worker: worker, Steps: steps}
 	if b != nil {
 		rec.Batch, rec.Circuit = b.seq, b.circuit
 	}
@@ -579,6 +591,16 @@ func (e *Engine) timing(jobID string, partition int, stage string, start time.Ti
 	if b != nil {
 		attrs = append(attrs, slog.Uint64("batch", b.seq), slog.String("circuit", b.circuit))
 	}
+	if len(steps) > 0 {
+		var sb strings.Builder
+		for i, s := range steps {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%s %.3fms", s.Step, float64(s.Wall.Microseconds())/1000)
+		}
+		attrs = append(attrs, slog.String("steps", sb.String()))
+	}
 	e.log.LogAttrs(context.Background(), lvl, "timing", attrs...)
 }
 
@@ -589,4 +611,7 @@ type finishing struct {
 	parts   []*itemPart
 	started time.Time
 	start   time.Duration
+	// steps are each part's steps in Start (the prove stage's), by the
+	// part's index in parts.
+	steps [][]StepTime
 }

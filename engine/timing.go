@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/groth16"
 )
 
 // StageRecord is one pipeline stage of one partition of a job, as the
@@ -23,6 +25,84 @@ type StageRecord struct {
 	// numbered), "prover", "finisher", or "verifier" (self_check runs on a
 	// goroutine of its own per job).
 	Worker string
+	// Steps are the backend's steps inside a prove or finish stage, for
+	// this partition's circuit (nil for the other stages, and when the
+	// backend times none).
+	Steps []StepTime
+}
+
+// StepTime is one step of one partition's proving, with its wall time:
+// in the prove stage (Backend.Start) "msm l", "msm a", "msm b_g1",
+// "msm b_g2", "h" (the transforms of H) and "msm h", in the finish stage
+// (Backend.Finish) "assemble" (groth16.Step*); a proof that prover/checked
+// redid on its CPU fallback adds the fallback's steps, named
+// "fallback <step>", to its finish stage.
+type StepTime struct {
+	Step string        `json:"step"`
+	Wall time.Duration `json:"wall_ns"`
+}
+
+// StepTotal is one prover step over a job's partitions.
+type StepTotal struct {
+	Step string        `json:"step"`
+	Sum  time.Duration `json:"sum_ns"` // over the partitions
+	Max  time.Duration `json:"max_ns"` // the longest partition's
+}
+
+// proveSteps copies the steps of n circuits that a backend's Times
+// reports (groth16.StageTimes.Steps), leaving out the first len(before[k])
+// of circuit k's, which an earlier call returned. A backend that reports
+// the steps of another number of circuits reports none.
+func proveSteps(all [][]groth16.Step, n int, before [][]StepTime) [][]StepTime {
+	if len(all) != n {
+		return nil
+	}
+	out := make([][]StepTime, n)
+	for k, steps := range all {
+		steps = steps[min(len(stepsAt(before, k)), len(steps)):]
+		if len(steps) == 0 {
+			continue
+		}
+		out[k] = make([]StepTime, len(steps))
+		for i, s := range steps {
+			out[k][i] = StepTime{Step: s.Name, Wall: s.Wall}
+		}
+	}
+	return out
+}
+
+// stepsAt is steps[k], or nil.
+func stepsAt(steps [][]StepTime, k int) []StepTime {
+	if k < len(steps) {
+		return steps[k]
+	}
+	return nil
+}
+
+// addSteps adds one partition's steps (in parts, as its stages listed
+// them) to a job's totals.
+func addSteps(tot []StepTotal, parts ...[]StepTime) []StepTotal {
+	var own []StepTotal // the partition's, by name
+	for _, steps := range parts {
+		for _, s := range steps {
+			own = sumStep(own, s.Step, s.Wall)
+		}
+	}
+	for _, o := range own {
+		tot = sumStep(tot, o.Step, o.Sum)
+		i := slices.IndexFunc(tot, func(t StepTotal) bool { return t.Step == o.Step })
+		tot[i].Max = max(tot[i].Max, o.Sum)
+	}
+	return tot
+}
+
+// sumStep adds d to the step called name in tot, appended when new.
+func sumStep(tot []StepTotal, name string, d time.Duration) []StepTotal {
+	if i := slices.IndexFunc(tot, func(t StepTotal) bool { return t.Step == name }); i >= 0 {
+		tot[i].Sum += d
+		return tot
+	}
+	return append(tot, StepTotal{Step: name, Sum: d})
 }
 
 // End is when the stage ended.
@@ -47,11 +127,14 @@ type RecentJob struct {
 	StagesDropped int
 }
 
-// Bounds of the stage records the engine keeps. A record is 112 bytes (its
-// strings are shared with the job and the pipeline), so a finished
-// 10-partition PoRep job (about 32 records) takes under 8 KiB with slice
-// growth, the ring of finished PoRep jobs under 2 MiB, and whatever the
-// jobs, the ring holds at most MaxRecentJobs*MaxJobStages records (14 MiB).
+// Bounds of the stage records the engine keeps. A record is 136 bytes (its
+// strings are shared with the job and the pipeline) and a prove or finish
+// record points to its steps, 24 bytes each, seven a partition (the CPU
+// prover's), so a finished 10-partition PoRep job (about 32 records) takes
+// under 8 KiB with slice growth, the ring of finished PoRep jobs under
+// 2 MiB, and whatever the jobs, the ring holds at most
+// MaxRecentJobs*MaxJobStages records (24 MiB: at most two of a
+// partition's three or four records carry steps).
 // Jobs not yet final keep theirs under the same per-job bound, for at most
 // Config.MaxPending+MaxRecentJobs jobs.
 const (

@@ -5,11 +5,13 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/cuzk-dev/cuzk/groth16"
 )
 
 // The memory bounds documented beside MaxRecentJobs assume this size.
 func TestStageRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(StageRecord{}); n != 112 {
+	if n := unsafe.Sizeof(StageRecord{}); n != 136 {
 		t.Fatalf("StageRecord is %d bytes; update the bounds' comment", n)
 	}
 }
@@ -78,5 +80,33 @@ func TestStageLog(t *testing.T) {
 	}
 	if live, _ = l2.snapshot(func(string) bool { return true }); len(live) != 3 || live["x0"] != nil {
 		t.Fatalf("%v", live)
+	}
+}
+
+// A job's step totals: sums over its partitions, the longest partition's
+// time (a step a partition ran twice counts once with both times), in the
+// order the steps first ran; Start's steps are not repeated in Finish's.
+func TestStepTotals(t *testing.T) {
+	ms := time.Millisecond
+	all := [][]groth16.Step{{{Name: "msm l", Wall: ms}, {Name: "h", Wall: 2 * ms}}, {{Name: "msm l", Wall: 3 * ms}}}
+	start := proveSteps(all, 2, nil)
+	if fmt.Sprint(start) != "[[{msm l 1ms} {h 2ms}] [{msm l 3ms}]]" {
+		t.Fatalf("start steps %v", start)
+	}
+	all[0] = append(all[0], groth16.Step{Name: "assemble", Wall: ms})
+	all[1] = append(all[1], groth16.Step{Name: "assemble", Wall: ms}, groth16.Step{Name: "fallback msm l", Wall: ms})
+	finish := proveSteps(all, 2, start)
+	if fmt.Sprint(finish) != "[[{assemble 1ms}] [{assemble 1ms} {fallback msm l 1ms}]]" {
+		t.Fatalf("finish steps %v", finish)
+	}
+	if proveSteps(all, 3, nil) != nil || proveSteps(nil, 2, nil) != nil {
+		t.Fatal("steps of another number of circuits kept")
+	}
+	var tot []StepTotal
+	tot = addSteps(tot, start[0], finish[0])
+	tot = addSteps(tot, start[1], finish[1], []StepTime{{Step: "h", Wall: ms}, {Step: "h", Wall: 4 * ms}})
+	want := "[{msm l 4ms 3ms} {h 7ms 5ms} {assemble 2ms 1ms} {fallback msm l 1ms 1ms}]"
+	if fmt.Sprint(tot) != want {
+		t.Fatalf("totals %v, want %s", tot, want)
 	}
 }

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +62,7 @@ func TestStagesInStatus(t *testing.T) {
 	}
 	rj := st.RecentJobs[0]
 	if rj.ID != id || rj.State != engine.StateCompleted || rj.Kind != "test" || rj.Circuit != "test-k10" || rj.Partitions != 2 ||
-		rj.Batch != res.Batch || rj.Batch == 0 || rj.Finished.Before(rj.Submitted) || rj.Timings != res.Timings || rj.Error != "" {
+		rj.Batch != res.Batch || rj.Batch == 0 || rj.Finished.Before(rj.Submitted) || !reflect.DeepEqual(rj.Timings, res.Timings) || rj.Error != "" {
 		t.Fatalf("%+v", rj)
 	}
 	seen := map[string]int{}
@@ -123,5 +125,64 @@ func TestRecentFailedJob(t *testing.T) {
 	}
 	if !regexp.MustCompile(`msg=timing job=bad partition=0 stage=synthesis worker="synthesis [0-9]+"`).MatchString(r.logs.String()) {
 		t.Errorf("no timing line in the log:\n%s", r.logs.String())
+	}
+}
+
+// TestProveSteps: the prover's steps of every partition travel with the
+// job: each prove record lists Start's steps and each finish record
+// Finish's, within the stage's own time, and the job's Timings sum them
+// over its partitions, in the order they ran, within Prove.
+func TestProveSteps(t *testing.T) {
+	e := newObservedEngine(t, &stageObserver{})
+	res := mustAwait(t, e, mustSubmit(t, e, testReq("steps", 10, testkind.Options{Partitions: 2})).JobID)
+	if res.State != engine.StateCompleted {
+		t.Fatal(res.State, res.Err)
+	}
+	start := []string{"msm l", "msm a", "msm b_g1", "msm b_g2", "h", "msm h"}
+	var names []string
+	var sum time.Duration
+	for _, s := range res.Timings.ProveSteps {
+		names = append(names, s.Step)
+		if s.Max <= 0 || s.Sum < s.Max || s.Sum > 2*s.Max {
+			t.Errorf("step %+v: not the sum of two partitions' times", s)
+		}
+		sum += s.Sum
+	}
+	if want := append(slices.Clone(start), "assemble"); !slices.Equal(names, want) {
+		t.Fatalf("steps %q, want %q", names, want)
+	}
+	if sum > res.Timings.Prove {
+		t.Errorf("steps add up to %v, more than the prove time %v", sum, res.Timings.Prove)
+	}
+	rj := e.Status().RecentJobs[0]
+	seen := 0
+	for _, r := range rj.Stages {
+		var got []string
+		var in time.Duration
+		for _, s := range r.Steps {
+			got, in = append(got, s.Step), in+s.Wall
+		}
+		switch r.Stage {
+		case "prove":
+			if !slices.Equal(got, start) {
+				t.Errorf("partition %d prove steps %q, want %q", r.Partition, got, start)
+			}
+		case "finish":
+			if !slices.Equal(got, []string{"assemble"}) {
+				t.Errorf("partition %d finish steps %q", r.Partition, got)
+			}
+		default:
+			if len(got) != 0 {
+				t.Errorf("%s record with steps %q", r.Stage, got)
+			}
+			continue
+		}
+		seen++
+		if in > r.Duration {
+			t.Errorf("partition %d %s: steps of %v in %v", r.Partition, r.Stage, in, r.Duration)
+		}
+	}
+	if seen != 4 {
+		t.Errorf("%d prove and finish records, want 4", seen)
 	}
 }

@@ -57,7 +57,9 @@ type ProveOptions struct {
 	// Stage, when set, is told when each step of each circuit starts
 	// (part is the circuit's index in the batch): "msm l", "msm a",
 	// "msm b_g1", "msm b_g2", "h" (the FFTs), "msm h", and in Finish
-	// "assemble". A benchmark measures time and memory per step with it.
+	// "assemble" (the Step constants). A benchmark measures time and
+	// memory per step with it; their wall times alone are in
+	// Pending.Times.Steps whether or not it is set.
 	Stage func(part int, stage string)
 }
 
@@ -108,7 +110,32 @@ type StageTimes struct {
 	MSMG1  time.Duration // h, l, a, b_g1
 	MSMG2  time.Duration // b_g2
 	Finish time.Duration // assembly
+	// Steps are each circuit's steps (index: the circuit's in the batch)
+	// with their wall time, in the order they ran: Start's "msm l",
+	// "msm a", "msm b_g1", "msm b_g2", "h", "msm h", then Finish's
+	// "assemble". The time between steps (returning a spent witness to
+	// the OS) is in none of them. A backend that cannot time its steps
+	// (one device call) leaves Steps nil.
+	Steps [][]Step
 }
+
+// Step is the wall time of one step of one circuit's proving, named as
+// ProveOptions.Stage names it.
+type Step struct {
+	Name string
+	Wall time.Duration
+}
+
+// Step names, as Step.Name and ProveOptions.Stage carry them.
+const (
+	StepMSML     = "msm l"
+	StepMSMA     = "msm a"
+	StepMSMBG1   = "msm b_g1"
+	StepMSMBG2   = "msm b_g2"
+	StepH        = "h" // the six transforms of H
+	StepMSMH     = "msm h"
+	StepAssemble = "assemble"
+)
 
 // Pending is a batch whose heavy G1 work is done; Finish completes it.
 type Pending struct {
@@ -165,14 +192,28 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 		pp := &pendingProof{rnd: rnd[i]}
 		nIn := len(pa.Input)
 		bIn := pa.Density.BInput.Count()
-		run := func(stage *time.Duration, steps ...func() error) error {
+		steps := make([]Step, 0, 7)
+		// step names f's work: the first function of a step tells
+		// opt.Stage that it begins, and each adds its wall time to it.
+		step := func(name string, f func() error) func() error {
+			return func() error {
+				if len(steps) == 0 || steps[len(steps)-1].Name != name {
+					opt.stage(i, name)
+					steps = append(steps, Step{Name: name})
+				}
+				t := time.Now()
+				defer func() { steps[len(steps)-1].Wall += time.Since(t) }()
+				return f()
+			}
+		}
+		run := func(stage *time.Duration, fs ...func() error) error {
 			t := time.Now()
 			defer func() { *stage += time.Since(t) }()
-			for _, step := range steps {
+			for _, f := range fs {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				if err := step(); err != nil {
+				if err := f(); err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err() // cancelled while paused at a yield point
 					}
@@ -182,36 +223,33 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 			return nil
 		}
 		err := run(&pend.Times.MSMG1,
-			func() (e error) { opt.stage(i, "msm l"); pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return },
-			func() (e error) {
-				opt.stage(i, "msm a")
+			step(StepMSML, func() (e error) { pp.l, e = msmQueryG1(lq, pa.Aux, nil, workers, y); return }),
+			step(StepMSMA, func() (e error) {
 				pp.aIn, e = msmQueryG1(aq.slice(0, nIn), pa.Input, nil, workers, y)
 				return
-			},
-			func() (e error) {
+			}),
+			step(StepMSMA, func() (e error) {
 				pp.aAux, e = msmQueryG1(aq.slice(nIn, aq.n), pa.Aux, &pa.Density.AAux, workers, y)
 				return
-			},
-			func() (e error) {
-				opt.stage(i, "msm b_g1")
+			}),
+			step(StepMSMBG1, func() (e error) {
 				pp.b1In, e = msmQueryG1(b1q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
 				return
-			},
-			func() (e error) {
+			}),
+			step(StepMSMBG1, func() (e error) {
 				pp.b1Aux, e = msmQueryG1(b1q.slice(bIn, b1q.n), pa.Aux, &pa.Density.BAux, workers, y)
 				return
-			})
+			}))
 		if err == nil {
 			err = run(&pend.Times.MSMG2,
-				func() (e error) {
-					opt.stage(i, "msm b_g2")
+				step(StepMSMBG2, func() (e error) {
 					pp.b2In, e = msmQueryG2(b2q.slice(0, bIn), pa.Input, &pa.Density.BInput, workers, y)
 					return
-				},
-				func() (e error) {
+				}),
+				step(StepMSMBG2, func() (e error) {
 					pp.b2Aux, e = msmQueryG2(b2q.slice(bIn, b2q.n), pa.Aux, &pa.Density.BAux, workers, y)
 					return
-				})
+				}))
 		}
 		if err != nil {
 			return nil, err
@@ -223,10 +261,9 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 			// third domain vector next.
 			debug.FreeOSMemory()
 		}
-		opt.stage(i, "h")
+		var h []fr.Element
 		t0 := time.Now()
-		h, err := computeH(pa, workers, y)
-		if err != nil {
+		if err := step(StepH, func() (e error) { h, e = computeH(pa, workers, y); return })(); err != nil {
 			return nil, err
 		}
 		pend.Times.FFT += time.Since(t0)
@@ -238,9 +275,10 @@ func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd 
 			// heap's soft limit (docs/performance.md, "Full size").
 			debug.FreeOSMemory()
 		}
-		if err := run(&pend.Times.MSMG1, func() (e error) { opt.stage(i, "msm h"); pp.h, e = msmQueryG1(hq, h, nil, workers, y); return }); err != nil {
+		if err := run(&pend.Times.MSMG1, step(StepMSMH, func() (e error) { pp.h, e = msmQueryG1(hq, h, nil, workers, y); return })); err != nil {
 			return nil, err
 		}
+		pend.Times.Steps = append(pend.Times.Steps, steps)
 		pend.parts = append(pend.parts, pp)
 	}
 	return pend, nil
@@ -281,8 +319,10 @@ func (pend *Pending) Finish(ctx context.Context) ([]Proof, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pend.opt.stage(i, "assemble")
+		pend.opt.stage(i, StepAssemble)
+		t := time.Now()
 		proofs[i] = assemble(pend.params.VK, pp, &pp.b2In, &pp.b2Aux)
+		pend.Times.Steps[i] = append(pend.Times.Steps[i], Step{Name: StepAssemble, Wall: time.Since(t)})
 	}
 	pend.Times.Finish += time.Since(t0)
 	return proofs, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -298,5 +299,55 @@ func TestComputeHOrderings(t *testing.T) {
 		if !h1[i].Equal(&h2[i]) {
 			t.Fatalf("coefficient %d differs", i)
 		}
+	}
+}
+
+// TestStartFinishSteps: Pending.Times.Steps lists each circuit's steps in
+// the order ProveOptions.Stage announces them, each with a wall time that
+// fits, all together, inside Start's and Finish's own.
+func TestStartFinishSteps(t *testing.T) {
+	c := testcircuits.Mixed{Constraints: 1<<10 - 9, Inputs: 8, Seed: 3}
+	params, err := Setup(c, fixedToxicWaste(), SetupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := []*r1cs.ProvingAssignment{testcircuits.Assignment(t, c), testcircuits.Assignment(t, c)}
+	var announced [2][]string
+	opt := ProveOptions{Stage: func(part int, stage string) { announced[part] = append(announced[part], stage) }}
+	t0 := time.Now()
+	pend, err := Start(context.Background(), params, parts, fixedRandomness(2), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Since(t0)
+	t1 := time.Now()
+	if _, err := pend.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finish := time.Since(t1)
+	want := []string{StepMSML, StepMSMA, StepMSMBG1, StepMSMBG2, StepH, StepMSMH, StepAssemble}
+	if len(pend.Times.Steps) != 2 {
+		t.Fatalf("steps of %d circuits, want 2", len(pend.Times.Steps))
+	}
+	var inStart, inFinish time.Duration
+	for i, steps := range pend.Times.Steps {
+		var names []string
+		for _, s := range steps {
+			names = append(names, s.Name)
+			if s.Wall <= 0 {
+				t.Errorf("circuit %d: step %q took %v", i, s.Name, s.Wall)
+			}
+			if s.Name == StepAssemble {
+				inFinish += s.Wall
+			} else {
+				inStart += s.Wall
+			}
+		}
+		if fmt.Sprint(names) != fmt.Sprint(want) || fmt.Sprint(announced[i]) != fmt.Sprint(want) {
+			t.Errorf("circuit %d: steps %q, announced %q, want %q", i, names, announced[i], want)
+		}
+	}
+	if inStart > start || inFinish > finish {
+		t.Errorf("steps of %v in a Start of %v, %v in a Finish of %v", inStart, start, inFinish, finish)
 	}
 }

@@ -73,6 +73,9 @@ func ms(d time.Duration) uint64 {
 	return uint64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
+// ns is a duration in whole nanoseconds, 0 for a negative one.
+func ns(d time.Duration) uint64 { return uint64(max(d, 0)) }
+
 // encodeResult builds an AwaitProofResponse; timings only for COMPLETED.
 func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
 	out := &cuzkv1.AwaitProofResponse{JobId: r.JobID}
@@ -85,6 +88,9 @@ func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
 		out.SynthesisMs = ms(r.Timings.Synthesis)
 		out.GpuComputeMs = ms(r.Timings.Prove)
 		out.TotalMs = ms(r.Timings.Total)
+		for _, st := range r.Timings.ProveSteps {
+			out.ProveSteps = append(out.ProveSteps, &cuzkv1.ProveStep{Step: st.Step, SumNs: ns(st.Sum), MaxNs: ns(st.Max)})
+		}
 	case engine.StateFailed:
 		out.Status = cuzkv1.AwaitProofResponse_FAILED
 		if r.Err != nil {

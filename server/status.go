@@ -65,7 +65,7 @@ func statusDocument(st engine.Status) statusdoc.Status {
 		}
 		d.RecentJobs = append(d.RecentJobs, statusdoc.RecentJob{ID: r.ID, Kind: r.Kind, Circuit: r.Circuit, Priority: r.Priority,
 			State: r.State.String(), Batch: r.Batch, BatchSize: r.BatchSize, Partitions: r.Partitions, Submitted: r.Submitted, Finished: r.Finished,
-			Timings: statusdoc.Timings(r.Timings), Error: r.Error, Stages: st, StagesDropped: r.StagesDropped})
+			Timings: timings(r.Timings), Error: r.Error, Stages: st, StagesDropped: r.StagesDropped})
 	}
 	return d
 }
@@ -78,6 +78,17 @@ func stages(recs []engine.StageRecord) []statusdoc.Stage {
 	for i, r := range recs {
 		out[i] = statusdoc.Stage{Partition: r.Partition, Stage: r.Stage, Start: r.Start, Duration: r.Duration,
 			Batch: r.Batch, Circuit: r.Circuit, Worker: r.Worker}
+		for _, s := range r.Steps {
+			out[i].Steps = append(out[i].Steps, statusdoc.StepTime(s))
+		}
+	}
+	return out
+}
+
+func timings(t engine.Timings) statusdoc.Timings {
+	out := statusdoc.Timings{QueueWait: t.QueueWait, SRSLoad: t.SRSLoad, Synthesis: t.Synthesis, Prove: t.Prove, Total: t.Total}
+	for _, s := range t.ProveSteps {
+		out.ProveSteps = append(out.ProveSteps, statusdoc.StepTotal(s))
 	}
 	return out
 }

@@ -50,7 +50,9 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		Counters: engine.CounterStatus{Completed: 1},
 		RecentJobs: []engine.RecentJob{{ID: "r", Kind: "test", Circuit: "test-k10", Priority: "low", State: engine.StateFailed, Batch: 2,
 			Partitions: 1, Submitted: t0, Finished: t0.Add(time.Second), Error: errors.New("boom").Error(), StagesDropped: 1,
-			Stages: []engine.StageRecord{stage, {Job: "r", Partition: -1, Stage: "self_check", Start: t0, Worker: "verifier"}}}},
+			Timings: engine.Timings{ProveSteps: []engine.StepTotal{{Step: "msm h", Sum: 2 * time.Second, Max: time.Second}}},
+			Stages: []engine.StageRecord{stage, {Job: "r", Partition: -1, Stage: "self_check", Start: t0, Worker: "verifier"},
+				{Job: "r", Partition: 0, Stage: "prove", Start: t0, Worker: "prover", Steps: []engine.StepTime{{Step: "h", Wall: time.Second}}}}}},
 		Lanes:   []engine.LaneStatus{{Name: "gpu0", Backend: "cuda+checked", Job: "j", DeviceMemory: 80 << 30}, {Name: "reserved", Backend: "cuda+checked", Reserved: true, Abandoned: true}},
 		Urgent:  engine.UrgentStatus{Enabled: true, MaxDomain: 1 << 20, ReservedBytes: 1 << 30, Pauses: 3, PausedTime: time.Second},
 		Devices: []engine.DeviceStatus{{Ordinal: 0, Name: "NVIDIA H200", TotalBytes: 140 << 30, FreeBytes: 100 << 30, Lane: "gpu0", Job: "j", Kind: "test"}},
@@ -102,6 +104,10 @@ func TestStatusDocumentFieldNames(t *testing.T) {
 		"jobs[].orphaned_ns", "counters.orphaned", "lanes[].abandoned", "counters.reclaimed", "counters.retained_bytes",
 		// New: the daemon is shutting down.
 		"draining",
+		// New: the prover's steps (issue 30).
+		"recent_jobs[].timings.prove_steps", "recent_jobs[].timings.prove_steps[].step", "recent_jobs[].timings.prove_steps[].sum_ns",
+		"recent_jobs[].timings.prove_steps[].max_ns",
+		"recent_jobs[].stages[].steps", "recent_jobs[].stages[].steps[].step", "recent_jobs[].stages[].steps[].wall_ns",
 	}
 	delete(got, "cpu_arithmetic.reason")
 	delete(got, "cpu_arithmetic.check_failed")

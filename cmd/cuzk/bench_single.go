@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
 
 // verifyReport is the --verify outcome of `cuzk bench single`.
@@ -149,6 +150,9 @@ func printSingle(w io.Writer, rep *singleReport) {
 	// The wire calls it gpu_compute_ms whatever the backend; named for
 	// what it is, as the JSON (prove_ns) and batch tables do.
 	fmt.Fprintf(w, "prove_ms:        %d (the prover stage, CPU or GPU; gpu_compute_ms on the wire)\n", r.Prove.Milliseconds())
+	if len(r.ProveSteps) > 0 {
+		fmt.Fprintf(w, "prove_steps_ms:  %s\n", formatSteps(r.ProveSteps))
+	}
 	fmt.Fprintf(w, "total_ms:        %d\n", r.Total.Milliseconds())
 	fmt.Fprintf(w, "wall:            %s s (client, request sent to result received)\n", secs(r.Wall))
 	hexProof := rep.Proof
@@ -167,3 +171,24 @@ func printSingle(w io.Writer, rep *singleReport) {
 		}
 	}
 }
+
+// formatSteps is the prover's steps on one line, in milliseconds: each
+// step's sum over the job's partitions, with the longest partition's
+// where that differs (more than one partition).
+func formatSteps(steps []statusdoc.StepTotal) string {
+	var b strings.Builder
+	for i, s := range steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", s.Step, msec(s.Sum))
+		if s.Max != s.Sum {
+			fmt.Fprintf(&b, " (max %s)", msec(s.Max))
+		}
+	}
+	b.WriteString(" (each summed over the partitions)")
+	return b.String()
+}
+
+// msec is d in milliseconds with three decimals.
+func msec(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }

@@ -180,6 +180,117 @@ func TestBenchSingle(t *testing.T) {
 	}
 }
 
+// TestBenchSingleProveSteps: a 2-partition proof's prover steps (the H
+// transforms and each MSM) reach `bench single --json` through AwaitProof,
+// and GET /status lists the same totals for the job and each partition's
+// steps in its prove and finish stages; the steps are non-negative and
+// add up to at most the prove time, and the summary prints them.
+func TestBenchSingleProveSteps(t *testing.T) {
+	d := startBenchDaemon(t, "", "2GiB")
+	code, out, stderr := d.bench(t, "single", "-t", "test", "--partitions", "2", "--json", "--request-id", "steps")
+	var rep singleReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
+		t.Fatalf("exit %d, %v:\n%s\n%s", code, err, out, stderr)
+	}
+	r := rep.Result
+	want := []string{"msm l", "msm a", "msm b_g1", "msm b_g2", "h", "msm h", "assemble"}
+	var names []string
+	var sum time.Duration
+	for _, s := range r.ProveSteps {
+		names = append(names, s.Step)
+		if s.Sum < 0 || s.Max < 0 || s.Max > s.Sum {
+			t.Errorf("step %+v", s)
+		}
+		sum += s.Sum
+	}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("bench single --json: prove steps %q, want %q\n%s", names, want, out)
+	}
+	// The wire's prove time is whole milliseconds, rounded up.
+	if sum > r.Prove+time.Millisecond {
+		t.Errorf("steps add up to %v, prove took %v", sum, r.Prove)
+	}
+	if !strings.Contains(out, `"prove_steps": [`) || !strings.Contains(out, `"step": "msm h"`) {
+		t.Errorf("JSON names:\n%s", out)
+	}
+
+	sc, err := bench.NewStatusClient(d.statusAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, raw, err := sc.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job *statusdoc.RecentJob
+	for i := range st.RecentJobs {
+		if st.RecentJobs[i].ID == "steps" {
+			job = &st.RecentJobs[i]
+		}
+	}
+	if job == nil {
+		t.Fatalf("no recent job steps in /status:\n%s", raw)
+	}
+	if fmt.Sprint(job.Timings.ProveSteps) != fmt.Sprint(r.ProveSteps) {
+		t.Errorf("/status prove steps %+v, AwaitProof's %+v", job.Timings.ProveSteps, r.ProveSteps)
+	}
+	var statusSum time.Duration
+	for _, s := range job.Timings.ProveSteps {
+		statusSum += s.Sum
+	}
+	if statusSum > job.Timings.Prove {
+		t.Errorf("/status: steps add up to %v, prove_ns is %v", statusSum, job.Timings.Prove)
+	}
+	perPartition := map[string]int{}
+	for _, s := range job.Stages {
+		var in time.Duration
+		for _, x := range s.Steps {
+			if x.Wall < 0 {
+				t.Errorf("partition %d %s: step %+v", s.Partition, s.Stage, x)
+			}
+			in += x.Wall
+			perPartition[x.Step]++
+		}
+		if in > s.Duration {
+			t.Errorf("partition %d %s: steps of %v in %v", s.Partition, s.Stage, in, s.Duration)
+		}
+	}
+	for _, name := range want {
+		if perPartition[name] != 2 {
+			t.Errorf("/status stages: step %q in %d partitions, want 2 (%v)", name, perPartition[name], perPartition)
+		}
+	}
+	for _, key := range []string{`"prove_steps":\s*\[\s*\{\s*"step":\s*"msm l",\s*"sum_ns":\s*\d+,\s*"max_ns":\s*\d+`,
+		`"steps":\s*\[\s*\{\s*"step":\s*"msm l",\s*"wall_ns":\s*\d+`} {
+		if !regexp.MustCompile(key).Match(raw) {
+			t.Errorf("/status lacks %s", key)
+		}
+	}
+
+	var summary bytes.Buffer
+	printSingle(&summary, &rep)
+	if !regexp.MustCompile(`(?m)^prove_steps_ms:  msm l \d+\.\d{3} \(max \d+\.\d{3}\), msm a .*, h .*, msm h .*, assemble \d+\.\d{3} \(max \d+\.\d{3}\) \(each summed over the partitions\)$`).MatchString(summary.String()) {
+		t.Errorf("summary:\n%s", summary.String())
+	}
+	t.Logf("bench single --json, result.prove_steps: %s", mustJSON(t, r.ProveSteps))
+	t.Logf("/status recent_jobs[].timings: %s", mustJSON(t, job.Timings))
+	for _, s := range job.Stages {
+		if s.Stage == "prove" || s.Stage == "finish" {
+			t.Logf("/status recent_jobs[].stages[] (partition %d %s): %s", s.Partition, s.Stage, mustJSON(t, s))
+		}
+	}
+	t.Logf("summary:\n%s", summary.String())
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 var (
 	proofLineRE = regexp.MustCompile(`(?m)^\s+\[\s*(\d+)/(\d+)\] #(\d+)\s+COMPLETED wall=([\d.]+)s queue=([\d.]+)s srs_load=([\d.]+)s synthesis=([\d.]+)s prove=([\d.]+)s total=([\d.]+)s proof=(\d+)B job=(\S+)$`)
 	summaryRE   = regexp.MustCompile(`(?m)^(wall \(client\)|queue_wait|srs_load|synthesis|prove|total \(daemon\))\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$`)

@@ -97,9 +97,18 @@ type pending struct {
 	primary  prover.Pending
 	startErr error
 	times    groth16.StageTimes
+	finished bool // Finish ran: times is complete
 }
 
-func (pd *pending) Times() groth16.StageTimes { return pd.times }
+// Times implements prover.Pending: the primary's times (before Finish,
+// those of its Start), plus the fallback's for the circuits it redid,
+// whose steps are named "fallback <step>".
+func (pd *pending) Times() groth16.StageTimes {
+	if !pd.finished && pd.primary != nil {
+		return pd.primary.Times()
+	}
+	return pd.times
+}
 
 // verify checks proof i against its assignment's public inputs (ONE
 // excluded), with the engine's self-check.
@@ -115,6 +124,7 @@ func (pd *pending) Finish(ctx context.Context) ([]groth16.Proof, error) {
 		proofs, err = pd.primary.Finish(ctx)
 		pd.times = pd.primary.Times()
 	}
+	pd.finished = true
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
@@ -157,6 +167,16 @@ func (pd *pending) Finish(ctx context.Context) ([]groth16.Proof, error) {
 	pd.times.MSMG1 += ft.MSMG1
 	pd.times.MSMG2 += ft.MSMG2
 	pd.times.Finish += ft.Finish
+	if len(ft.Steps) == len(redo) {
+		if len(pd.times.Steps) != len(pd.parts) {
+			pd.times.Steps = make([][]groth16.Step, len(pd.parts))
+		}
+		for k, i := range redo {
+			for _, s := range ft.Steps[k] {
+				pd.times.Steps[i] = append(pd.times.Steps[i], groth16.Step{Name: "fallback " + s.Name, Wall: s.Wall})
+			}
+		}
+	}
 	for k, i := range redo {
 		if verr := pd.verify(i, &again[k]); verr != nil {
 			return nil, fmt.Errorf("checked: circuit %d failed on %s and on %s: %w", i, pd.b.Primary.Name(), pd.b.Fallback.Name(), verr)

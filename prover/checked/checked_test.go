@@ -137,6 +137,21 @@ func TestRetryOnCPU(t *testing.T) {
 					t.Fatalf("reason %q, want %q", r, tc.reason)
 				}
 			}
+			// The circuits redone on the CPU list its steps as the
+			// fallback's; the primary here times none.
+			steps := pend.Times().Steps
+			redone := 0
+			for i := range steps {
+				if len(steps[i]) > 0 {
+					redone++
+					if s := steps[i][0]; s.Name != "fallback "+groth16.StepMSML || s.Wall <= 0 {
+						t.Errorf("circuit %d: first step %+v", i, s)
+					}
+				}
+			}
+			if redone != tc.fallbacks {
+				t.Errorf("steps of %d circuits, %d redone", redone, tc.fallbacks)
+			}
 			inputs := batch(t, c, 1)[0].Input[1:]
 			for i := range got {
 				if got[i].Bytes() != want[i].Bytes() {

@@ -213,6 +213,34 @@ type Timings struct {
 	Synthesis time.Duration `json:"synthesis_ns"`
 	Prove     time.Duration `json:"prove_ns"`
 	Total     time.Duration `json:"total_ns"`
+	// ProveSteps are Prove's parts: the prover's steps, each summed over
+	// the job's partitions, in the order they first ran (a Step
+	// constant, or "fallback <step>" for a device proof redone on the
+	// CPU). They are the job's own circuits' steps, where Prove (a
+	// batch's wall time, which its jobs share) also covers the time
+	// between steps, so they add up to at most Prove. Absent when the
+	// backend times no steps (a GPU's one device call).
+	ProveSteps []StepTotal `json:"prove_steps,omitempty"`
+}
+
+// Prover step names, as StepTotal.Step and StepTime.Step carry them: the
+// CPU prover's steps of one partition, in the order they run. The first
+// six are in the prove stage, assemble in the finish stage.
+const (
+	StepMSML     = "msm l"    // the L query's MSM over the witness
+	StepMSMA     = "msm a"    // A's G1 MSMs (inputs and witness)
+	StepMSMBG1   = "msm b_g1" // B's G1 MSMs
+	StepMSMBG2   = "msm b_g2" // B's G2 MSMs
+	StepH        = "h"        // H: the six number-theoretic transforms
+	StepMSMH     = "msm h"    // the H query's MSM (dense: the domain's size)
+	StepAssemble = "assemble" // the proof's assembly
+)
+
+// StepTotal is one prover step over a job's partitions.
+type StepTotal struct {
+	Step string        `json:"step"`
+	Sum  time.Duration `json:"sum_ns"` // over the partitions
+	Max  time.Duration `json:"max_ns"` // the longest partition's
 }
 
 // Stage is one pipeline stage of one partition of the job that lists it.
@@ -226,6 +254,16 @@ type Stage struct {
 	Batch   uint64 `json:"batch,omitempty"`
 	Circuit string `json:"circuit,omitempty"`
 	Worker  string `json:"worker"` // a Worker constant
+	// Steps are the prover's steps inside a prove or finish stage, for
+	// this partition's circuit, in the order they ran (absent for the
+	// other stages, and when the backend times none).
+	Steps []StepTime `json:"steps,omitempty"`
+}
+
+// StepTime is one prover step of one partition.
+type StepTime struct {
+	Step string        `json:"step"`
+	Wall time.Duration `json:"wall_ns"`
 }
 
 // End is when the stage ended.

@@ -64,7 +64,9 @@ func fakeStatus() statusdoc.Status {
 			{ID: "done-" + hostile, Kind: "test", Circuit: "test-k10", Priority: "low", State: "completed", Batch: 1, BatchSize: 1, Partitions: 1,
 				Submitted: t0, Finished: t0.Add(900 * time.Millisecond),
 				Timings: statusdoc.Timings{QueueWait: 5 * time.Millisecond, SRSLoad: 300 * time.Millisecond, Synthesis: 200 * time.Millisecond,
-					Prove: 350 * time.Millisecond, Total: 900 * time.Millisecond},
+					Prove: 350 * time.Millisecond, Total: 900 * time.Millisecond,
+					ProveSteps: []statusdoc.StepTotal{{Step: "msm l", Sum: 20 * time.Millisecond, Max: 20 * time.Millisecond},
+						{Step: "h", Sum: 60 * time.Millisecond, Max: 40 * time.Millisecond}, {Step: "<b>x</b>", Sum: 2 * time.Second, Max: 2 * time.Second}}},
 				Stages: []statusdoc.Stage{stage(0, "srs_load", 0, 300), stage(0, "synthesis", 300, 200), stage(0, "prove", 500, 300),
 					stage(0, "finish", 800, 50), {Partition: -1, Stage: "self_check", Start: t0.Add(850 * time.Millisecond), Duration: 40 * time.Millisecond, Worker: "verifier"}}},
 			{ID: "broken", Kind: "test", Circuit: "test-k10", Priority: "normal", State: "failed", Partitions: 1, Submitted: t0,
@@ -275,6 +277,10 @@ func TestPageInBrowser(t *testing.T) {
 	if r := rows[2]; r[0] != "done-"+hostile || r[4] != "completed" || r[6] != "1" || strings.Join(r[7:12], "|") != "5.0 ms|300 ms|200 ms|350 ms|900 ms" {
 		t.Errorf("recent row %q", r)
 	}
+	wantRows(t, doc, "steps", [][]string{
+		{"job", "partitions", "prove", "msm l", "h", "<b>x</b>"},
+		{"done-" + hostile, "1", "350 ms", "20 ms", "60 ms (max 40 ms)", "2.00 s"},
+	})
 	if a := doc.Text("arith"); a != "CPU arithmetic scalar (known-answer check failed: <b>fp</b>) — known-answer check FAILED" {
 		t.Errorf("arithmetic line %q", a)
 	}

@@ -521,11 +521,17 @@ type AwaitProofResponse struct {
 	// Why the job failed; empty unless status is FAILED.
 	ErrorMessage string `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
 	// Where the time went, in milliseconds.
-	QueueWaitMs   uint64 `protobuf:"varint,10,opt,name=queue_wait_ms,json=queueWaitMs,proto3" json:"queue_wait_ms,omitempty"`
-	SrsLoadMs     uint64 `protobuf:"varint,11,opt,name=srs_load_ms,json=srsLoadMs,proto3" json:"srs_load_ms,omitempty"`
-	SynthesisMs   uint64 `protobuf:"varint,12,opt,name=synthesis_ms,json=synthesisMs,proto3" json:"synthesis_ms,omitempty"`
-	GpuComputeMs  uint64 `protobuf:"varint,13,opt,name=gpu_compute_ms,json=gpuComputeMs,proto3" json:"gpu_compute_ms,omitempty"` // the prover stage, whatever device runs it
-	TotalMs       uint64 `protobuf:"varint,14,opt,name=total_ms,json=totalMs,proto3" json:"total_ms,omitempty"`
+	QueueWaitMs  uint64 `protobuf:"varint,10,opt,name=queue_wait_ms,json=queueWaitMs,proto3" json:"queue_wait_ms,omitempty"`
+	SrsLoadMs    uint64 `protobuf:"varint,11,opt,name=srs_load_ms,json=srsLoadMs,proto3" json:"srs_load_ms,omitempty"`
+	SynthesisMs  uint64 `protobuf:"varint,12,opt,name=synthesis_ms,json=synthesisMs,proto3" json:"synthesis_ms,omitempty"`
+	GpuComputeMs uint64 `protobuf:"varint,13,opt,name=gpu_compute_ms,json=gpuComputeMs,proto3" json:"gpu_compute_ms,omitempty"` // the prover stage, whatever device runs it
+	TotalMs      uint64 `protobuf:"varint,14,opt,name=total_ms,json=totalMs,proto3" json:"total_ms,omitempty"`
+	// Ours, not in Curio's copy (proto3 readers skip a field they do not
+	// know): gpu_compute_ms's parts, the prover's steps, each summed over
+	// the job's partitions, in the order they first ran; only for
+	// COMPLETED, and empty when the backend times no steps (a GPU's one
+	// device call).
+	ProveSteps    []*ProveStep `protobuf:"bytes,15,rep,name=prove_steps,json=proveSteps,proto3" json:"prove_steps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -621,6 +627,13 @@ func (x *AwaitProofResponse) GetTotalMs() uint64 {
 		return x.TotalMs
 	}
 	return 0
+}
+
+func (x *AwaitProofResponse) GetProveSteps() []*ProveStep {
+	if x != nil {
+		return x.ProveSteps
+	}
+	return nil
 }
 
 type ProveRequest struct {
@@ -1511,6 +1524,72 @@ func (x *CPUArithmetic) GetCheckFailed() bool {
 	return false
 }
 
+// One step of the prover stage over a job's partitions. The CPU prover's
+// steps: "msm l", "msm a", "msm b_g1", "msm b_g2", "h" (the transforms of
+// H), "msm h" (Start), "assemble" (Finish); a device proof redone on the
+// CPU adds "fallback <step>".
+type ProveStep struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Step  string                 `protobuf:"bytes,1,opt,name=step,proto3" json:"step,omitempty"`
+	// Wall time summed over the job's partitions, in nanoseconds.
+	SumNs uint64 `protobuf:"varint,2,opt,name=sum_ns,json=sumNs,proto3" json:"sum_ns,omitempty"`
+	// The longest partition's wall time in this step, in nanoseconds.
+	MaxNs         uint64 `protobuf:"varint,3,opt,name=max_ns,json=maxNs,proto3" json:"max_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProveStep) Reset() {
+	*x = ProveStep{}
+	mi := &file_cuzk_v1_proving_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProveStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProveStep) ProtoMessage() {}
+
+func (x *ProveStep) ProtoReflect() protoreflect.Message {
+	mi := &file_cuzk_v1_proving_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProveStep.ProtoReflect.Descriptor instead.
+func (*ProveStep) Descriptor() ([]byte, []int) {
+	return file_cuzk_v1_proving_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ProveStep) GetStep() string {
+	if x != nil {
+		return x.Step
+	}
+	return ""
+}
+
+func (x *ProveStep) GetSumNs() uint64 {
+	if x != nil {
+		return x.SumNs
+	}
+	return 0
+}
+
+func (x *ProveStep) GetMaxNs() uint64 {
+	if x != nil {
+		return x.MaxNs
+	}
+	return 0
+}
+
 var File_cuzk_v1_proving_proto protoreflect.FileDescriptor
 
 const file_cuzk_v1_proving_proto_rawDesc = "" +
@@ -1547,7 +1626,7 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\x11AwaitProofRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x02 \x01(\x04R\ttimeoutMs\"\x98\x03\n" +
+	"timeout_ms\x18\x02 \x01(\x04R\ttimeoutMs\"\xcd\x03\n" +
 	"\x12AwaitProofResponse\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12:\n" +
 	"\x06status\x18\x02 \x01(\x0e2\".cuzk.v1.AwaitProofResponse.StatusR\x06status\x12\x14\n" +
@@ -1558,7 +1637,9 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\vsrs_load_ms\x18\v \x01(\x04R\tsrsLoadMs\x12!\n" +
 	"\fsynthesis_ms\x18\f \x01(\x04R\vsynthesisMs\x12$\n" +
 	"\x0egpu_compute_ms\x18\r \x01(\x04R\fgpuComputeMs\x12\x19\n" +
-	"\btotal_ms\x18\x0e \x01(\x04R\atotalMs\"L\n" +
+	"\btotal_ms\x18\x0e \x01(\x04R\atotalMs\x123\n" +
+	"\vprove_steps\x18\x0f \x03(\v2\x12.cuzk.v1.ProveStepR\n" +
+	"proveSteps\"L\n" +
 	"\x06Status\x12\v\n" +
 	"\aUNKNOWN\x10\x00\x12\r\n" +
 	"\tCOMPLETED\x10\x01\x12\n" +
@@ -1634,7 +1715,11 @@ const file_cuzk_v1_proving_proto_rawDesc = "" +
 	"\rCPUArithmetic\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12!\n" +
-	"\fcheck_failed\x18\x03 \x01(\bR\vcheckFailed*\x82\x01\n" +
+	"\fcheck_failed\x18\x03 \x01(\bR\vcheckFailed\"M\n" +
+	"\tProveStep\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\tR\x04step\x12\x15\n" +
+	"\x06sum_ns\x18\x02 \x01(\x04R\x05sumNs\x12\x15\n" +
+	"\x06max_ns\x18\x03 \x01(\x04R\x05maxNs*\x82\x01\n" +
 	"\tProofKind\x12\x1a\n" +
 	"\x16PROOF_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11POREP_SEAL_COMMIT\x10\x01\x12\x15\n" +
@@ -1674,7 +1759,7 @@ func file_cuzk_v1_proving_proto_rawDescGZIP() []byte {
 }
 
 var file_cuzk_v1_proving_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cuzk_v1_proving_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_cuzk_v1_proving_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_cuzk_v1_proving_proto_goTypes = []any{
 	(ProofKind)(0),                 // 0: cuzk.v1.ProofKind
 	(Priority)(0),                  // 1: cuzk.v1.Priority
@@ -1700,39 +1785,41 @@ var file_cuzk_v1_proving_proto_goTypes = []any{
 	(*GetMetricsRequest)(nil),      // 21: cuzk.v1.GetMetricsRequest
 	(*GetMetricsResponse)(nil),     // 22: cuzk.v1.GetMetricsResponse
 	(*CPUArithmetic)(nil),          // 23: cuzk.v1.CPUArithmetic
+	(*ProveStep)(nil),              // 24: cuzk.v1.ProveStep
 }
 var file_cuzk_v1_proving_proto_depIdxs = []int32{
 	0,  // 0: cuzk.v1.SubmitProofRequest.proof_kind:type_name -> cuzk.v1.ProofKind
 	1,  // 1: cuzk.v1.SubmitProofRequest.priority:type_name -> cuzk.v1.Priority
 	2,  // 2: cuzk.v1.AwaitProofResponse.status:type_name -> cuzk.v1.AwaitProofResponse.Status
-	4,  // 3: cuzk.v1.ProveRequest.submit:type_name -> cuzk.v1.SubmitProofRequest
-	7,  // 4: cuzk.v1.ProveResponse.result:type_name -> cuzk.v1.AwaitProofResponse
-	14, // 5: cuzk.v1.GetStatusResponse.gpus:type_name -> cuzk.v1.GPUStatus
-	15, // 6: cuzk.v1.GetStatusResponse.loaded_srs:type_name -> cuzk.v1.SRSStatus
-	16, // 7: cuzk.v1.GetStatusResponse.queues:type_name -> cuzk.v1.QueueStatus
-	23, // 8: cuzk.v1.GetStatusResponse.cpu_arithmetic:type_name -> cuzk.v1.CPUArithmetic
-	3,  // 9: cuzk.v1.SRSStatus.tier:type_name -> cuzk.v1.SRSStatus.Tier
-	4,  // 10: cuzk.v1.ProvingEngine.SubmitProof:input_type -> cuzk.v1.SubmitProofRequest
-	6,  // 11: cuzk.v1.ProvingEngine.AwaitProof:input_type -> cuzk.v1.AwaitProofRequest
-	8,  // 12: cuzk.v1.ProvingEngine.Prove:input_type -> cuzk.v1.ProveRequest
-	10, // 13: cuzk.v1.ProvingEngine.CancelProof:input_type -> cuzk.v1.CancelProofRequest
-	12, // 14: cuzk.v1.ProvingEngine.GetStatus:input_type -> cuzk.v1.GetStatusRequest
-	21, // 15: cuzk.v1.ProvingEngine.GetMetrics:input_type -> cuzk.v1.GetMetricsRequest
-	17, // 16: cuzk.v1.ProvingEngine.PreloadSRS:input_type -> cuzk.v1.PreloadSrsRequest
-	19, // 17: cuzk.v1.ProvingEngine.EvictSRS:input_type -> cuzk.v1.EvictSrsRequest
-	5,  // 18: cuzk.v1.ProvingEngine.SubmitProof:output_type -> cuzk.v1.SubmitProofResponse
-	7,  // 19: cuzk.v1.ProvingEngine.AwaitProof:output_type -> cuzk.v1.AwaitProofResponse
-	9,  // 20: cuzk.v1.ProvingEngine.Prove:output_type -> cuzk.v1.ProveResponse
-	11, // 21: cuzk.v1.ProvingEngine.CancelProof:output_type -> cuzk.v1.CancelProofResponse
-	13, // 22: cuzk.v1.ProvingEngine.GetStatus:output_type -> cuzk.v1.GetStatusResponse
-	22, // 23: cuzk.v1.ProvingEngine.GetMetrics:output_type -> cuzk.v1.GetMetricsResponse
-	18, // 24: cuzk.v1.ProvingEngine.PreloadSRS:output_type -> cuzk.v1.PreloadSrsResponse
-	20, // 25: cuzk.v1.ProvingEngine.EvictSRS:output_type -> cuzk.v1.EvictSrsResponse
-	18, // [18:26] is the sub-list for method output_type
-	10, // [10:18] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	24, // 3: cuzk.v1.AwaitProofResponse.prove_steps:type_name -> cuzk.v1.ProveStep
+	4,  // 4: cuzk.v1.ProveRequest.submit:type_name -> cuzk.v1.SubmitProofRequest
+	7,  // 5: cuzk.v1.ProveResponse.result:type_name -> cuzk.v1.AwaitProofResponse
+	14, // 6: cuzk.v1.GetStatusResponse.gpus:type_name -> cuzk.v1.GPUStatus
+	15, // 7: cuzk.v1.GetStatusResponse.loaded_srs:type_name -> cuzk.v1.SRSStatus
+	16, // 8: cuzk.v1.GetStatusResponse.queues:type_name -> cuzk.v1.QueueStatus
+	23, // 9: cuzk.v1.GetStatusResponse.cpu_arithmetic:type_name -> cuzk.v1.CPUArithmetic
+	3,  // 10: cuzk.v1.SRSStatus.tier:type_name -> cuzk.v1.SRSStatus.Tier
+	4,  // 11: cuzk.v1.ProvingEngine.SubmitProof:input_type -> cuzk.v1.SubmitProofRequest
+	6,  // 12: cuzk.v1.ProvingEngine.AwaitProof:input_type -> cuzk.v1.AwaitProofRequest
+	8,  // 13: cuzk.v1.ProvingEngine.Prove:input_type -> cuzk.v1.ProveRequest
+	10, // 14: cuzk.v1.ProvingEngine.CancelProof:input_type -> cuzk.v1.CancelProofRequest
+	12, // 15: cuzk.v1.ProvingEngine.GetStatus:input_type -> cuzk.v1.GetStatusRequest
+	21, // 16: cuzk.v1.ProvingEngine.GetMetrics:input_type -> cuzk.v1.GetMetricsRequest
+	17, // 17: cuzk.v1.ProvingEngine.PreloadSRS:input_type -> cuzk.v1.PreloadSrsRequest
+	19, // 18: cuzk.v1.ProvingEngine.EvictSRS:input_type -> cuzk.v1.EvictSrsRequest
+	5,  // 19: cuzk.v1.ProvingEngine.SubmitProof:output_type -> cuzk.v1.SubmitProofResponse
+	7,  // 20: cuzk.v1.ProvingEngine.AwaitProof:output_type -> cuzk.v1.AwaitProofResponse
+	9,  // 21: cuzk.v1.ProvingEngine.Prove:output_type -> cuzk.v1.ProveResponse
+	11, // 22: cuzk.v1.ProvingEngine.CancelProof:output_type -> cuzk.v1.CancelProofResponse
+	13, // 23: cuzk.v1.ProvingEngine.GetStatus:output_type -> cuzk.v1.GetStatusResponse
+	22, // 24: cuzk.v1.ProvingEngine.GetMetrics:output_type -> cuzk.v1.GetMetricsResponse
+	18, // 25: cuzk.v1.ProvingEngine.PreloadSRS:output_type -> cuzk.v1.PreloadSrsResponse
+	20, // 26: cuzk.v1.ProvingEngine.EvictSRS:output_type -> cuzk.v1.EvictSrsResponse
+	19, // [19:27] is the sub-list for method output_type
+	11, // [11:19] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_cuzk_v1_proving_proto_init() }
@@ -1746,7 +1833,7 @@ func file_cuzk_v1_proving_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cuzk_v1_proving_proto_rawDesc), len(file_cuzk_v1_proving_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
