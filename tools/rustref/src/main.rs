@@ -12,6 +12,7 @@ mod snap;
 mod stacked;
 mod stream;
 mod upgadgets;
+mod verify_porep;
 mod verify_post;
 
 use std::collections::HashMap;
@@ -765,7 +766,11 @@ fn usage() -> &'static str {
   rustref seal --sector-size 2KiB|8MiB --out DIR
   rustref prove --params FILE (--c1 FILE | --case NAME [--vanilla FILE]) [--partition K] --r HEX --s HEX --out proof.bin
   rustref params-gen (--c1 FILE | --case NAME) --out FILE.params [--seed N]   (also writes FILE.vk)
-  rustref verify-seal --vk FILE --commdr FILE --proof FILE
+  rustref verify-seal --vk FILE --commdr FILE --proof FILE [--partition K]
+                      (valid/invalid, exit 0/1; 2 on error; --partition K: partition K's 192-byte proof,
+                       alone in FILE or at bytes [192K, 192K+192) of the whole proof)
+  rustref verify-c1 --c1 FILE [--partition K]          (upstream vanilla check of a C1, api JSON or Curio's
+                       wrapper; valid/invalid, exit 0/1; 2 on error)
   rustref verify-post --vk FILE --proof FILE (--public FILE | --registered-proof N --randomness HEX --sectors ID:COMMR[,...])
                       [--partition K] [--miner ID]      (valid/invalid, exit 0/1; 2 on error)
   rustref post-config --registered-proof N              (PoStConfig, circuit counts, official file names)
@@ -778,6 +783,21 @@ fn usage() -> &'static str {
   rustref r1cs --case update --vanilla DIR/update.json --partition K --out FILE
 cases: sha256_block sha256_full_512 poseidon_2 poseidon_4 poseidon_8 poseidon_11 create_label
        por_* stacked_* porep (needs --c1)"
+}
+
+/// stdout `valid` (exit 0) or `invalid` (exit 1, the reason on stderr).
+fn porep_verdict(v: verify_porep::Verdict) -> ExitCode {
+    match v {
+        verify_porep::Verdict::Valid => {
+            println!("valid");
+            ExitCode::SUCCESS
+        }
+        verify_porep::Verdict::Invalid(why) => {
+            eprintln!("{why}");
+            println!("invalid");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn run(tmp: &Path) -> Result<ExitCode> {
@@ -796,6 +816,19 @@ fn run(tmp: &Path) -> Result<ExitCode> {
         }
         "prove" => cmd_prove(&a, tmp)?,
         "params-gen" => cmd_params_gen(&a, tmp)?,
+        "verify-c1" => {
+            let v = verify_porep::verify_c1(&a)?;
+            // Evidence that verification never built the SDR parent cache (FIL_PROOFS_PARENT_CACHE).
+            let parents = tmp.join("parents");
+            let n = fs::read_dir(&parents)?.count();
+            ensure!(n == 0, "the parent cache {} holds {n} file(s) after verification", parents.display());
+            eprintln!("parent cache dir untouched (empty)");
+            return Ok(porep_verdict(v));
+        }
+        "verify-seal" if a.get("partition").is_some() => {
+            let k: usize = a.req("partition")?.parse().context("--partition")?;
+            return Ok(porep_verdict(verify_porep::verify_seal_partition(&a, k)?));
+        }
         "verify-seal" => {
             let ok = cmd_verify_seal(&a, tmp)?;
             println!("{}", if ok { "valid" } else { "invalid" });
