@@ -92,9 +92,14 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
+	wire := newWireCodec()
 	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxSendMsgSize(cuzkv1.MaxMessageSize),
-		// Outermost, so every call, rejected ones too, ends at the
-		// shutdown deadline with an answer (drain.go).
+		grpc.ForceServerCodecV2(wire),
+		// First, so that a message that did not decode reaches nothing
+		// else, and its filed error is always taken (wire.go).
+		grpc.ChainUnaryInterceptor(wire.unary), grpc.ChainStreamInterceptor(wire.stream),
+		// Next, so every call, rejected ones too, ends at the shutdown
+		// deadline with an answer (drain.go).
 		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream)}
 	if s.auth != nil {
 		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
