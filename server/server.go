@@ -102,7 +102,7 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		// deadline with an answer (drain.go).
 		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream)}
 	if s.auth != nil {
-		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
+		gopts = append(gopts, grpc.InTapHandle(s.auth.tap), grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
 		if s.auth.cert != nil {
 			gopts = append(gopts, grpc.Creds(tcpTLS{credentials.NewTLS(s.auth.tlsConfig())}))
 		}
