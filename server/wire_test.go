@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/server"
 )
 
 // rawCodec sends a *[]byte as the message as it is, so that tests can
@@ -83,4 +85,55 @@ func TestMalformedProtobufIsInvalidArgument(t *testing.T) {
 	if st := d.eng.Status(); len(st.Jobs)+len(st.RecentJobs) != 0 {
 		t.Fatalf("a malformed request made a job: %+v", st.Jobs)
 	}
+}
+
+// TestVanillaProofsCountedBeforeDecoding (issue 34 item 2, the intake
+// against what the transport admits): the engine's intake counts a
+// request's bytes, so a decoded request must not dwarf them. Empty
+// vanilla_proofs entries cost 2 bytes on the wire and about 24 decoded;
+// more than server.MaxVanillaProofs are refused before decoding, also
+// when split over several submit fields that protobuf would merge. 16 MiB
+// of them (8 M entries) raise the heap by no more than the bytes received
+// and a copy of them, within 64 MB of idle; on 543c312 they decoded to
+// hundreds of MB before the kind refused them.
+func TestVanillaProofsCountedBeforeDecoding(t *testing.T) {
+	d := startDaemon(t, "tcp", engine.Config{}, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	entries := func(n int) []byte {
+		var b []byte
+		for range n {
+			b = append(b, 11<<3|2, 0)
+		}
+		return b
+	}
+	submit := func(sub []byte) []byte { return append(fieldHeader(nil, 1, len(sub)), sub...) }
+	bomb := bigProve(16<<20, true)
+	split := append(submit(entries(3000)), submit(entries(3000))...)
+	idle := heapBytes()
+	peak := heapPeak()
+	err := invokeRaw(ctx, d.c.Conn(), cuzkv1.ProvingEngine_Prove_FullMethodName, bomb)
+	high := peak()
+	if code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "vanilla_proofs has 8388608 entries") {
+		t.Errorf("8 M entries: %v, want InvalidArgument counting them", clipped(err))
+	}
+	t.Logf("heap: idle %d MB, peak %d MB", idle>>20, high>>20)
+	if high > idle+64<<20 {
+		t.Errorf("8 M empty entries took the heap from %d MB to %d MB; want within 64 MB", idle>>20, high>>20)
+	}
+	for name, tc := range map[string]struct {
+		method string
+		msg    []byte
+		want   string
+	}{
+		"split":       {cuzkv1.ProvingEngine_Prove_FullMethodName, split, "vanilla_proofs has 6000 entries"},
+		"SubmitProof": {cuzkv1.ProvingEngine_SubmitProof_FullMethodName, entries(server.MaxVanillaProofs + 1), "vanilla_proofs has 4097 entries"},
+		// Curio's largest passes, to be refused by the engine (no kind).
+		"2,349 entries": {cuzkv1.ProvingEngine_Prove_FullMethodName, submit(entries(2349)), "proof_kind"},
+	} {
+		if err := invokeRaw(ctx, d.c.Conn(), tc.method, tc.msg); code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want InvalidArgument with %q", name, clipped(err), tc.want)
+		}
+	}
+	runtime.KeepAlive(bomb)
 }
