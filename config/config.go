@@ -238,7 +238,7 @@ type Engine struct {
 	// at once (0: GOMAXPROCS).
 	MaxConcurrentPlans uint32 `toml:"max_concurrent_plans"`
 	// MaxIntakeBytes caps the bytes of requests waiting to be parsed or
-	// being parsed (vanilla proofs of up to 256 MiB each, outside the
+	// being parsed (vanilla proofs of up to 128 MiB each, outside the
 	// memory budget); more are refused with RESOURCE_EXHAUSTED, except a
 	// request arriving when none is in intake (0: the engine's default,
 	// engine.DefaultMaxIntakeBytes).

@@ -104,6 +104,10 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 	}
 	st := eng.Status()
 	lim := st.Limits
+	if lim.MaxIntakeBytes < server.MaxRecvMsgSize {
+		log.Warn("engine.max_intake_bytes is below the largest request the gRPC transport admits: two such requests cannot be taken at once",
+			"max_intake_bytes", bytesize.Format(lim.MaxIntakeBytes), "max_message", bytesize.Format(server.MaxRecvMsgSize))
+	}
 	log.Info("cuzk daemon started",
 		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusAddr(), "param_cache", cfg.SRS.ParamCache,
 		"memory_budget", bytesize.Format(total), "kinds", strings.Join(st.Kinds, ","),

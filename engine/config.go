@@ -12,8 +12,9 @@ import (
 const DefaultMaxPending = 256
 
 // DefaultMaxIntakeBytes is Config.MaxIntakeBytes's default: room for
-// twenty 32 GiB PoRep C1s (about 50 MB each) or four requests of gRPC's
-// largest message (256 MiB) at once, outside the memory budget.
+// twenty 32 GiB PoRep C1s (about 50 MB each) or eight requests of the
+// largest message the daemon's gRPC admits (128 MiB) at once, outside the
+// memory budget.
 const DefaultMaxIntakeBytes = 1 << 30
 
 // Config tunes the engine. The daemon fills it from the TOML configuration
@@ -73,10 +74,10 @@ type Config struct {
 	MaxPending int
 	// MaxIntakeBytes bounds the bytes of requests the engine holds while
 	// they wait for a plan slot or are planned (their vanilla proofs, up
-	// to gRPC's 256 MiB each, are outside the memory budget); a submission
-	// that would exceed it fails with ErrIntakeFull, except when no other
-	// request is in intake, so one request of any size is always taken
-	// ([engine] max_intake_bytes). 0: DefaultMaxIntakeBytes.
+	// to the daemon's 128 MiB message each, are outside the memory
+	// budget); a submission that would exceed it fails with
+	// ErrIntakeFull, except when no other request is in intake, so one
+	// request of any size is always taken ([engine] max_intake_bytes). 0: DefaultMaxIntakeBytes.
 	MaxIntakeBytes int64
 	// ReturnMemory hands freed heap back to the operating system
 	// (debug.FreeOSMemory) once the engine has been idle for a second

@@ -3,6 +3,15 @@ package server
 // Authentication of callers: bearer tokens (checked on every RPC and every
 // status request) and TLS client certificates (TCP listeners). See
 // docs/security.md for the operator's side.
+//
+// Both happen before the daemon reads a byte a caller chose: the TLS
+// handshake refuses a connection without a client certificate the CAs
+// signed, and the token is checked from a stream's headers when the
+// stream is created (Auth.tap, a grpc.InTapHandle), before gRPC reads its
+// message. An interceptor would run only after the message was read and
+// decoded, which lets anyone who can connect make the daemon hold and
+// decode up to the message size limit per stream (a 64 MiB message of
+// empty repeated entries decodes to more than 2 GB).
 
 import (
 	"context"
@@ -22,9 +31,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/cuzk-dev/cuzk/internal/tokenfile"
 )
@@ -119,19 +128,22 @@ func (a *Auth) TLS() bool { return a.cert != nil }
 // ClientCerts says whether TCP callers must present a client certificate.
 func (a *Auth) ClientCerts() bool { return a.clientCAs != nil }
 
-// tlsConfig is the server side of TLS. Client certificates are requested
-// but verified by the interceptor (verifyCert), not the handshake, so that
-// an untrusted certificate gets a precise Unauthenticated status instead
-// of a broken connection the client can only report as Unavailable.
+// tlsConfig is the server side of TLS. With client CAs the handshake
+// itself requires and verifies the client certificate (for client
+// authentication, the extended key usage crypto/tls checks), so a caller
+// without a trusted one never gets to send a request: its client reports
+// a TLS error (Unavailable) rather than Unauthenticated, the price of
+// reading nothing from it.
 func (a *Auth) tlsConfig(nextProtos ...string) *tls.Config {
 	c := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: a.cert.get, NextProtos: nextProtos}
 	if a.clientCAs != nil {
-		c.ClientAuth = tls.RequestClientCert
+		c.ClientAuth, c.ClientCAs = tls.RequireAndVerifyClientCert, a.clientCAs
 	}
 	return c
 }
 
-// callerKey is the context key of the authenticated caller's name.
+// callerKey is the context key of the authenticated caller's name;
+// Auth.tap sets it on every stream it lets through.
 type callerKey struct{}
 
 // Caller returns the name authentication gave the caller of an RPC: what
@@ -159,7 +171,7 @@ func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []s
 		if tlsState == nil {
 			return "", errUnauthenticated{"client certificate required (this connection has no TLS)"}
 		}
-		name, err := a.verifyCert(tlsState)
+		name, err := certName(tlsState)
 		if err != nil {
 			return "", err
 		}
@@ -197,21 +209,13 @@ func bearer(header []string, cookie string) (string, error) {
 	return strings.TrimSpace(tok), nil
 }
 
-// verifyCert checks the client's certificate chain against the client CAs.
-func (a *Auth) verifyCert(st *tls.ConnectionState) (string, error) {
-	if len(st.PeerCertificates) == 0 {
+// certName names the caller by its client certificate, which the
+// handshake verified against the client CAs (tlsConfig).
+func certName(st *tls.ConnectionState) (string, error) {
+	if len(st.VerifiedChains) == 0 || len(st.PeerCertificates) == 0 {
 		return "", errUnauthenticated{"client certificate required"}
 	}
-	leaf := st.PeerCertificates[0]
-	inter := x509.NewCertPool()
-	for _, c := range st.PeerCertificates[1:] {
-		inter.AddCert(c)
-	}
-	_, err := leaf.Verify(x509.VerifyOptions{Roots: a.clientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
-	if err != nil {
-		return "", errUnauthenticated{fmt.Sprintf("client certificate %q is not trusted: %v", leaf.Subject.String(), err)}
-	}
-	return "cert:" + leaf.Subject.String(), nil
+	return "cert:" + st.PeerCertificates[0].Subject.String(), nil
 }
 
 // denied logs a refused call, at most one line a second so that a flood
@@ -230,8 +234,12 @@ func (a *Auth) denied(what, from string, err error) {
 	a.log.Warn("unauthenticated call refused", "call", what, "peer", from, "reason", err.Error(), "refused_since_last_line", n)
 }
 
-// grpcAuth authenticates an RPC's context.
-func (a *Auth) grpcAuth(ctx context.Context, method string) (context.Context, error) {
+// tap authenticates a stream from its headers when it is created, before
+// gRPC reads its message (grpc.InTapHandle): a refused stream is answered
+// Unauthenticated and its data frames are dropped as they arrive. It runs
+// on the connection's reading goroutine, so it must not block: the token
+// lookup is a digest comparison and, at most every Recheck, a stat.
+func (a *Auth) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
 	var st *tls.ConnectionState
 	from, unix := "", false
 	if p, ok := peer.FromContext(ctx); ok {
@@ -242,29 +250,37 @@ func (a *Auth) grpcAuth(ctx context.Context, method string) (context.Context, er
 			st = &ti.State
 		}
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	name, err := a.authenticate(unix, st, md.Get("authorization"), "")
+	name, err := a.authenticate(unix, st, info.Header.Get("authorization"), "")
 	if err != nil {
-		a.denied(method, from, err)
+		// The method is the caller's :path, up to the header limit.
+		a.denied(clip(info.FullMethodName, 128), from, err)
 		return nil, status.Error(codes.Unauthenticated, err.Error())
 	}
 	return context.WithValue(ctx, callerKey{}, name), nil
 }
 
-func (a *Auth) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	ctx, err := a.grpcAuth(ctx, info.FullMethod)
-	if err != nil {
+// tapped refuses a call tap did not let through. Every stream passes tap
+// first, so this never refuses anything; it keeps a server built without
+// the tap from serving callers unchecked.
+func tapped(ctx context.Context) error {
+	if _, ok := ctx.Value(callerKey{}).(string); !ok {
+		return status.Error(codes.Unauthenticated, "the call was not authenticated when its stream was created")
+	}
+	return nil
+}
+
+func (a *Auth) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if err := tapped(ctx); err != nil {
 		return nil, err
 	}
 	return h(ctx, req)
 }
 
-func (a *Auth) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	ctx, err := a.grpcAuth(ss.Context(), info.FullMethod)
-	if err != nil {
+func (a *Auth) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	if err := tapped(ss.Context()); err != nil {
 		return err
 	}
-	return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
+	return h(srv, ss)
 }
 
 type authedStream struct {

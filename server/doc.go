@@ -35,9 +35,11 @@
 //
 // Authentication (WithAuth, docs/security.md): bearer tokens from a file
 // that is re-read when it changes, and TLS on TCP listeners with optional
-// client certificates verified against a CA. Unary and stream
-// interceptors check every RPC, health and reflection included, before any
-// service runs, and answer Unauthenticated with the reason; the status
+// client certificates the TLS handshake requires and verifies against a
+// CA. The token is checked from a stream's headers when the stream is
+// created (a grpc.InTapHandle), for every RPC, health and reflection
+// included, before gRPC reads its message, and a refused one is answered
+// Unauthenticated with the reason; the status
 // listener checks the same credentials (an Authorization header, or the
 // cookie its /login form sets for browsers). The caller's name (Caller)
 // namespaces its job ids through engine.Request.IDPrefix, so a caller

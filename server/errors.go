@@ -40,5 +40,10 @@ func statusError(err error) error {
 	case errors.Is(err, engine.ErrShuttingDown):
 		code = codes.Unavailable
 	}
-	return status.Error(code, err.Error())
+	return status.Error(code, clip(err.Error(), maxMessageLen))
 }
+
+// maxMessageLen bounds the text of an error the daemon sends. Ours are
+// far shorter (ids are bounded, decoders quote bounded excerpts); the clip
+// keeps it so whatever an error wraps.
+const maxMessageLen = 4 << 10

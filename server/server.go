@@ -92,12 +92,16 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
-	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cuzkv1.MaxMessageSize), grpc.MaxSendMsgSize(cuzkv1.MaxMessageSize),
-		// Outermost, so every call, rejected ones too, ends at the
-		// shutdown deadline with an answer (drain.go).
-		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream)}
+	wire := newWireCodec()
+	gopts := append(transportOptions(), grpc.ForceServerCodecV2(wire),
+		// First, so that a message that did not decode reaches nothing
+		// else, and its filed error is always taken (wire.go).
+		grpc.ChainUnaryInterceptor(wire.unary), grpc.ChainStreamInterceptor(wire.stream),
+		// Next, so every call, rejected ones too, ends at the shutdown
+		// deadline with an answer (drain.go).
+		grpc.ChainUnaryInterceptor(s.calls.unary), grpc.ChainStreamInterceptor(s.calls.stream))
 	if s.auth != nil {
-		gopts = append(gopts, grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
+		gopts = append(gopts, grpc.InTapHandle(s.auth.tap), grpc.ChainUnaryInterceptor(s.auth.unary), grpc.ChainStreamInterceptor(s.auth.stream))
 		if s.auth.cert != nil {
 			gopts = append(gopts, grpc.Creds(tcpTLS{credentials.NewTLS(s.auth.tlsConfig())}))
 		}
@@ -139,9 +143,11 @@ func (s *Server) sample(ctx context.Context) {
 // Metrics is the server's registry.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-// Serve serves gRPC on l until Shutdown.
+// Serve serves gRPC on l until Shutdown, with at most MaxConnections
+// connections open.
 func (s *Server) Serve(l net.Listener) error {
-	s.log.Info("gRPC listening", "addr", l.Addr().String())
+	s.log.Info("gRPC listening", "addr", l.Addr().String(), "max_connections", MaxConnections)
+	l = newLimitListener(l, MaxConnections, "listen", s.log)
 	if err := s.grpc.Serve(l); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
@@ -177,7 +183,8 @@ func (s *Server) HTTPHandler() http.Handler {
 	return mux
 }
 
-// ServeHTTP serves HTTPHandler on l until Shutdown. The server is
+// ServeHTTP serves HTTPHandler on l until Shutdown, with at most
+// MaxHTTPConnections connections open. The server is
 // registered before it serves, so a Shutdown that runs first (or at the
 // same time) stops it; after Shutdown, ServeHTTP closes l and returns nil.
 func (s *Server) ServeHTTP(l net.Listener) error {
@@ -190,6 +197,8 @@ func (s *Server) ServeHTTP(l net.Listener) error {
 	}
 	s.http = append(s.http, hs)
 	s.mu.Unlock()
+	// Counted before TLS, so a handshake in progress holds a slot too.
+	l = newLimitListener(l, MaxHTTPConnections, "status_listen", s.log)
 	if s.auth != nil && s.auth.cert != nil && l.Addr().Network() != "unix" {
 		l = tls.NewListener(l, s.auth.tlsConfig("http/1.1"))
 	}

@@ -94,7 +94,7 @@ func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
 	case engine.StateFailed:
 		out.Status = cuzkv1.AwaitProofResponse_FAILED
 		if r.Err != nil {
-			out.ErrorMessage = r.Err.Error()
+			out.ErrorMessage = clip(r.Err.Error(), maxMessageLen)
 		} else {
 			out.ErrorMessage = "failed"
 		}
@@ -109,6 +109,9 @@ func encodeResult(r engine.Result) *cuzkv1.AwaitProofResponse {
 }
 
 func (v *service) SubmitProof(ctx context.Context, req *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
+	if err := checkID("request_id", req.GetRequestId()); err != nil {
+		return nil, err
+	}
 	ns := jobNamespace(ctx)
 	er := DecodeRequest(req)
 	er.IDPrefix = ns
@@ -120,6 +123,9 @@ func (v *service) SubmitProof(ctx context.Context, req *cuzkv1.SubmitProofReques
 }
 
 func (v *service) AwaitProof(ctx context.Context, req *cuzkv1.AwaitProofRequest) (*cuzkv1.AwaitProofResponse, error) {
+	if err := checkID("job_id", req.GetJobId()); err != nil {
+		return nil, err
+	}
 	ns := jobNamespace(ctx)
 	r, err := v.s.eng.Await(ctx, ns+req.GetJobId(), awaitTimeout(req.GetTimeoutMs()))
 	if err != nil {
@@ -138,6 +144,9 @@ func (v *service) Prove(ctx context.Context, req *cuzkv1.ProveRequest) (*cuzkv1.
 	if req.GetSubmit() == nil {
 		return nil, status.Error(codes.InvalidArgument, "missing submit field")
 	}
+	if err := checkID("request_id", req.GetSubmit().GetRequestId()); err != nil {
+		return nil, err
+	}
 	ns := jobNamespace(ctx)
 	er := DecodeRequest(req.GetSubmit())
 	er.IDPrefix = ns
@@ -153,6 +162,9 @@ func (v *service) Prove(ctx context.Context, req *cuzkv1.ProveRequest) (*cuzkv1.
 }
 
 func (v *service) CancelProof(ctx context.Context, req *cuzkv1.CancelProofRequest) (*cuzkv1.CancelProofResponse, error) {
+	if err := checkID("job_id", req.GetJobId()); err != nil {
+		return nil, err
+	}
 	was, err := v.s.eng.Cancel(jobNamespace(ctx) + req.GetJobId())
 	if err != nil && !errors.Is(err, engine.ErrJobNotFound) {
 		return nil, statusError(err)
