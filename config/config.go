@@ -37,7 +37,7 @@ const (
 	// DefaultLoadTimeout is srs.load_timeout's default (srs.DefaultLoadTimeout,
 	// which this package cannot import).
 	DefaultLoadTimeout = time.Hour
-	DefaultListen = "unix:///run/curio/cuzk.sock"
+	DefaultListen      = "unix:///run/curio/cuzk.sock"
 	// DefaultParamCache is rust-fil-proofs' default, which every cuzk
 	// command uses too (filecoin.ParamDir), not the Rust cuzk's
 	// /data/zk/params: one binary, one default.
