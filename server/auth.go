@@ -64,9 +64,10 @@ type Auth struct {
 	suppressed int
 }
 
-// NewAuth loads sec's files. A token file that is missing, empty, or
-// holds a token shorter than tokenfile.MinTokenLen is refused here, so the
-// daemon does not start with a guard that lets nobody (or everybody) in.
+// NewAuth loads sec's files. A token file that is missing, empty, not a
+// regular file, writable by users other than its owner, or holds a token
+// of fewer than tokenfile.MinTokenBits bits is refused here, so the daemon
+// does not start with a guard that lets nobody (or everybody) in.
 func NewAuth(sec Security, log *slog.Logger) (*Auth, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -322,21 +323,19 @@ type storedToken struct {
 
 func newTokenStore(path string, every time.Duration, log *slog.Logger) (*tokenStore, error) {
 	s := &tokenStore{path: path, every: every, log: log}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("token file: %w", err)
-	}
-	if err := s.load(fi); err != nil {
+	if err := s.load(); err != nil {
 		return nil, err
 	}
-	if fi.Mode().Perm()&0o004 != 0 {
+	if fi := s.seen; fi.Mode().Perm()&0o004 != 0 {
 		log.Warn("the token file is readable by every user; chmod 0600 or 0640 it", "file", path, "mode", fi.Mode().Perm().String())
 	}
 	return s, nil
 }
 
-func (s *tokenStore) load(fi os.FileInfo) error {
-	es, err := tokenfile.Read(s.path)
+// load reads the file: a regular file that only its owner may write
+// (tokenfile.ReadServer), each token strong enough (tokenfile.CheckToken).
+func (s *tokenStore) load() error {
+	es, fi, err := tokenfile.ReadServer(s.path)
 	if err != nil {
 		return err
 	}
@@ -369,7 +368,7 @@ func (s *tokenStore) refreshLocked() {
 	if !changed(s.seen, fi) {
 		return
 	}
-	if err := s.load(fi); err != nil {
+	if err := s.load(); err != nil {
 		s.seen = fi // this version is reported once
 		s.log.Error("token file not reloaded; the tokens read before stay valid", "file", s.path, "err", err)
 		return

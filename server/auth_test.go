@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
@@ -219,10 +220,41 @@ func TestTokenFileRefusedAtStart(t *testing.T) {
 		{"", "no token"},
 		{"  \n# nothing\n", "no token"},
 		{"0123456789", "token is 10 characters, want at least 32"},
+		// Long enough, but far from 128 bits (issue 34 item 6).
+		{strings.Repeat("a", 32), "(one character repeated), want at least 128: make one with `head -c 32 /dev/urandom | base64`"},
+		{strings.Repeat("0123456789abcdef", 2), "a unit of 16 characters repeated"},
+		{"curio " + strings.Repeat("a", 31) + "b", "too few different characters"},
 	} {
 		_, err := server.NewAuth(server.Security{TokenFile: writeFile(t, dir, "t", tc.content)}, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("token file %q: %v, want %q", tc.content, err, tc.want)
+		}
+	}
+	// A file others may write (anyone who can write it can add a token),
+	// or that is not a regular file, is refused; a FIFO at once.
+	for _, mode := range []os.FileMode{0o620, 0o602, 0o666} {
+		p := writeFile(t, dir, "w", tokAlice)
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.NewAuth(server.Security{TokenFile: p}, nil); err == nil || !strings.Contains(err.Error(), "writable by other users") {
+			t.Errorf("token file of mode %v: %v, want a refusal", mode, err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, dir} {
+		done := make(chan error, 1)
+		go func() { _, err := server.NewAuth(server.Security{TokenFile: p}, nil); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("token file %s: %v, want a refusal", p, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("a FIFO token file: NewAuth still blocked after 5 s")
 		}
 	}
 	if _, err := server.NewAuth(server.Security{TokenFile: filepath.Join(dir, "missing")}, nil); !errors.Is(err, os.ErrNotExist) {
