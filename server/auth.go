@@ -59,6 +59,9 @@ type Auth struct {
 	cert      *certStore     // nil: no TLS
 	clientCAs *x509.CertPool // nil: no client certificate required
 
+	sessions *sessionStore // the status page's logins (with tokens only)
+	logins   *loginLimiter
+
 	mu         sync.Mutex
 	lastDenied time.Time
 	suppressed int
@@ -83,6 +86,8 @@ func NewAuth(sec Security, log *slog.Logger) (*Auth, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		a.tokens = ts
+		a.sessions = newSessionStore()
+		a.logins = newLoginLimiter()
 	}
 	if (sec.CertFile == "") != (sec.KeyFile == "") {
 		return nil, errors.New("server: TLS needs both a certificate and a key file")
@@ -152,9 +157,9 @@ func (e errUnauthenticated) Error() string { return e.why }
 // authenticate checks a call's credentials and names the caller. unix
 // says the call came over a unix socket (no client certificate is asked
 // for there); tlsState is nil on a connection without TLS; header holds
-// the authorization values, cookie a token from the status page's login
-// cookie.
-func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []string, cookie string) (string, error) {
+// the authorization values, session the status page's session cookie (an
+// id /login handed out, never a token).
+func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []string, session string) (string, error) {
 	var parts []string
 	if a.clientCAs != nil && !unix {
 		if tlsState == nil {
@@ -167,13 +172,26 @@ func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []s
 		parts = append(parts, name)
 	}
 	if a.tokens != nil {
-		tok, err := bearer(header, cookie)
-		if err != nil {
-			return "", err
-		}
-		name, ok := a.tokens.lookup(tok)
-		if !ok {
-			return "", errUnauthenticated{"invalid bearer token"}
+		var name string
+		if (len(header) == 0 || header[0] == "") && session != "" {
+			// The session holds the digest of the token it was opened
+			// with, so removing the token from the file ends it.
+			sum, ok := a.sessions.lookup(session, time.Now())
+			if ok {
+				name, ok = a.tokens.lookupSum(sum)
+			}
+			if !ok {
+				return "", errUnauthenticated{"session expired or unknown: log in again"}
+			}
+		} else {
+			tok, err := bearer(header)
+			if err != nil {
+				return "", err
+			}
+			var ok bool
+			if name, ok = a.tokens.lookup(tok); !ok {
+				return "", errUnauthenticated{"invalid bearer token"}
+			}
 		}
 		parts = append(parts, "token:"+name)
 	}
@@ -181,14 +199,11 @@ func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []s
 }
 
 // bearer extracts the token of an "authorization: Bearer <token>" value.
-func bearer(header []string, cookie string) (string, error) {
+func bearer(header []string) (string, error) {
 	switch {
 	case len(header) > 1:
 		return "", errUnauthenticated{"more than one authorization value"}
 	case len(header) == 0 || header[0] == "":
-		if cookie != "" {
-			return cookie, nil
-		}
 		return "", errUnauthenticated{`missing credentials: send "authorization: Bearer <token>"`}
 	}
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(header[0]), " ")
@@ -383,11 +398,15 @@ func changed(a, b os.FileInfo) bool {
 // lookup returns the name of the token tok, comparing digests in constant
 // time against every stored token.
 func (s *tokenStore) lookup(tok string) (string, bool) {
+	return s.lookupSum(sha256.Sum256([]byte(tok)))
+}
+
+// lookupSum is lookup of a token's SHA-256 digest.
+func (s *tokenStore) lookupSum(sum [sha256.Size]byte) (string, bool) {
 	s.mu.Lock()
 	s.refreshLocked()
 	toks := s.tokens
 	s.mu.Unlock()
-	sum := sha256.Sum256([]byte(tok))
 	name, found := "", 0
 	for i := range toks {
 		if subtle.ConstantTimeCompare(sum[:], toks[i].sum[:]) == 1 {

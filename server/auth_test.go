@@ -55,7 +55,7 @@ type secured struct {
 
 // startSecured serves the test kind with auth on network ("tcp": loopback
 // TCP, "unix": a socket), with a status listener on loopback TCP.
-func startSecured(t *testing.T, network string, sec server.Security) *secured {
+func startSecured(t *testing.T, network string, sec server.Security, opts ...server.Option) *secured {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -67,7 +67,7 @@ func startSecured(t *testing.T, network string, sec server.Security) *secured {
 	}
 	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Log: log})
 	eng, params := te.Engine, te.Params
-	srv := server.New(eng, server.WithLogger(log), server.WithAuth(auth))
+	srv := server.New(eng, append([]server.Option{server.WithLogger(log), server.WithAuth(auth)}, opts...)...)
 	addr := serve(t, srv, network)
 	hl := serveHTTP(t, srv)
 	scheme := "http://"
@@ -414,8 +414,7 @@ func TestUnixSocketWithoutCredentials(t *testing.T) {
 
 func TestStatusListenerToken(t *testing.T) {
 	dir := t.TempDir()
-	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, dir, "tokens", tokAlice)})
-	noRedirect := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, dir, "tokens", tokAlice)}, server.WithPprof(true))
 	do := func(method, path, authorization string, cookie *http.Cookie, accept string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(method, d.http+path, nil)
@@ -452,35 +451,47 @@ func TestStatusListenerToken(t *testing.T) {
 		t.Errorf("browser without token: %d %q", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 	// /login with a wrong token sets no cookie; with the right one it does.
-	login := func(tok string) *http.Response {
-		resp, err := noRedirect.PostForm(d.http+"/login", url.Values{"token": {tok}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	if r := login(tokEve); r.StatusCode != http.StatusUnauthorized || len(r.Cookies()) != 0 {
+	if r := login(t, d.http, tokEve, d.http); r.StatusCode != http.StatusUnauthorized || len(r.Cookies()) != 0 {
 		t.Errorf("login with a wrong token: %d, cookies %v", r.StatusCode, r.Cookies())
 	}
-	r := login(tokAlice)
+	r := login(t, d.http, tokAlice, d.http)
 	if r.StatusCode != http.StatusSeeOther || len(r.Cookies()) != 1 {
 		t.Fatalf("login: %d, cookies %v", r.StatusCode, r.Cookies())
 	}
 	ck := r.Cookies()[0]
-	if ck.Name != server.TokenCookie || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
+	if ck.Name != server.SessionCookie || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
 		t.Errorf("cookie %+v, want HttpOnly, SameSite=Strict", ck)
 	}
 	if r := do("GET", "/status", "", ck, ""); r.StatusCode != http.StatusOK {
 		t.Errorf("GET /status with the login cookie: %d", r.StatusCode)
 	}
-	if r := do("GET", "/status", "", &http.Cookie{Name: server.TokenCookie, Value: tokEve}, ""); r.StatusCode != http.StatusUnauthorized {
-		t.Errorf("GET /status with a forged cookie: %d", r.StatusCode)
+	if r := do("GET", "/status", "", &http.Cookie{Name: server.SessionCookie, Value: tokAlice}, ""); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /status with the token as the cookie: %d", r.StatusCode)
 	}
 	// The query string is never a credential.
 	if r := do("GET", "/status?token="+tokAlice, "", nil, ""); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("GET /status?token=: %d, want 401", r.StatusCode)
 	}
+}
+
+var noRedirect = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// login posts tok to base's /login form as a browser on the page origin
+// would (origin "": neither Origin nor Referer).
+func login(t *testing.T, base, tok, origin string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
 }
 
 // TestPreloadEvictCircuitIDsOnly: anything not shaped like a circuit id is
