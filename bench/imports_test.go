@@ -24,6 +24,8 @@ var allowedImports = map[string]bool{
 	module + "/server/statusdoc/timeline": true,
 	// The client reads bearer-token files with it.
 	module + "/internal/tokenfile": true,
+	// tokenfile opens the token file with it (a regular file, never a FIFO; a leaf).
+	module + "/internal/regfile": true,
 	// The kinds' names and wire values.
 	module + "/proofkind": true,
 	// The fuzz targets' time and allocation bounds (tests only; a leaf).

@@ -16,7 +16,7 @@ import (
 // "Authorization: Bearer <token>"; without it the daemon's 401 is an error
 // naming the status.
 func TestStatusClientToken(t *testing.T) {
-	const tok = "0123456789abcdef0123456789abcdef"
+	const tok = "e9deaa0b968681adb282baff0b85058c"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+tok {
 			http.Error(w, "unauthenticated", http.StatusUnauthorized)

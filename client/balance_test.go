@@ -432,7 +432,7 @@ func TestSeveralDaemonsTLSAndUnix(t *testing.T) {
 	dir := t.TempDir()
 	caFile, certFile, keyFile := testCertificates(t, dir)
 	tokens := filepath.Join(dir, "tokens")
-	if err := os.WriteFile(tokens, []byte("balance-test 0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte("balance-test 968681adb282baff0b85058cbcab2086\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	plain := startDaemons(t, 1)[0]

@@ -17,7 +17,7 @@ func TestCredentialsErrors(t *testing.T) {
 		}
 		return p
 	}
-	const tok = "0123456789abcdef0123456789abcdef"
+	const tok = "e9deaa0b968681adb282baff0b85058c"
 	for _, tc := range []struct {
 		c    Credentials
 		want string

@@ -34,7 +34,10 @@ const ParamCacheEnv = filecoin.ParameterCacheEnv
 
 // Defaults that other values are checked against.
 const (
-	DefaultListen = "unix:///run/curio/cuzk.sock"
+	// DefaultLoadTimeout is srs.load_timeout's default (srs.DefaultLoadTimeout,
+	// which this package cannot import).
+	DefaultLoadTimeout = time.Hour
+	DefaultListen      = "unix:///run/curio/cuzk.sock"
 	// DefaultParamCache is rust-fil-proofs' default, which every cuzk
 	// command uses too (filecoin.ParamDir), not the Rust cuzk's
 	// /data/zk/params: one binary, one default.
@@ -72,6 +75,16 @@ type Daemon struct {
 	// Listen; empty disables it. A host:port without a
 	// host (":9821") means the loopback address (see StatusAddr).
 	StatusListen string `toml:"status_listen"`
+	// StatusHosts are the names (or addresses), besides loopback ones,
+	// that the status listener answers to in a request's Host header:
+	// a name a browser resolved elsewhere and then to this machine (DNS
+	// rebinding) gets 421 Misdirected Request. Loopback names and
+	// addresses, and the address the request arrived at, need no entry.
+	StatusHosts []string `toml:"status_hosts"`
+	// Pprof serves Go's profiler under /debug/pprof/ on the status
+	// listener (behind the token when there is one). Off by default: a
+	// profile or trace costs CPU and shows the command line.
+	Pprof bool `toml:"pprof"`
 
 	// TokenFile names a file of bearer tokens (the format of
 	// internal/tokenfile: one token per line, optionally named). When set,
@@ -108,6 +121,10 @@ type SRS struct {
 	// partition's parameters are 47–61 GB decoded. GPU lanes always map
 	// (supraseal reads the file into its own pinned copy).
 	Residency string `toml:"residency"`
+	// LoadTimeout bounds a parameter load (digest check, decode or
+	// mapping): a load still running then fails the jobs waiting for it,
+	// and the next job loads again. Default 1h; 0: no bound.
+	LoadTimeout Duration `toml:"load_timeout"`
 }
 
 // Memory is the [memory] section: one budget shared by parameters,
@@ -274,8 +291,8 @@ func (l Logging) SlogLevel() (slog.Level, error) {
 // The values are the Rust cuzk defaults, plus this engine's own sections.
 func Default() Config {
 	return Config{
-		Daemon: Daemon{Listen: DefaultListen},
-		SRS:    SRS{ParamCache: DefaultParamCache, Residency: "auto"},
+		Daemon: Daemon{Listen: DefaultListen, StatusHosts: []string{}},
+		SRS:    SRS{ParamCache: DefaultParamCache, Residency: "auto", LoadTimeout: Duration{DefaultLoadTimeout}},
 		Memory: Memory{
 			TotalBudget:        AutoBudget,
 			SafetyMargin:       5 * GiB,
@@ -419,6 +436,7 @@ func (c *Config) Validate() error {
 	add(checkAddr("daemon.listen", c.Daemon.Listen, false))
 	add(checkAddr("daemon.status_listen", c.Daemon.StatusListen, true))
 	add(c.Daemon.checkTLSKeys())
+	add(c.Daemon.checkStatusHosts())
 	if strings.TrimSpace(c.SRS.ParamCache) == "" {
 		add(invalid("srs.param_cache", c.SRS.ParamCache, "must name a directory"))
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,9 @@ func TestDefaults(t *testing.T) {
 		{"engine.max_pending", d.Engine.MaxPending, uint32(0)},
 		{"engine.max_concurrent_plans", d.Engine.MaxConcurrentPlans, uint32(0)},
 		{"engine.max_intake_bytes", d.Engine.MaxIntakeBytes, ByteSize(0)},
+		{"daemon.status_hosts", d.Daemon.StatusHosts, []string{}},
+		{"daemon.pprof", d.Daemon.Pprof, false},
+		{"srs.load_timeout", d.SRS.LoadTimeout.Duration, time.Hour},
 		{"logging.level", d.Logging.Level, "info"},
 		{"logging.format", d.Logging.Format, "text"},
 	}
@@ -156,7 +160,7 @@ level = "debug"
 format = "json"
 `)
 	want := Default()
-	want.Daemon = Daemon{Listen: "0.0.0.0:9820", StatusListen: "127.0.0.1:9821"}
+	want.Daemon = Daemon{Listen: "0.0.0.0:9820", StatusListen: "127.0.0.1:9821", StatusHosts: []string{}}
 	want.SRS.ParamCache = "/var/tmp/filecoin-proof-parameters"
 	want.Memory = Memory{TotalBudget: FixedBudget(256 * GiB), SafetyMargin: 1536 * MiB, EvictionMinIdle: Seconds(600), ReservedLaneBudget: AutoBudget}
 	want.Scheduler = Scheduler{MaxBatchSize: 3, MaxBatchWaitMS: 0, SortByType: false}
@@ -494,5 +498,35 @@ func TestEncodeRoundTrip(t *testing.T) {
 	back := mustParse(t, buf.String())
 	if !reflect.DeepEqual(values(*back), c) {
 		t.Errorf("round trip changed the config\nencoded:\n%s\ngot %+v", buf.String(), values(*back))
+	}
+}
+
+// TestStatusHostsPprofLoadTimeout: the keys of issue 34 items 4 and 7
+// parse, status_hosts takes host names and addresses without a port, and
+// load_timeout = 0 means no bound.
+func TestStatusHostsPprofLoadTimeout(t *testing.T) {
+	cfg := mustParse(t, `
+[daemon]
+status_hosts = ["Cuzk-1.Example.NET.", "10.0.0.5", "[fd00::5]", "fd00::6"]
+pprof = true
+[srs]
+load_timeout = "30m"
+`)
+	if !cfg.Daemon.Pprof || cfg.SRS.LoadTimeout.Duration != 30*time.Minute || len(cfg.Daemon.StatusHosts) != 4 {
+		t.Fatalf("parsed %+v %+v", cfg.Daemon, cfg.SRS)
+	}
+	for h, want := range map[string]string{"Cuzk-1.Example.NET.": "cuzk-1.example.net", "10.0.0.5": "10.0.0.5", "[fd00::5]": "fd00::5", "fd00::6": "fd00::6"} {
+		if got, err := NormalizeHost(h); err != nil || got != want {
+			t.Errorf("NormalizeHost(%q) = %q, %v; want %q", h, got, err, want)
+		}
+	}
+	if cfg := mustParse(t, "[srs]\nload_timeout = 0\n"); cfg.SRS.LoadTimeout.Duration != 0 {
+		t.Errorf("load_timeout = 0: %v", cfg.SRS.LoadTimeout)
+	}
+	for _, bad := range []string{"cuzk-1:9821", "http://cuzk-1", "", "a b", "[fd00::5]:9821", "x/y", "a..b"} {
+		_, err := Parse([]byte("[daemon]\nstatus_hosts = [" + strconv.Quote(bad) + "]\n"))
+		if !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), "daemon.status_hosts") {
+			t.Errorf("status_hosts = [%q]: %v, want ErrInvalidValue naming the key", bad, err)
+		}
 	}
 }

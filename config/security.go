@@ -25,6 +25,46 @@ func (d Daemon) checkTLSKeys() error {
 	return errors.Join(errs...)
 }
 
+// checkStatusHosts accepts host names and IP addresses, without a port:
+// the Host header's port is not compared (it is the listener's own).
+func (d Daemon) checkStatusHosts() error {
+	var errs []error
+	for _, h := range d.StatusHosts {
+		if _, err := NormalizeHost(h); err != nil {
+			errs = append(errs, invalid("daemon.status_hosts", h, err.Error()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// NormalizeHost is the form a status_hosts entry and a Host header's host
+// are compared in: lower case, without a trailing dot, an IPv6 address
+// without brackets. It refuses anything that is not a host name or an IP
+// address.
+func NormalizeHost(h string) (string, error) {
+	h = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+	if ip := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"); strings.Contains(ip, ":") {
+		if net.ParseIP(ip) == nil {
+			return "", errors.New(`want a host name or an IP address without a port ("status.example.net", "10.0.0.5", "fd00::5")`)
+		}
+		return ip, nil
+	}
+	if h == "" || len(h) > 253 {
+		return "", errors.New("want a host name of 1 to 253 characters")
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return "", errors.New(`want a host name or an IP address without a port ("status.example.net", "10.0.0.5", "fd00::5")`)
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return "", errors.New(`want a host name or an IP address without a port ("status.example.net", "10.0.0.5", "fd00::5")`)
+			}
+		}
+	}
+	return h, nil
+}
+
 // StatusAddr is the address the status listener binds: StatusListen, with
 // a missing host (":9821") replaced by 127.0.0.1, so that /status,
 // /metrics and pprof stay on the machine unless a host is written out.

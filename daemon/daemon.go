@@ -78,7 +78,8 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 	if opt.EnableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
 	}
-	srvOpts := []server.Option{server.WithLogger(log), server.WithMetrics(metrics)}
+	srvOpts := []server.Option{server.WithLogger(log), server.WithMetrics(metrics),
+		server.WithPprof(cfg.Daemon.Pprof), server.WithStatusHosts(cfg.Daemon.StatusHosts...)}
 	if auth != nil {
 		srvOpts = append(srvOpts, server.WithAuth(auth))
 	}

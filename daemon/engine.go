@@ -187,7 +187,17 @@ func srsOptions(cfg *config.Config, opt Options, pv provers) (srs.Options, error
 		KeepC:       pv.keepC,
 		OnLoad:      pv.onLoad,
 		OnEvict:     pv.onEvict,
+		LoadTimeout: loadTimeout(cfg.SRS.LoadTimeout.Duration),
 	}, nil
+}
+
+// loadTimeout maps srs.load_timeout onto srs.Options.LoadTimeout, where 0
+// is the default: 0 (no bound) is negative there.
+func loadTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // HeapLimit is the Go heap's soft limit while used bytes of the budget are

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cuzk-dev/cuzk/internal/par"
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 )
 
 // Params are bellperson's Groth16 parameters (the proving key).
@@ -339,15 +340,13 @@ func LoadParamsFile(path string, opt LoadOptions) (*Params, error) {
 
 // mapFile maps path read-only; unmap releases it.
 func mapFile(path string) (data []byte, unmap func(), err error) {
-	f, err := os.Open(path)
+	// A FIFO or device in the parameter cache is refused here, at once,
+	// instead of blocking the load (and its circuit) in open(2).
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("groth16: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("groth16: %w", err)
-	}
 	if st.Size() == 0 {
 		return nil, nil, fmt.Errorf("groth16: %s: %w: empty file", path, ErrParamsFormat)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 )
 
 // VerifyingKey is bellperson's VerifyingKey. IC has one point per public
@@ -137,7 +139,7 @@ func decodeVerifyingKey(b []byte, exact bool) (*VerifyingKey, int, error) {
 
 // ReadVerifyingKeyFile reads a .vk file; trailing bytes are an error.
 func ReadVerifyingKeyFile(path string) (*VerifyingKey, error) {
-	b, err := os.ReadFile(path)
+	b, _, err := regfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("groth16: %w", err)
 	}

@@ -68,14 +68,18 @@ type Auth struct {
 	cert      *certStore     // nil: no TLS
 	clientCAs *x509.CertPool // nil: no client certificate required
 
+	sessions *sessionStore // the status page's logins (with tokens only)
+	logins   *loginLimiter
+
 	mu         sync.Mutex
 	lastDenied time.Time
 	suppressed int
 }
 
-// NewAuth loads sec's files. A token file that is missing, empty, or
-// holds a token shorter than tokenfile.MinTokenLen is refused here, so the
-// daemon does not start with a guard that lets nobody (or everybody) in.
+// NewAuth loads sec's files. A token file that is missing, empty, not a
+// regular file, writable by users other than its owner, or holds a token
+// of fewer than tokenfile.MinTokenBits bits is refused here, so the daemon
+// does not start with a guard that lets nobody (or everybody) in.
 func NewAuth(sec Security, log *slog.Logger) (*Auth, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -91,6 +95,8 @@ func NewAuth(sec Security, log *slog.Logger) (*Auth, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		a.tokens = ts
+		a.sessions = newSessionStore()
+		a.logins = newLoginLimiter()
 	}
 	if (sec.CertFile == "") != (sec.KeyFile == "") {
 		return nil, errors.New("server: TLS needs both a certificate and a key file")
@@ -163,9 +169,9 @@ func (e errUnauthenticated) Error() string { return e.why }
 // authenticate checks a call's credentials and names the caller. unix
 // says the call came over a unix socket (no client certificate is asked
 // for there); tlsState is nil on a connection without TLS; header holds
-// the authorization values, cookie a token from the status page's login
-// cookie.
-func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []string, cookie string) (string, error) {
+// the authorization values, session the status page's session cookie (an
+// id /login handed out, never a token).
+func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []string, session string) (string, error) {
 	var parts []string
 	if a.clientCAs != nil && !unix {
 		if tlsState == nil {
@@ -178,13 +184,26 @@ func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []s
 		parts = append(parts, name)
 	}
 	if a.tokens != nil {
-		tok, err := bearer(header, cookie)
-		if err != nil {
-			return "", err
-		}
-		name, ok := a.tokens.lookup(tok)
-		if !ok {
-			return "", errUnauthenticated{"invalid bearer token"}
+		var name string
+		if (len(header) == 0 || header[0] == "") && session != "" {
+			// The session holds the digest of the token it was opened
+			// with, so removing the token from the file ends it.
+			sum, ok := a.sessions.lookup(session, time.Now())
+			if ok {
+				name, ok = a.tokens.lookupSum(sum)
+			}
+			if !ok {
+				return "", errUnauthenticated{"session expired or unknown: log in again"}
+			}
+		} else {
+			tok, err := bearer(header)
+			if err != nil {
+				return "", err
+			}
+			var ok bool
+			if name, ok = a.tokens.lookup(tok); !ok {
+				return "", errUnauthenticated{"invalid bearer token"}
+			}
 		}
 		parts = append(parts, "token:"+name)
 	}
@@ -192,14 +211,11 @@ func (a *Auth) authenticate(unix bool, tlsState *tls.ConnectionState, header []s
 }
 
 // bearer extracts the token of an "authorization: Bearer <token>" value.
-func bearer(header []string, cookie string) (string, error) {
+func bearer(header []string) (string, error) {
 	switch {
 	case len(header) > 1:
 		return "", errUnauthenticated{"more than one authorization value"}
 	case len(header) == 0 || header[0] == "":
-		if cookie != "" {
-			return cookie, nil
-		}
 		return "", errUnauthenticated{`missing credentials: send "authorization: Bearer <token>"`}
 	}
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(header[0]), " ")
@@ -338,21 +354,19 @@ type storedToken struct {
 
 func newTokenStore(path string, every time.Duration, log *slog.Logger) (*tokenStore, error) {
 	s := &tokenStore{path: path, every: every, log: log}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("token file: %w", err)
-	}
-	if err := s.load(fi); err != nil {
+	if err := s.load(); err != nil {
 		return nil, err
 	}
-	if fi.Mode().Perm()&0o004 != 0 {
+	if fi := s.seen; fi.Mode().Perm()&0o004 != 0 {
 		log.Warn("the token file is readable by every user; chmod 0600 or 0640 it", "file", path, "mode", fi.Mode().Perm().String())
 	}
 	return s, nil
 }
 
-func (s *tokenStore) load(fi os.FileInfo) error {
-	es, err := tokenfile.Read(s.path)
+// load reads the file: a regular file that only its owner may write
+// (tokenfile.ReadServer), each token strong enough (tokenfile.CheckToken).
+func (s *tokenStore) load() error {
+	es, fi, err := tokenfile.ReadServer(s.path)
 	if err != nil {
 		return err
 	}
@@ -385,7 +399,7 @@ func (s *tokenStore) refreshLocked() {
 	if !changed(s.seen, fi) {
 		return
 	}
-	if err := s.load(fi); err != nil {
+	if err := s.load(); err != nil {
 		s.seen = fi // this version is reported once
 		s.log.Error("token file not reloaded; the tokens read before stay valid", "file", s.path, "err", err)
 		return
@@ -400,11 +414,15 @@ func changed(a, b os.FileInfo) bool {
 // lookup returns the name of the token tok, comparing digests in constant
 // time against every stored token.
 func (s *tokenStore) lookup(tok string) (string, bool) {
+	return s.lookupSum(sha256.Sum256([]byte(tok)))
+}
+
+// lookupSum is lookup of a token's SHA-256 digest.
+func (s *tokenStore) lookupSum(sum [sha256.Size]byte) (string, bool) {
 	s.mu.Lock()
 	s.refreshLocked()
 	toks := s.tokens
 	s.mu.Unlock()
-	sum := sha256.Sum256([]byte(tok))
 	name, found := "", 0
 	for i := range toks {
 		if subtle.ConstantTimeCompare(sum[:], toks[i].sum[:]) == 1 {

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
@@ -54,7 +55,7 @@ type secured struct {
 
 // startSecured serves the test kind with auth on network ("tcp": loopback
 // TCP, "unix": a socket), with a status listener on loopback TCP.
-func startSecured(t *testing.T, network string, sec server.Security) *secured {
+func startSecured(t *testing.T, network string, sec server.Security, opts ...server.Option) *secured {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -66,7 +67,7 @@ func startSecured(t *testing.T, network string, sec server.Security) *secured {
 	}
 	te := testkit.NewEngine(t, testkit.EngineOptions{Locator: srs.Chain(srs.FilecoinLocator(paramDir), testkind.Locator(paramDir)), Log: log})
 	eng, params := te.Engine, te.Params
-	srv := server.New(eng, server.WithLogger(log), server.WithAuth(auth))
+	srv := server.New(eng, append([]server.Option{server.WithLogger(log), server.WithAuth(auth)}, opts...)...)
 	addr := serve(t, srv, network)
 	hl := serveHTTP(t, srv)
 	scheme := "http://"
@@ -219,10 +220,41 @@ func TestTokenFileRefusedAtStart(t *testing.T) {
 		{"", "no token"},
 		{"  \n# nothing\n", "no token"},
 		{"0123456789", "token is 10 characters, want at least 32"},
+		// Long enough, but far from 128 bits (issue 34 item 6).
+		{strings.Repeat("a", 32), "(one character repeated), want at least 128: make one with `head -c 32 /dev/urandom | base64`"},
+		{strings.Repeat("0123456789abcdef", 2), "a unit of 16 characters repeated"},
+		{"curio " + strings.Repeat("a", 31) + "b", "too few different characters"},
 	} {
 		_, err := server.NewAuth(server.Security{TokenFile: writeFile(t, dir, "t", tc.content)}, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("token file %q: %v, want %q", tc.content, err, tc.want)
+		}
+	}
+	// A file others may write (anyone who can write it can add a token),
+	// or that is not a regular file, is refused; a FIFO at once.
+	for _, mode := range []os.FileMode{0o620, 0o602, 0o666} {
+		p := writeFile(t, dir, "w", tokAlice)
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.NewAuth(server.Security{TokenFile: p}, nil); err == nil || !strings.Contains(err.Error(), "writable by other users") {
+			t.Errorf("token file of mode %v: %v, want a refusal", mode, err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, dir} {
+		done := make(chan error, 1)
+		go func() { _, err := server.NewAuth(server.Security{TokenFile: p}, nil); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("token file %s: %v, want a refusal", p, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("a FIFO token file: NewAuth still blocked after 5 s")
 		}
 	}
 	if _, err := server.NewAuth(server.Security{TokenFile: filepath.Join(dir, "missing")}, nil); !errors.Is(err, os.ErrNotExist) {
@@ -385,8 +417,7 @@ func TestUnixSocketWithoutCredentials(t *testing.T) {
 
 func TestStatusListenerToken(t *testing.T) {
 	dir := t.TempDir()
-	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, dir, "tokens", tokAlice)})
-	noRedirect := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	d := startSecured(t, "unix", server.Security{TokenFile: writeFile(t, dir, "tokens", tokAlice)}, server.WithPprof(true))
 	do := func(method, path, authorization string, cookie *http.Cookie, accept string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(method, d.http+path, nil)
@@ -423,35 +454,47 @@ func TestStatusListenerToken(t *testing.T) {
 		t.Errorf("browser without token: %d %q", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 	// /login with a wrong token sets no cookie; with the right one it does.
-	login := func(tok string) *http.Response {
-		resp, err := noRedirect.PostForm(d.http+"/login", url.Values{"token": {tok}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	if r := login(tokEve); r.StatusCode != http.StatusUnauthorized || len(r.Cookies()) != 0 {
+	if r := login(t, d.http, tokEve, d.http); r.StatusCode != http.StatusUnauthorized || len(r.Cookies()) != 0 {
 		t.Errorf("login with a wrong token: %d, cookies %v", r.StatusCode, r.Cookies())
 	}
-	r := login(tokAlice)
+	r := login(t, d.http, tokAlice, d.http)
 	if r.StatusCode != http.StatusSeeOther || len(r.Cookies()) != 1 {
 		t.Fatalf("login: %d, cookies %v", r.StatusCode, r.Cookies())
 	}
 	ck := r.Cookies()[0]
-	if ck.Name != server.TokenCookie || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
+	if ck.Name != server.SessionCookie || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
 		t.Errorf("cookie %+v, want HttpOnly, SameSite=Strict", ck)
 	}
 	if r := do("GET", "/status", "", ck, ""); r.StatusCode != http.StatusOK {
 		t.Errorf("GET /status with the login cookie: %d", r.StatusCode)
 	}
-	if r := do("GET", "/status", "", &http.Cookie{Name: server.TokenCookie, Value: tokEve}, ""); r.StatusCode != http.StatusUnauthorized {
-		t.Errorf("GET /status with a forged cookie: %d", r.StatusCode)
+	if r := do("GET", "/status", "", &http.Cookie{Name: server.SessionCookie, Value: tokAlice}, ""); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /status with the token as the cookie: %d", r.StatusCode)
 	}
 	// The query string is never a credential.
 	if r := do("GET", "/status?token="+tokAlice, "", nil, ""); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("GET /status?token=: %d, want 401", r.StatusCode)
 	}
+}
+
+var noRedirect = &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// login posts tok to base's /login form as a browser on the page origin
+// would (origin "": neither Origin nor Referer).
+func login(t *testing.T, base, tok, origin string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
 }
 
 // TestPreloadEvictCircuitIDsOnly: anything not shaped like a circuit id is

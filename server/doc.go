@@ -1,6 +1,7 @@
 // Package server serves the proving engine over gRPC (cuzk.v1
 // ProvingEngine, plus the standard health and reflection services) and
-// HTTP (GET /status as JSON, GET /metrics for Prometheus, /debug/pprof).
+// HTTP (GET /status as JSON, GET /metrics for Prometheus, /debug/pprof with
+// WithPprof), answering only to the Host names hostCheck allows.
 //
 // It mirrors the Rust cuzk's server (Curio
 // extern/cuzk/cuzk-server/src/service.rs) field for field, with the
@@ -41,7 +42,8 @@
 // included, before gRPC reads its message, and a refused one is answered
 // Unauthenticated with the reason; the status
 // listener checks the same credentials (an Authorization header, or the
-// cookie its /login form sets for browsers). The caller's name (Caller)
+// session cookie its /login form sets for browsers: a random id of a
+// session held in memory, never the token). The caller's name (Caller)
 // namespaces its job ids through engine.Request.IDPrefix, so a caller
 // awaits and cancels only its own jobs. PreloadSRS and EvictSRS take only
 // strings shaped like circuit ids.

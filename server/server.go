@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ type Server struct {
 	grpc    *grpc.Server
 	auth    *Auth // nil: callers are not authenticated
 	calls   *callTracker
+
+	pprof       bool            // serve /debug/pprof/ on the status listener
+	statusHosts map[string]bool // Host names the status listener answers to, besides loopback
 
 	mu       sync.Mutex
 	http     []*http.Server
@@ -70,6 +74,22 @@ func WithMetrics(m *Metrics) Option { return optionFunc(func(s *Server) { s.metr
 // included, before it passes.
 func WithAuth(a *Auth) Option { return optionFunc(func(s *Server) { s.auth = a }) }
 
+// WithPprof serves Go's profiler under /debug/pprof/ on the status
+// listener (behind WithAuth's credentials like every status request). Off
+// by default: a CPU profile or trace costs the daemon CPU for as long as it
+// is asked to run, and the command line is no one else's business.
+func WithPprof(on bool) Option { return optionFunc(func(s *Server) { s.pprof = on }) }
+
+// WithStatusHosts adds host names (or addresses) the status listener
+// answers to in the Host header besides loopback ones (see hostAllowed).
+func WithStatusHosts(hosts ...string) Option {
+	return optionFunc(func(s *Server) {
+		for _, h := range hosts {
+			s.statusHosts[normalizeHost(h)] = true
+		}
+	})
+}
+
 // WithHistorySampling reads the gauges into the history every d instead of
 // DefaultHistorySampling (d <= 0: the default).
 func WithHistorySampling(d time.Duration) Option {
@@ -84,7 +104,8 @@ func WithHistorySampling(d time.Duration) Option {
 // reflection services registered, and starts the history's sampler
 // (Shutdown stops it).
 func New(eng *engine.Engine, opts ...Option) *Server {
-	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler), calls: newCallTracker(), sampleEvery: DefaultHistorySampling}
+	s := &Server{eng: eng, log: slog.New(slog.DiscardHandler), calls: newCallTracker(), sampleEvery: DefaultHistorySampling,
+		statusHosts: map[string]bool{}}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -156,7 +177,9 @@ func (s *Server) Serve(l net.Listener) error {
 
 // HTTPHandler serves GET /status (the statusdoc.Status document built
 // from the engine's Status), the status page (GET / and its
-// /timeline.svg and /history.svg, server/statuspage), GET /metrics and /debug/pprof/.
+// /timeline.svg and /history.svg, server/statuspage), GET /metrics and,
+// with WithPprof, /debug/pprof/. A request over TCP whose Host is not
+// one the listener answers to gets 421 before anything else (hostCheck).
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	page := statuspage.New(func() statusdoc.Status { return statusDocument(s.eng.Status()) }, s.metrics.history.Snapshot, s.log)
@@ -172,15 +195,111 @@ func (s *Server) HTTPHandler() http.Handler {
 		}
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	if s.auth != nil {
-		return s.auth.httpHandler(mux)
+	if s.pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	return mux
+	var h http.Handler = mux
+	if s.auth != nil {
+		h = s.auth.httpHandler(mux)
+	}
+	return s.hostCheck(h)
+}
+
+// Limits of the status listener's http.Server. What it serves is small:
+// GETs of /status, /metrics, the page and its SVGs, and one POST of a
+// token to /login; so every phase of a request can be short, and a
+// connection that idles or trickles is closed soon rather than held.
+var statusLimits = struct {
+	// ReadHeaderTimeout: a client has this long from the connection (or
+	// the end of its last request) to send its headers (and, over TLS,
+	// finish the handshake first). A browser or Prometheus sends them at
+	// once; 5 s leaves room for a slow link.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout: the whole request, body included (/login's form, at
+	// most 16 KiB).
+	ReadTimeout time.Duration
+	// WriteTimeout: the whole answer. /status and the timeline of a busy
+	// daemon are a few MB; a client that does not read them is cut after
+	// this. pprof refuses a profile or trace asked for this long or longer.
+	WriteTimeout time.Duration
+	// IdleTimeout: a kept-alive connection waiting for its next request.
+	// Prometheus scrapes every 15–60 s and reconnects cheaply; an idle
+	// connection holds a descriptor the daemon may need for a parameter file.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes: a request's headers. A bearer token is at most 4 KiB
+	// (tokenfile.MaxTokenLen) and a browser's other headers and the
+	// session cookie 1–2 KiB, so 16 KiB is several times what is sent.
+	MaxHeaderBytes int
+}{5 * time.Second, 10 * time.Second, 2 * time.Minute, 30 * time.Second, 16 << 10}
+
+// statusLimitsMu guards statusLimits, which tests shorten.
+var statusLimitsMu sync.Mutex
+
+// hostCheck refuses, with 421 Misdirected Request, a TCP request whose
+// Host header names anything but this machine's loopback (localhost,
+// 127.0.0.0/8, ::1), the address the request arrived at, or a name of
+// WithStatusHosts. A web page the operator opens can make the browser
+// send requests to any name its author controls and has pointed at
+// 127.0.0.1 (DNS rebinding); the browser then lets that page read the
+// answers, which no token in a cookie would stop once the operator has
+// logged in. Such requests carry the author's name in Host, and are
+// refused here, before authentication. A unix socket is out of a
+// browser's reach and is not checked.
+func (s *Server) hostCheck(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if unixRequest(r) || s.hostAllowed(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		s.log.Debug("status request for another host refused", "host", truncate(r.Host, 80), "peer", r.RemoteAddr, "path", truncate(r.URL.Path, 80))
+		w.Header().Set("Connection", "close")
+		http.Error(w, "misdirected request: this listener answers to localhost, loopback addresses and [daemon] status_hosts only", http.StatusMisdirectedRequest)
+	})
+}
+
+// hostAllowed says r's Host names this listener (see hostCheck).
+func (s *Server) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = normalizeHost(host)
+	if host == "localhost" || s.statusHosts[host] {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	// An address in Host is the page's own origin, not a name someone
+	// else resolves: the address the client reached is safe to answer.
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	return ok && !ip.IsUnspecified() && local.IP.Equal(ip)
+}
+
+// normalizeHost is the form hosts are compared in: lower case, without a
+// trailing dot or an IPv6 address's brackets.
+func normalizeHost(h string) string {
+	h = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	return h
+}
+
+// truncate bounds a client's string in a log line.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // ServeHTTP serves HTTPHandler on l until Shutdown, with at most
@@ -188,7 +307,12 @@ func (s *Server) HTTPHandler() http.Handler {
 // registered before it serves, so a Shutdown that runs first (or at the
 // same time) stops it; after Shutdown, ServeHTTP closes l and returns nil.
 func (s *Server) ServeHTTP(l net.Listener) error {
-	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	statusLimitsMu.Lock()
+	lim := statusLimits
+	statusLimitsMu.Unlock()
+	hs := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
+		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()

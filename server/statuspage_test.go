@@ -134,7 +134,11 @@ func TestStatusPageBehindToken(t *testing.T) {
 			t.Errorf("GET %s without a token: %s %.100q", path, resp.Status, body)
 		}
 	}
-	ck := &http.Cookie{Name: server.TokenCookie, Value: tokAlice}
+	r := login(t, d.http, tokAlice, d.http)
+	if r.StatusCode != http.StatusSeeOther || len(r.Cookies()) != 1 {
+		t.Fatalf("login: %s, cookies %v", r.Status, r.Cookies())
+	}
+	ck := r.Cookies()[0]
 	if resp, body := get("/", ck); resp.StatusCode != http.StatusOK || !strings.Contains(body, "<title>cuzk daemon status</title>") ||
 		!strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Errorf("GET / with the cookie: %s %v", resp.Status, resp.Header)

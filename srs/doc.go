@@ -41,4 +41,8 @@
 //   - Every error a parameter file causes wraps ErrParamsUnusable and names
 //     the file and the offset or field; nothing of a failed load is kept,
 //     so the next Acquire reads the file again.
+//   - Parameter files are opened only when they are regular files
+//     (internal/regfile: a FIFO is refused without blocking), and a load
+//     that outlives Options.LoadTimeout, or that Evict abandons, fails the
+//     callers waiting for it and leaves the entry as it was before the load.
 package srs

@@ -18,10 +18,31 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin/paramcheck"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/bytesize"
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 )
 
 // ErrInUse is returned when the parameters cannot be evicted because a job holds them.
 var ErrInUse = errors.New("parameters are in use")
+
+// ErrLoadTimeout is wrapped (with ErrParamsUnusable) by the error of a
+// load that did not finish within Options.LoadTimeout.
+var ErrLoadTimeout = errors.New("parameter load timed out")
+
+// ErrLoadAbandoned is wrapped (with ErrParamsUnusable) by the error of a
+// load that Evict stopped waiting for.
+var ErrLoadAbandoned = errors.New("parameter load abandoned")
+
+// DefaultLoadTimeout is what Options.LoadTimeout = 0 means. Loading a
+// 32 GiB set (47–61 GB) means hashing it once (minutes on a loaded core)
+// and decoding it, with subgroup checks where its provenance is unknown
+// (about as long again): an hour is several times the slowest load seen,
+// and still ends a load that hangs on a dead mount the same day.
+const DefaultLoadTimeout = time.Hour
+
+// headerTimeout bounds the wait for a parameter file's header (a few
+// hundred bytes, read at Submit): longer than a disk takes to spin up,
+// short enough that a Submit on a hung mount answers within a minute.
+const headerTimeout = time.Minute
 
 // ErrVKMismatch is returned when the .vk file is not the verifying key inside the .params
 // file, so proofs made with the parameters would not verify on chain.
@@ -81,6 +102,13 @@ type Options struct {
 	// KeepC makes partitions keep their c vector (Sizes.KeepC): the CUDA
 	// backend takes it.
 	KeepC bool
+	// LoadTimeout bounds a load (digest check, decode or mapping, the
+	// verifying key, OnLoad): one still running then fails every job
+	// waiting for it with ErrLoadTimeout and leaves the entry as it was
+	// before, so the next Acquire starts again. The load itself cannot be
+	// interrupted inside a system call; it is left to finish, and what it
+	// made is dropped. 0: DefaultLoadTimeout; negative: no bound.
+	LoadTimeout time.Duration
 }
 
 // Residency is how a parameter set is held (Options.Residency).
@@ -123,11 +151,29 @@ type entry struct {
 	res      *budget.Reservation // the params' bytes while hot
 	refs     int
 	lastUsed time.Time
-	loadDone chan struct{} // closed when a load ends (TierLoading only)
+	load     *loadOp // the load under way (TierLoading only)
+	sizing   *sizeOp // the header read under way
 	pvk      *groth16.PreparedVerifyingKey
 	test     bool
 	loads    int
 	lastLoad time.Duration
+}
+
+// loadOp is one load of an entry. Its fields are written under
+// Manager.mu before done is closed, and read after.
+type loadOp struct {
+	prev    Tier          // the entry's tier before the load
+	done    chan struct{} // closed when the load has ended, however
+	abandon chan struct{} // closed by Evict: the loader stops waiting
+	err     error         // why it failed, for the callers that waited for it; nil: try again
+}
+
+// sizeOp is one read of an entry's header, shared by every caller that
+// asks meanwhile; s and err are set before done is closed.
+type sizeOp struct {
+	done chan struct{}
+	s    Sizes
+	err  error
 }
 
 // NewManager returns a manager over opt.Locator whose memory comes from
@@ -174,26 +220,66 @@ func (m *Manager) Sizes(id string) (Sizes, error) {
 		m.mu.Unlock()
 		return s, nil
 	}
-	path := e.files.Params
-	m.mu.Unlock()
-	s, err := ReadSizes(path)
-	if err != nil {
-		return Sizes{}, fmt.Errorf("circuit %s: %w", id, err)
+	// One read per entry at a time: on a hung mount every caller would
+	// otherwise leave a goroutine blocked in open(2).
+	op := e.sizing
+	if op == nil {
+		op = &sizeOp{done: make(chan struct{})}
+		e.sizing = op
+		go m.readSizes(e, op)
 	}
-	s.KeepC = m.opt.KeepC
-	s.Mapped = m.mapped(s)
+	m.mu.Unlock()
+	wait := headerTimeout
+	if lt := m.loadTimeout(); lt > 0 {
+		wait = min(wait, lt)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-op.done:
+		return op.s, op.err
+	case <-timer.C:
+		return Sizes{}, fmt.Errorf("circuit %s: %w: %s: %w: the header was not read within %v",
+			id, ErrParamsUnusable, e.files.Params, ErrLoadTimeout, wait)
+	}
+}
+
+// readSizes reads e's header for op. A read that never returns keeps op
+// in e.sizing, so later callers wait on it instead of starting another.
+func (m *Manager) readSizes(e *entry, op *sizeOp) {
+	path := e.files.Params
+	s, err := ReadSizes(path)
+	if err == nil {
+		s.KeepC = m.opt.KeepC
+		s.Mapped = m.mapped(s)
+	} else {
+		err = fmt.Errorf("circuit %s: %w", e.id, err)
+	}
 	// The marker says test parameters before they load (the status would
 	// show an official name meanwhile); load reads it again, and decides.
 	_, merr := os.Stat(path + filecoin.TestMarkerSuffix)
 	m.mu.Lock()
-	if e.sizes == nil {
+	if err == nil && e.sizes == nil {
 		e.sizes = &s
 		if e.tier != TierHot {
 			e.test = merr == nil
 		}
 	}
+	if err == nil {
+		s = *e.sizes
+	}
+	op.s, op.err = s, err
+	e.sizing = nil
 	m.mu.Unlock()
-	return s, nil
+	close(op.done)
+}
+
+// loadTimeout is Options.LoadTimeout with its default; <= 0: no bound.
+func (m *Manager) loadTimeout() time.Duration {
+	if m.opt.LoadTimeout == 0 {
+		return DefaultLoadTimeout
+	}
+	return m.opt.LoadTimeout
 }
 
 // mapped decides the residency of a parameter set of sizes s.
@@ -280,15 +366,18 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 			res.Close()
 			continue
 		case TierLoading:
-			ch := e.loadDone
+			op := e.load
 			m.mu.Unlock()
 			t := time.Now()
 			select {
-			case <-ch:
+			case <-op.done:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 			loaded += time.Since(t)
+			if op.err != nil {
+				return nil, op.err
+			}
 			continue
 		}
 		// Cold or warm: reserve parameters and working memory together.
@@ -308,16 +397,20 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 			// Someone else loads: wait holding only our working memory,
 			// which the load does not need.
 			res.Release(pb)
-			ch := e.loadDone
+			op := e.load
 			m.mu.Unlock()
 			t := time.Now()
 			select {
-			case <-ch:
+			case <-op.done:
 			case <-ctx.Done():
 				res.Close()
 				return nil, ctx.Err()
 			}
 			loaded += time.Since(t)
+			if op.err != nil {
+				res.Close()
+				return nil, op.err
+			}
 			m.mu.Lock()
 			if e.tier == TierHot {
 				return m.pinLocked(e, sizes, res, loaded), nil
@@ -326,38 +419,117 @@ func (m *Manager) Acquire(ctx context.Context, id string, prio int, extra int64)
 			res.Close()
 			continue
 		}
-		prev := e.tier
+		op := &loadOp{prev: e.tier, done: make(chan struct{}), abandon: make(chan struct{})}
 		e.tier = TierLoading
-		e.loadDone = make(chan struct{})
+		e.load = op
 		files, pvk := e.files, e.pvk
 		m.mu.Unlock()
 
 		t := time.Now()
-		p, pvk, test, err := m.load(ctx, id, files, pvk, sizes.Mapped)
-		if err == nil && m.opt.OnLoad != nil {
-			if err = m.opt.OnLoad(id, p, files); err != nil {
-				p.Close()
-				err = fmt.Errorf("circuit %s: %w", id, err)
-			}
-		}
+		r := m.runLoad(ctx, id, files, pvk, sizes.Mapped, op)
 		d := time.Since(t)
 		loaded += d
 
 		m.mu.Lock()
-		close(e.loadDone)
-		e.loadDone = nil
-		if err != nil {
-			e.tier = prev
+		if e.load != op {
+			// Evict abandoned this load and told its waiters.
 			m.mu.Unlock()
 			res.Close()
-			return nil, err
+			if r.err == nil {
+				m.discard(id, r, files)
+			}
+			return nil, fmt.Errorf("circuit %s: %w: %s: %w: EvictSRS was called while it loaded", id, ErrParamsUnusable, files.Params, ErrLoadAbandoned)
 		}
+		e.load = nil
+		if r.err != nil {
+			e.tier = op.prev
+			// Waiters share a failure of the file; a load cut short by
+			// its own caller leaving says nothing about the file, so they
+			// try again.
+			if ctx.Err() == nil || errors.Is(r.err, ErrLoadTimeout) {
+				op.err = r.err
+			}
+			close(op.done)
+			m.mu.Unlock()
+			res.Close()
+			return nil, r.err
+		}
+		close(op.done)
+		p, pvk, test := r.p, r.pvk, r.test
 		e.params, e.pvk, e.test = p, pvk, test
 		e.res = res.Split(min(pb, res.Remaining()))
 		e.tier = TierHot
 		e.loads++
 		e.lastLoad = d
 		return m.pinLocked(e, sizes, res, loaded), nil
+	}
+}
+
+// loadResult is what a load made, or why it failed.
+type loadResult struct {
+	p    *groth16.Params
+	pvk  *groth16.PreparedVerifyingKey
+	test bool
+	err  error
+}
+
+// runLoad loads id's parameters (load, then OnLoad) in a goroutine of its
+// own and waits for it at most loadTimeout, or until Evict abandons op. A
+// load given up on is left to end by itself (a read blocked on a dead
+// mount cannot be interrupted); what it made then is dropped.
+func (m *Manager) runLoad(ctx context.Context, id string, files Files, pvk *groth16.PreparedVerifyingKey, mapped bool, op *loadOp) loadResult {
+	// Canceled when the load is given up on, which ends a digest check
+	// early; the decode does not look at it.
+	lctx, cancel := context.WithCancel(ctx)
+	ch := make(chan loadResult, 1)
+	start := time.Now()
+	go func() {
+		p, pvk, test, err := m.load(lctx, id, files, pvk, mapped)
+		if err == nil && m.opt.OnLoad != nil {
+			if err = m.opt.OnLoad(id, p, files); err != nil {
+				p.Close()
+				err = fmt.Errorf("circuit %s: %w", id, err)
+			}
+		}
+		ch <- loadResult{p: p, pvk: pvk, test: test, err: err}
+	}()
+	var expired <-chan time.Time
+	timeout := m.loadTimeout()
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	var r loadResult
+	select {
+	case r = <-ch:
+		cancel()
+		return r
+	case <-expired:
+		r.err = fmt.Errorf("circuit %s: %w: %s: %w after %v (srs.load_timeout); the next job tries again",
+			id, ErrParamsUnusable, files.Params, ErrLoadTimeout, timeout)
+		m.log.Error("parameter load timed out; failing the jobs waiting for it", "circuit", id, "params", files.Params, "timeout", timeout)
+	case <-op.abandon:
+		r.err = ErrLoadAbandoned
+	}
+	cancel()
+	go func() {
+		late := <-ch
+		if late.err == nil {
+			m.discard(id, late, files)
+		}
+		m.log.Warn("a parameter load given up on has ended; its result is dropped", "circuit", id, "after", time.Since(start).Round(time.Millisecond), "err", late.err)
+	}()
+	return r
+}
+
+// discard drops what a load given up on made.
+func (m *Manager) discard(id string, r loadResult, files Files) {
+	if m.opt.OnEvict != nil && m.opt.OnLoad != nil {
+		m.opt.OnEvict(id, r.p, files)
+	}
+	if err := r.p.Close(); err != nil {
+		m.log.Warn("unmapping parameters", "circuit", id, "err", err)
 	}
 }
 
@@ -375,7 +547,9 @@ func (m *Manager) pinLocked(e *entry, s Sizes, res *budget.Reservation, loaded t
 func (m *Manager) load(ctx context.Context, id string, f Files, pvk *groth16.PreparedVerifyingKey, mapped bool) (*groth16.Params, *groth16.PreparedVerifyingKey, bool, error) {
 	marker := f.Params + filecoin.TestMarkerSuffix
 	test := false
-	if b, err := os.ReadFile(marker); err == nil {
+	// A marker is a line of text; anything but a small regular file is
+	// no marker (and a FIFO must not block the load).
+	if b, _, err := regfile.ReadFile(marker, 64<<10); err == nil {
 		test = true
 		note := strings.Join(strings.Fields(string(b)), " ")
 		if len(note) > 300 {
@@ -591,7 +765,10 @@ func (m *Manager) Preload(ctx context.Context, id string, prio int) (already boo
 }
 
 // Evict drops id's parameters now, whatever their idle time. It fails with
-// ErrInUse while a job holds them or a load is under way.
+// ErrInUse while a job holds them. A load under way is abandoned: the jobs
+// waiting for it fail with ErrLoadAbandoned and the next Acquire loads
+// again, which is how an operator unsticks a load that hangs before
+// Options.LoadTimeout.
 func (m *Manager) Evict(id string) (wasLoaded bool, freed int64, err error) {
 	m.mu.Lock()
 	e, ok := m.entries[id]
@@ -605,8 +782,15 @@ func (m *Manager) Evict(id string) (wasLoaded bool, freed int64, err error) {
 	}
 	switch e.tier {
 	case TierLoading:
+		op := e.load
+		e.load = nil
+		e.tier = op.prev
+		op.err = fmt.Errorf("circuit %s: %w: %s: %w: EvictSRS was called while it loaded", id, ErrParamsUnusable, e.files.Params, ErrLoadAbandoned)
+		close(op.abandon)
+		close(op.done)
 		m.mu.Unlock()
-		return false, 0, fmt.Errorf("circuit %s: %w: loading", id, ErrInUse)
+		m.log.Warn("parameter load abandoned by EvictSRS; the jobs waiting for it fail", "circuit", id)
+		return false, 0, nil
 	case TierHot:
 	default:
 		m.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -136,7 +137,9 @@ func (s Sizes) ABCBytes() int64 { return s.WorkingSet() - s.WitnessBytes() }
 
 // ReadSizes reads the sizes of the .params file at path from its header.
 func ReadSizes(path string) (Sizes, error) {
-	f, err := os.Open(path)
+	// Opened without blocking: a FIFO put where the file was would
+	// otherwise hold every Submit of the circuit in open(2).
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Sizes{}, notFound(path)
@@ -144,13 +147,6 @@ func ReadSizes(path string) (Sizes, error) {
 		return Sizes{}, unusable(path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Sizes{}, unusable(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return Sizes{}, unusable(path, errors.New("not a regular file"))
-	}
 	s, err := readSizes(f, st.Size())
 	if err != nil {
 		return Sizes{}, unusable(path, fmt.Errorf("header: %w", err))

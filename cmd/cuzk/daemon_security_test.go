@@ -72,7 +72,7 @@ func TestDaemonTokenOverTCP(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	const tok = "0123456789abcdef0123456789abcdef0123456789abcdef"
+	const tok = "2a8114787509e20e52a5f343983c5c8fc1d6a14157bf0320"
 	if err := os.WriteFile(tokens, []byte("bench "+tok+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 )
 
 //go:embed parameters.json
@@ -225,9 +226,14 @@ func checkFile(ctx context.Context, r *Result, progress func(*Result, int64), re
 	if _, err := os.Stat(marker); err == nil {
 		r.Marker = marker
 	}
-	f, err := os.Open(r.Path)
+	// A FIFO or device under a parameter's name is reported, not waited on.
+	f, st, err := regfile.Open(r.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		r.State = Missing
+		return nil
+	}
+	if errors.Is(err, regfile.ErrNotRegular) {
+		r.State, r.Err = Unreadable, fmt.Errorf("%s is not a regular file", r.Path)
 		return nil
 	}
 	if err != nil {
@@ -235,15 +241,6 @@ func checkFile(ctx context.Context, r *Result, progress func(*Result, int64), re
 		return nil
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		r.State, r.Err = Unreadable, err
-		return nil
-	}
-	if !st.Mode().IsRegular() {
-		r.State, r.Err = Unreadable, fmt.Errorf("%s is not a regular file", r.Path)
-		return nil
-	}
 	r.Size = st.Size()
 	var report func(int64)
 	if progress != nil {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/cuzk-dev/cuzk/internal/regfile"
 )
 
 // RecordFile is the name of the file, in a parameter directory, where a
@@ -127,7 +129,8 @@ func (v *Verifier) Verify(ctx context.Context, path string) (Verdict, error) {
 		return verdict(r.Digest, true), nil
 	}
 
-	f, err := os.Open(path)
+	// The file may have been swapped for a FIFO since the stat.
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return Verdict{}, err
 	}

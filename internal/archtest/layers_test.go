@@ -24,6 +24,8 @@ var layer = map[string]int{
 	// -1: byte counts for people, below the budget and the parameter checks.
 	"internal/bytesize": -1,
 	"internal/jsonfile": -1,
+	// -1: opening files that must be regular without blocking on a FIFO, below every reader of one.
+	"internal/regfile": -1,
 	// 0: leaves.
 	"fr32": 0, "r1cs": 0, "budget": 0, "api/cuzk/v1": 0, "server/statusdoc": 0, "server/history": 0,
 	"internal/detstream": 0, "internal/testenv": 0, "internal/par": 0, "internal/archtest": 0, "internal/procmem": 0,
