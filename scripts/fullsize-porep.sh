@@ -120,7 +120,9 @@ say "parameters: $(basename "$PF"), $(stat -c %s "$PF") bytes; vk $(stat -c %s "
 echo "== 4. the daemon proves the C1 (bench single, as Curio's PoRep task sends it)"
 SOCK="$DIR/cuzk.sock"; SSOCK="$DIR/cuzk-status.sock"
 rm -f "$SOCK" "$SSOCK"
-printf '[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
+# Default configuration but [srs] residency and the profiler (a CPU profile
+# of the first partition's prove is taken below).
+printf '[daemon]\npprof = true\n\n[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
 nice -n "$NICE" "$BIN" daemon --config "$DIR/daemon.toml" --params "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level debug > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
@@ -133,6 +135,11 @@ for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
     sleep 2
   done ) > "$DIR/daemon-mem.tsv" &
 SAMPLER=$!
+# A CPU profile of 5 minutes from the first partition's prove on (its
+# synthesis ends within a minute at 32 GiB), in the background.
+( for _ in $(seq 600); do grep -q 'step="prove ' "$DIR/daemon.log" 2>/dev/null && break; sleep 1; done
+  curl -s --unix-socket "$SSOCK" -o "$DIR/daemon-cpu.pprof" "http://localhost/debug/pprof/profile?seconds=300" || true ) &
+PROF=$!
 t0=$(date +%s)
 check bench-single 0 "$BIN" bench single --addr "unix://$SOCK" --type porep --c1 "$DIR/input/c1-wrapped.json" \
   --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
@@ -163,6 +170,7 @@ print("daemon budget %s, engine peak reservation %s (urgent lane %s held back)" 
 for p in e.get("params", []):
     print("daemon params %s: tier %s, mapped %s (%s file-backed), %s counted" % (p["circuit_id"], p["tier"], p.get("mapped", False), g(p.get("mapped_bytes", 0)), g(p.get("bytes", 0))))
 PY
+kill $PROF 2>/dev/null || true
 kill -INT $DPID; wait $DPID 2>/dev/null || true
 wait $SAMPLER 2>/dev/null || true
 trap - EXIT
