@@ -50,6 +50,11 @@ type Options struct {
 	Residency string
 	// Kinds are served besides the built-in ones.
 	Kinds []Kind
+	// PoRepPartition, when not nil, makes every PoRep C2 job prove that
+	// partition alone (porepkind.Planner.Partition: prove-c2 --partition).
+	// The daemon leaves it nil: a request's partition_index is 0 for PoRep
+	// and means every partition.
+	PoRepPartition *int
 }
 
 // Kind is a proof kind served besides the built-in ones (a test's toy
@@ -64,15 +69,15 @@ type Kind struct {
 }
 
 // planners are the kinds this build serves, each with its planner: the
-// four Filecoin kinds, the test circuits when enabled.
-func planners(enableTest bool) map[proofkind.Kind]engine.Planner {
+// four Filecoin kinds, the test circuits when opt enables them.
+func planners(opt Options) map[proofkind.Kind]engine.Planner {
 	kinds := map[proofkind.Kind]engine.Planner{
-		proofkind.PoRep:       &porepkind.Planner{},
+		proofkind.PoRep:       &porepkind.Planner{Partition: opt.PoRepPartition},
 		proofkind.WindowPoSt:  postkind.Window(),
 		proofkind.WinningPoSt: postkind.Winning(),
 		proofkind.SnapDeals:   &snapkind.Planner{},
 	}
-	if enableTest {
+	if opt.EnableTest {
 		kinds[proofkind.Test] = testkind.New()
 	}
 	return kinds
@@ -97,7 +102,7 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 	logArithmetic(opt.Log)
 	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	kinds := planners(opt.EnableTest)
+	kinds := planners(opt)
 	if opt.EnableTest {
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}

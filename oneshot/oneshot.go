@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -23,9 +24,11 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
+	"github.com/cuzk-dev/cuzk/prover/gpu"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -46,22 +49,60 @@ type Job struct {
 	// Name is how a report names the proof: the registered proof of a C2,
 	// the circuit otherwise.
 	Name string
+	// partition, when not nil, is the one partition of a C2 to prove
+	// (C2Partition).
+	partition *int
 }
 
 // C2 is the job of a C1 output, plain or in Curio's envelope (the engine
 // takes only the envelope, so a plain one is wrapped, sector 0).
 func C2(raw []byte) (Job, error) {
+	job, _, err := c2Job(raw)
+	return job, err
+}
+
+// c2Job is C2's job and the C1 it carries.
+func c2Job(raw []byte) (Job, *c1.Output, error) {
 	o, w, err := c1.ParseAny(raw)
 	if err != nil {
-		return Job{}, err
+		return Job{}, nil, err
 	}
 	if w == nil {
 		if raw, err = c1.Wrap(o, 0).MarshalJSON(); err != nil {
-			return Job{}, fmt.Errorf("wrapping the C1: %w", err)
+			return Job{}, nil, fmt.Errorf("wrapping the C1: %w", err)
 		}
 	}
 	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
-	return Job{Request: req, Circuit: o.RegisteredProof.CircuitID(), Name: o.RegisteredProof.String()}, nil
+	return Job{Request: req, Circuit: o.RegisteredProof.CircuitID(), Name: o.RegisteredProof.String()}, o, nil
+}
+
+// C2Partition is the job of partition k of a C1 output alone: its proof
+// is that partition's 192 bytes, made and self-checked against that
+// partition's public inputs as in the whole proof (prove-c2 --partition).
+// The engine request is C2's, unchanged: the partition is the in-process
+// PoRep planner's setting (daemon.Options.PoRepPartition), never the
+// request's partition_index, which Curio sends as 0 for every partition.
+// A k the C1 does not have is an error wrapping porep.ErrPartition that
+// names its partition count.
+func C2Partition(raw []byte, k int) (Job, error) {
+	job, o, err := c2Job(raw)
+	if err != nil {
+		return Job{}, err
+	}
+	if n := len(o.VanillaProofs); k < 0 || k >= n {
+		return Job{}, fmt.Errorf("%w: partition %d, but the %v C1 has %d partition(s), 0 to %d", porep.ErrPartition, k, o.RegisteredProof, n, n-1)
+	}
+	job.partition = &k
+	return job, nil
+}
+
+// Partition is the one partition job proves, and false when it proves
+// every partition.
+func (j Job) Partition() (int, bool) {
+	if j.partition == nil {
+		return 0, false
+	}
+	return *j.partition, true
 }
 
 // PoSt is the job of a WindowPoSt partition or a WinningPoSt. The
@@ -95,6 +136,12 @@ type Options struct {
 	Randomness *groth16.Randomness
 	// Residency overrides [srs] residency ("" keeps the default).
 	Residency string
+	// GPU proves on the CUDA devices the process sees (CUDA_VISIBLE_DEVICES
+	// picks them) as the daemon does with [gpus] devices = []: the GPU
+	// backend under the CPU re-check of every proof, the parameters mapped.
+	// Unlike the daemon's default it never falls back to the CPU: a build
+	// without -tags cuda or a machine without a usable device is an error.
+	GPU bool
 	// StageReport, when set, is the file the steps' wall time, CPU time
 	// and peak memory are written to as JSON (and to FILE.partial, a JSON
 	// line each, as each step ends, so a run that is killed keeps what it
@@ -130,6 +177,9 @@ func FixedRandomness(r, s [32]byte) (*groth16.Randomness, error) {
 type Result struct {
 	Proof   []byte // the partition proofs, groth16.ProofSize bytes each
 	Timings engine.Timings
+	// GPURetries counts the GPU proofs redone on the CPU because the
+	// device failed or its proof did not verify (Options.GPU).
+	GPURetries int
 }
 
 // Partitions is the number of partition proofs.
@@ -147,7 +197,18 @@ func Prove(ctx context.Context, job Job, opt Options) (Result, error) {
 	if opt.QuietLog {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dopt := daemon.Options{CheckParams: opt.CheckParams, Log: log, Progress: opt.Stderr, ProgressLabel: opt.Label, Residency: opt.Residency}
+	dopt := daemon.Options{CheckParams: opt.CheckParams, Log: log, Progress: opt.Stderr, ProgressLabel: opt.Label, Residency: opt.Residency,
+		PoRepPartition: job.partition}
+	cfg := daemon.OneShotConfig(filecoin.ParamDir(opt.ParamsDir, os.LookupEnv), opt.Workers)
+	var retries atomic.Int64
+	if opt.GPU {
+		if !gpu.Built {
+			return Result{}, fmt.Errorf("proving on the GPU: this cuzk was built without CUDA (scripts/build-gpu.sh builds one with it): %w", gpu.ErrNoCUDA)
+		}
+		dopt.GPU = true
+		dopt.OnGPURetry = func(string) { retries.Add(1) }
+		cfg.GPUs.CPUFallback = false
+	}
 	if opt.Randomness != nil {
 		dopt.Randomness = prover.Fixed(*opt.Randomness)
 	}
@@ -166,13 +227,13 @@ func Prove(ctx context.Context, job Job, opt Options) (Result, error) {
 		rec.Step("plan and parameters")
 		dopt.Stages = func(_ string, partition int, stage string) { rec.Step(fmt.Sprintf("p%d %s", partition, stage)) }
 	}
-	dir := filecoin.ParamDir(opt.ParamsDir, os.LookupEnv)
+	dir := cfg.SRS.ParamCache
 	if job.Circuit != "" {
 		if files, err := testparams.PathsForCircuit(job.Circuit, dir); err == nil && testparams.IsTest(files.Params) {
 			fmt.Fprintf(stderr, "WARNING: %s are INSECURE TEST PARAMETERS; the proof is useless on the Filecoin network\n", files.Params)
 		}
 	}
-	res, err := daemon.Prove(ctx, daemon.OneShotConfig(dir, opt.Workers), dopt, job.Request)
+	res, err := daemon.Prove(ctx, cfg, dopt, job.Request)
 	if rec != nil {
 		if werr := writeStageReport(opt.StageReport, stderr, rec.Stop()); werr != nil && err == nil {
 			return Result{}, werr
@@ -181,7 +242,7 @@ func Prove(ctx context.Context, job Job, opt Options) (Result, error) {
 	if err := outcome(res, err); err != nil {
 		return Result{}, err
 	}
-	return Result{Proof: res.Proof, Timings: res.Timings}, nil
+	return Result{Proof: res.Proof, Timings: res.Timings, GPURetries: int(retries.Load())}, nil
 }
 
 // outcome is the error of an engine job: nil when it completed, one

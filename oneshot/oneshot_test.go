@@ -16,8 +16,10 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/prover/gpu"
 )
 
 // An invalid request and a failed self-check are ErrInvalid and read as
@@ -76,6 +78,48 @@ func TestC2(t *testing.T) {
 	}
 	if _, err := C2([]byte("{}")); err == nil {
 		t.Fatal("an empty object is a C1")
+	}
+	if k, ok := job.Partition(); ok {
+		t.Fatalf("C2 proves partition %d alone", k)
+	}
+}
+
+// C2Partition keeps C2's request (partition_index untouched: Curio's 0
+// means every partition) and proves the one partition through the
+// planner; a partition the C1 lacks is refused with its count.
+func TestC2Partition(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "rustref", "seal", "2KiB", "c1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := C2(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := C2Partition(raw, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := job.Partition(); !ok || k != 0 || job.Request.PartitionIndex != 0 || string(job.Request.VanillaProof) != string(whole.Request.VanillaProof) {
+		t.Fatalf("partition %d (%v), request %+v", k, ok, job.Request)
+	}
+	for _, k := range []int{1, -1} {
+		_, err := C2Partition(raw, k)
+		if !errors.Is(err, porep.ErrPartition) || !strings.Contains(err.Error(), "has 1 partition(s)") {
+			t.Errorf("partition %d: %v", k, err)
+		}
+	}
+}
+
+// GPU in a build without CUDA is an error before anything is loaded,
+// never a silent CPU proof.
+func TestGPUWithoutCUDA(t *testing.T) {
+	if gpu.Built {
+		t.Skip("built with CUDA")
+	}
+	job := Job{Request: &engine.Request{Kind: proofkind.PoRep}}
+	if _, err := Prove(context.Background(), job, Options{GPU: true, ParamsDir: t.TempDir()}); !errors.Is(err, gpu.ErrNoCUDA) {
+		t.Fatalf("got %v, want gpu.ErrNoCUDA", err)
 	}
 }
 

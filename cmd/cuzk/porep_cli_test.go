@@ -18,6 +18,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/prover/gpu"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -217,6 +218,69 @@ func TestProveC2CLI(t *testing.T) {
 	code, out, _ = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", other)
 	if code != exitInvalid || strings.TrimSpace(out) != "invalid" {
 		t.Fatalf("wrong sector: exit %d %q", code, out)
+	}
+}
+
+// prove-c2 --partition K proves partition K alone through the same engine
+// path: a partition the C1 lacks is refused naming the partition count
+// (before any parameter is read), and at 2 KiB, one partition, the proof of
+// partition 0 at bellperson's r, s is the whole proof's bytes, which
+// verify-seal --partition 0 accepts. --gpu in a build without CUDA is an
+// error, never a CPU proof.
+func TestProveC2Partition(t *testing.T) {
+	c1File := "../../testdata/rustref/seal/2KiB/c1.json"
+	dir := t.TempDir()
+	proof := filepath.Join(dir, "proof.bin")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--partition", "1"}, "--partition: porep: partition out of range: partition 1, but the StackedDrg2KiBV1_1 C1 has 1 partition(s), 0 to 0"},
+		{[]string{"--partition", "-2"}, "want a partition index"},
+		{[]string{"--gpu"}, "built without CUDA"},
+	} {
+		if c.args[0] == "--gpu" && gpu.Built {
+			continue
+		}
+		args := append([]string{"prove-c2", "--c1", c1File, "--params", filepath.Join(dir, "none"), "--out", proof}, c.args...)
+		code, out, stderr := runCmd(t, args...)
+		if code != exitError || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, out, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(proof); err == nil {
+		t.Fatal("a refused prove-c2 wrote a proof")
+	}
+
+	testenv.E2E(t, "proves a 2 KiB partition")
+	var golden struct {
+		R, S     string
+		ProofHex string `json:"proof_hex"`
+	}
+	raw, err := os.ReadFile("../../testdata/rustref/proof/2KiB.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &golden); err != nil {
+		t.Fatal(err)
+	}
+	params := testparams.DefaultDir(os.LookupEnv)
+	if code, _, stderr := runCmd(t, "params", "gen", "--sector-size", "2KiB", "--dir", params); code != exitOK {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := runCmd(t, "prove-c2", "--c1", c1File, "--params", params, "--out", proof,
+		"--r", golden.R, "--s", golden.S, "--partition", "0")
+	if code != exitOK || !strings.Contains(out, "partition 0 alone, proof 192 bytes") {
+		t.Fatalf("prove-c2 --partition 0: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got, _ := os.ReadFile(proof); hex.EncodeToString(got) != golden.ProofHex {
+		t.Fatalf("partition 0 at bellperson's r, s:\n cuzk       %x\n bellperson %s", got, golden.ProofHex)
+	}
+	f, _ := testparams.PathsFor(filecoin.StackedDrg2KiBV1_1, params)
+	commdr := "../../testdata/rustref/seal/2KiB/commdr.json"
+	code, out, stderr = runCmd(t, "verify-seal", "--vk", f.VK, "--proof", proof, "--commdr", commdr, "--partition", "0")
+	if code != exitOK || strings.TrimSpace(out) != "valid" {
+		t.Fatalf("verify-seal --partition 0: exit %d %q %q", code, out, stderr)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/oneshot"
+	"github.com/cuzk-dev/cuzk/porep"
 )
 
 // runProveC2 proves a C1 output through an in-process engine: the same
@@ -21,6 +22,8 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	out := fs.String("out", "", "proof output `file`")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	checkParams := fs.Bool("check-params", false, "check that every parameter point is in the prime-order subgroup (slow; for files of unknown provenance)")
+	partition := fs.Int("partition", -1, "prove partition `K` alone (its 192 bytes, self-checked against its public inputs; verify-seal --partition K checks it); default: every partition")
+	useGPU := fs.Bool("gpu", false, "prove on the CUDA devices (CUDA_VISIBLE_DEVICES picks them; a cuzk built with -tags cuda), every proof re-checked on the CPU; no device is an error")
 	var r, s hex32
 	fs.Var(&r, "r", "fixed blinding r for every partition, 64 hex (LE Fr); tests only")
 	fs.Var(&s, "s", "fixed blinding s for every partition, 64 hex (LE Fr); tests only")
@@ -34,7 +37,10 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if r.set != s.set {
 		return fail("--r and --s go together")
 	}
-	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, Stderr: stderr, Label: "prove-c2"}
+	if *partition < -1 {
+		return fail("--partition %d: want a partition index (0 upwards)", *partition)
+	}
+	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, GPU: *useGPU, Stderr: stderr, Label: "prove-c2"}
 	if r.set {
 		var err error
 		if opt.Randomness, err = oneshot.FixedRandomness(r.v, s.v); err != nil {
@@ -45,7 +51,14 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail("%v", err)
 	}
-	job, err := oneshot.C2(raw)
+	var job oneshot.Job
+	if *partition >= 0 {
+		if job, err = oneshot.C2Partition(raw, *partition); errors.Is(err, porep.ErrPartition) {
+			return fail("--partition: %v", err)
+		}
+	} else {
+		job, err = oneshot.C2(raw)
+	}
 	if err != nil {
 		return fail("%s: %v", *c1Path, err)
 	}
@@ -63,7 +76,16 @@ func proveJob(ctx context.Context, job oneshot.Job, opt oneshot.Options, out str
 		return fail("%v", err)
 	}
 	t := res.Timings
-	fmt.Fprintf(stdout, "%s: %d partition(s), proof %d bytes written to %s\n", job.Name, res.Partitions(), len(res.Proof), out)
+	if k, ok := job.Partition(); ok {
+		fmt.Fprintf(stdout, "%s: partition %d alone, proof %d bytes written to %s\n", job.Name, k, len(res.Proof), out)
+	} else {
+		fmt.Fprintf(stdout, "%s: %d partition(s), proof %d bytes written to %s\n", job.Name, res.Partitions(), len(res.Proof), out)
+	}
+	if opt.GPU {
+		// The CPU re-check redoes a GPU proof that failed or did not
+		// verify: the proof is good, but was not the device's.
+		fmt.Fprintf(stdout, "proved on the GPU; redone on the CPU: %d\n", res.GPURetries)
+	}
 	fmt.Fprintf(stdout, "params load %v, synthesis %v, prove %v, total %v\n", t.SRSLoad.Round(time.Millisecond),
 		t.Synthesis.Round(time.Millisecond), t.Prove.Round(time.Millisecond), t.Total.Round(time.Millisecond))
 	return exitOK

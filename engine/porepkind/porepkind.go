@@ -18,6 +18,12 @@ type Planner struct {
 	// SkipVanillaCheck skips the native check of the C1's Merkle paths and
 	// labels; a bad C1 then fails only at the proof's self-check.
 	SkipVanillaCheck bool
+	// Partition, when not nil, plans that partition alone, so the job's
+	// proof is its 192 bytes (the one-shot prove-c2 --partition). It is
+	// the planner's setting, never a request's: Curio sends
+	// partition_index 0 for PoRep and means every partition, so the daemon
+	// leaves this nil and ignores the field.
+	Partition *int
 }
 
 // invalid wraps engine.ErrInvalidRequest; format may use %w, so the cause
@@ -53,7 +59,7 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 	if err != nil {
 		return nil, invalid("%w", err)
 	}
-	opt := c2.PlanOptions{Workers: k.Workers, SkipVanillaCheck: k.SkipVanillaCheck}
+	opt := c2.PlanOptions{Workers: k.Workers, SkipVanillaCheck: k.SkipVanillaCheck, Partition: k.Partition}
 	if req.MinerID != 0 {
 		// Curio names the miner: the proofs are then checked against exactly
 		// the public inputs verify_seal will use.

@@ -3,10 +3,13 @@ package porepkind
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -48,6 +51,23 @@ func TestPlan(t *testing.T) {
 	}
 	if plan.CircuitID != "porep-2k" || len(plan.Partitions) != len(o.VanillaProofs) || len(plan.Partitions[0].PublicInputs) == 0 {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
+	}
+	// partition_index means nothing for PoRep (Curio sends 0 and wants
+	// every partition): whatever it says, every partition is planned.
+	if p, err := k.Plan(context.Background(), req(func(r *engine.Request) { r.PartitionIndex = 1 })); err != nil || len(p.Partitions) != len(o.VanillaProofs) {
+		t.Fatalf("partition_index 1: %v", err)
+	}
+	// The planner's own Partition keeps that partition alone, with its
+	// public inputs (prove-c2 --partition); one the C1 lacks is refused
+	// with the partition count.
+	zero, one := 0, len(o.VanillaProofs)
+	only, err := (&Planner{Partition: &zero}).Plan(context.Background(), req(nil))
+	if err != nil || len(only.Partitions) != 1 || !slices.Equal(only.Partitions[0].PublicInputs, plan.Partitions[0].PublicInputs) {
+		t.Fatalf("Partition 0: %v", err)
+	}
+	_, err = (&Planner{Partition: &one}).Plan(context.Background(), req(nil))
+	if !errors.Is(err, engine.ErrInvalidRequest) || !errors.Is(err, porep.ErrPartition) || !strings.Contains(err.Error(), "has 1 partition(s)") {
+		t.Fatalf("Partition %d: %v", one, err)
 	}
 	// Informational fields left at zero are fine.
 	if _, err := k.Plan(context.Background(), req(func(r *engine.Request) { r.SectorSize, r.SectorNumber = 0, 0 })); err != nil {

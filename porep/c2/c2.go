@@ -45,6 +45,11 @@ type PlanOptions struct {
 	// are checked against exactly verify_seal's public inputs.
 	Sector  *SectorID
 	Workers int
+	// Partition, when not nil, plans that partition alone: Plan returns one
+	// Partition, the circuit and public inputs of partition *Partition
+	// (prove-c2 --partition), or an error wrapping porep.ErrPartition when
+	// the C1 has no such partition. The whole C1 is still checked.
+	Partition *int
 }
 
 // SectorID identifies a sector for replica_id.
@@ -57,7 +62,8 @@ type SectorID struct {
 // its sector's prover id, sector number, ticket, comm_d and porep_id give.
 var ErrReplicaID = errors.New("c2: replica_id does not match the sector")
 
-// Plan validates a C1 and returns one circuit per partition. Each
+// Plan validates a C1 and returns one circuit per partition (or that of
+// opt.Partition alone), in partition order. Each
 // partition's PublicInputs are recomputed from public values — replica_id,
 // comm_d, comm_r, the challenges of the seed and the parents of the
 // registered proof's graph — so a proof that passes them would pass
@@ -65,6 +71,17 @@ var ErrReplicaID = errors.New("c2: replica_id does not match the sector")
 func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	ks := make([]int, len(o.VanillaProofs))
+	for k := range ks {
+		ks[k] = k
+	}
+	if opt.Partition != nil {
+		k, n := *opt.Partition, len(o.VanillaProofs)
+		if k < 0 || k >= n {
+			return nil, fmt.Errorf("%w: partition %d, but the C1 has %d partition(s), 0 to %d", porep.ErrPartition, k, n, n-1)
+		}
+		ks = []int{k}
 	}
 	if !opt.SkipVanillaCheck {
 		if err := porep.VerifyVanilla(ctx, o, opt.Workers); err != nil {
@@ -91,8 +108,8 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]Partition, len(o.VanillaProofs))
-	for k := range parts {
+	parts := make([]Partition, len(ks))
+	for i, k := range ks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -112,7 +129,7 @@ func Plan(ctx context.Context, o *c1.Output, opt PlanOptions) ([]Partition, erro
 		if err != nil {
 			return nil, err
 		}
-		parts[k] = Partition{Circuit: s, PublicInputs: inputs}
+		parts[i] = Partition{Circuit: s, PublicInputs: inputs}
 	}
 	return parts, nil
 }
