@@ -9,7 +9,7 @@
 # --sector-size 2KiB runs every step in about two minutes, to check the
 # script and the daemon path before the long run. The default is 32GiB.
 #
-# Into DIR (outside the repository; about 64 GB of free disk at 32 GiB):
+# Into DIR (outside the repository; about 49 GB of free disk at 32 GiB):
 #   1. cuzk c1 gen --wrapped: the C1 as Curio's PoRep task sends it (in
 #      Curio's envelope; c1-wrapped.json) and plain (c1.json), commdr.json
 #      with the public values, each marked as made without sealing; timed
@@ -17,7 +17,7 @@
 #   2. unless --no-rust, rust-fil-proofs' own vanilla check of the plain C1
 #      (tools/rustref verify-c1: StackedDrg::verify_all_partitions).
 #   3. cuzk params gen --kind porep: INSECURE test parameters under the
-#      official name (about 63 GB at 32 GiB; params-gen.time). --skip-gen
+#      official name (47.4 GB at 32 GiB; params-gen.time). --skip-gen
 #      reuses them; --params PDIR takes them from PDIR instead of DIR/params.
 #   4. the daemon (default configuration but [srs] residency; auto maps a
 #      32 GiB file on a 24 GiB machine) proves the wrapped C1 through `cuzk
