@@ -313,6 +313,14 @@ func (q query[A]) offset(i int) int64 { return q.base + int64(i)*int64(q.size) }
 // encoding, a point off the curve or a page the file no longer backs (it
 // was truncated while mapped) is an error naming the point and its offset.
 func (q query[A]) read(lo, hi int, buf []A, workers int) ([]A, error) {
+	return q.readNeeded(lo, hi, buf, nil, workers)
+}
+
+// readNeeded is read, but of a mapped query it decodes point lo+i only
+// where need[i] (every point when need is nil); the others are left as
+// they were in buf, for a caller that never reads them. A bad point that
+// is not needed is not noticed: it cannot change the result.
+func (q query[A]) readNeeded(lo, hi int, buf []A, need []bool, workers int) ([]A, error) {
 	if q.m == nil {
 		return q.pts[lo:hi], nil
 	}
@@ -320,7 +328,7 @@ func (q query[A]) read(lo, hi int, buf []A, workers int) ([]A, error) {
 	var mu sync.Mutex
 	var first *PointError
 	par.Chunks(hi-lo, 1<<12, workers, func(a, b int) {
-		if e := q.readChunk(out, lo, a, b); e != nil {
+		if e := q.readChunk(out, lo, a, b, need); e != nil {
 			mu.Lock()
 			if first == nil || e.Offset < first.Offset {
 				first = e
@@ -339,7 +347,7 @@ func (q query[A]) read(lo, hi int, buf []A, workers int) ([]A, error) {
 
 // readChunk decodes points lo+a … lo+b−1 into out[a:b], guarding against
 // faults on a mapping whose file shrank.
-func (q query[A]) readChunk(out []A, lo, a, b int) (perr *PointError) {
+func (q query[A]) readChunk(out []A, lo, a, b int, need []bool) (perr *PointError) {
 	restore := debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(restore)
 	defer func() {
@@ -350,6 +358,9 @@ func (q query[A]) readChunk(out []A, lo, a, b int) (perr *PointError) {
 		}
 	}()
 	for i := a; i < b; i++ {
+		if need != nil && !need[i] {
+			continue
+		}
 		k := lo + i
 		o := int64(k) * int64(q.size)
 		if err := q.decode(&out[i], q.raw[o:o+int64(q.size)], false); err != nil {

@@ -96,6 +96,54 @@ func TestMappedBadPoint(t *testing.T) {
 	}
 }
 
+// TestMappedSkipsZeroScalarPoints: in a Boolean-heavy MSM over a mapped
+// query only the points of nonzero scalars are decoded, under a density
+// filter too: a corrupt point whose scalar is zero changes nothing, one
+// whose scalar is not is still an error naming it.
+func TestMappedSkipsZeroScalarPoints(t *testing.T) {
+	const n = 3000
+	scalars, p1, _, sel := msmInputs(n, 0.5, 0.45, 9)
+	for _, filt := range []*r1cs.Bitset{nil, sel} {
+		k := n
+		if filt != nil {
+			k = filt.Count()
+		}
+		want, err := msmG1(p1[:k], scalars, filt, 2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The point of the first zero and of the first nonzero scalar.
+		zeroPt, livePt := -1, -1
+		for i, pt := 0, 0; i < n && (zeroPt < 0 || livePt < 0); i++ {
+			if filt != nil && !filt.Get(i) {
+				continue
+			}
+			if scalars[i].IsZero() && zeroPt < 0 {
+				zeroPt = pt
+			} else if !scalars[i].IsZero() && livePt < 0 {
+				livePt = pt
+			}
+			pt++
+		}
+		for _, c := range []struct {
+			point   int
+			wantErr bool
+		}{{zeroPt, false}, {livePt, true}} {
+			raw := g1Raw(p1[:k])
+			raw[96*c.point+50] ^= 1 // off the curve
+			q := query[bls.G1Affine]{name: "a", raw: raw, n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, m: &mapping{data: raw}}
+			got, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, filt, 2, nil, 640, 100)
+			var pe *PointError
+			switch {
+			case c.wantErr && (!errors.As(err, &pe) || pe.Index != c.point || !errors.Is(err, ErrNotOnCurve)):
+				t.Fatalf("filtered %v: corrupt point %d of a nonzero scalar: %v", filt != nil, c.point, err)
+			case !c.wantErr && (err != nil || !got.Equal(&want)):
+				t.Fatalf("filtered %v: corrupt point %d of a zero scalar: %v", filt != nil, c.point, err)
+			}
+		}
+	}
+}
+
 // writeTestParams writes Setup's parameters for c to a file and returns
 // the resident parameters and the path.
 func writeTestParams(t *testing.T, c r1cs.Circuit) (*Params, string) {

@@ -117,6 +117,11 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 		return nil
 	}
 	var ones J
+	// need[k]: point k of the window has a nonzero scalar. Only those are
+	// decoded: decoding (to Montgomery form, on-curve check) is most of
+	// the cost of a Boolean-heavy MSM over a mapped file, and zeros are
+	// skipped unread.
+	need := make([]bool, min(window, q.n))
 	pointLo := 0
 	for lo := 0; lo < n; lo += window {
 		if err := yield(); err != nil {
@@ -131,7 +136,8 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 				np += bits.OnesCount64(w)
 			}
 		}
-		pts, err := q.read(pointLo, pointLo+np, wbuf, workers)
+		markNeeded(need[:np], chunks, scalars, sel, workers)
+		pts, err := q.readNeeded(pointLo, pointLo+np, wbuf, need[:np], workers)
 		if err != nil {
 			return res, err
 		}
@@ -171,6 +177,24 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 	}
 	PJ(&res).AddAssign(&ones)
 	return res, nil
+}
+
+// markNeeded sets need[k] for the window's point k (chunks' pointLo are
+// relative to the window) to whether its scalar is nonzero.
+func markNeeded(need []bool, chunks []msmChunk, scalars []fr.Element, sel *r1cs.Bitset, workers int) {
+	_ = par.Do(context.Background(), len(chunks), 1, workers, func(a, b int) error {
+		for _, c := range chunks[a:b] {
+			k := c.pointLo
+			for i := c.lo; i < c.hi; i++ {
+				if sel != nil && !sel.Get(i) {
+					continue
+				}
+				need[k] = !scalars[i].IsZero()
+				k++
+			}
+		}
+		return nil
+	})
 }
 
 // MappedScratchBytes is the most memory the multi-exponentiations over
