@@ -27,6 +27,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var r, s hex32
 	fs.Var(&r, "r", "fixed blinding r for every partition, 64 hex (LE Fr); tests only")
 	fs.Var(&s, "s", "fixed blinding s for every partition, 64 hex (LE Fr); tests only")
+	stageReport := fs.String("stage-report", "", "write the wall time, CPU time and peak anonymous and file-backed memory of every step of every partition (synthesis, each MSM, H) to this JSON `file`, and a table to stderr")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -40,7 +41,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *partition < -1 {
 		return fail("--partition %d: want a partition index (0 upwards)", *partition)
 	}
-	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, GPU: *useGPU, Stderr: stderr, Label: "prove-c2"}
+	opt := oneshot.Options{ParamsDir: *paramsDir, Workers: *workers, CheckParams: *checkParams, GPU: *useGPU, Stderr: stderr, Label: "prove-c2", StageReport: *stageReport}
 	if r.set {
 		var err error
 		if opt.Randomness, err = oneshot.FixedRandomness(r.v, s.v); err != nil {
