@@ -76,6 +76,10 @@ func c2Job(raw []byte) (Job, *c1.Output, error) {
 	return Job{Request: req, Circuit: o.RegisteredProof.CircuitID(), Name: o.RegisteredProof.String()}, o, nil
 }
 
+// ErrPartition is C2Partition's error for a partition the C1 does not
+// have (porep.ErrPartition, so that callers need not import porep).
+var ErrPartition = porep.ErrPartition
+
 // C2Partition is the job of partition k of a C1 output alone: its proof
 // is that partition's 192 bytes, made and self-checked against that
 // partition's public inputs as in the whole proof (prove-c2 --partition).

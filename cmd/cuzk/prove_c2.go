@@ -10,7 +10,6 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/oneshot"
-	"github.com/cuzk-dev/cuzk/porep"
 )
 
 // runProveC2 proves a C1 output through an in-process engine: the same
@@ -54,7 +53,7 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var job oneshot.Job
 	if *partition >= 0 {
-		if job, err = oneshot.C2Partition(raw, *partition); errors.Is(err, porep.ErrPartition) {
+		if job, err = oneshot.C2Partition(raw, *partition); errors.Is(err, oneshot.ErrPartition) {
 			return fail("--partition: %v", err)
 		}
 	} else {
