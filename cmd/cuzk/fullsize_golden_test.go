@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,5 +74,96 @@ func TestFullSizeWindowPoStGolden(t *testing.T) {
 	var out, errb bytes.Buffer
 	if got := run(context.Background(), []string{"verify-post", "--vk", vk, "--proof", flippedPath, "--public", pub}, &out, &errb); got != exitInvalid || !strings.Contains(out.String()+errb.String(), "invalid") {
 		t.Errorf("flipped proof byte: exit %d\n%s%s", got, out.String(), errb.String())
+	}
+}
+
+// porepFullsizeDir holds the full-size golden of issue 30: a whole 32 GiB
+// PoRep C2 (ten partitions) of a C1 made without sealing (cuzk c1 gen),
+// proven through the daemon on a 24 GiB, 2-core machine with INSECURE test
+// parameters (scripts/fullsize-porep.sh; docs/performance.md), accepted by
+// rust-fil-proofs' verify_seal; its verifying key under the official name
+// and its public values (commdr.json).
+const porepFullsizeDir = "../../testdata/fullsize/porep-c2-32GiB"
+
+const porepFullsizeVK = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.vk"
+
+// TestFullSizePoRepGolden: cuzk verify-seal accepts the 1,920-byte proof,
+// every partition alone too, and rejects it with the seed, comm_r or one
+// proof byte changed; the public values are those `cuzk c1 gen` makes
+// today, so the golden stays the generator's.
+func TestFullSizePoRepGolden(t *testing.T) {
+	vk := filepath.Join(porepFullsizeDir, porepFullsizeVK)
+	proof := filepath.Join(porepFullsizeDir, "proof.bin")
+	commdr := filepath.Join(porepFullsizeDir, "commdr.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 10*192 {
+		t.Fatalf("proof is %d bytes, want ten partitions of 192", len(raw))
+	}
+	gen := filepath.Join(t.TempDir(), "c1.json")
+	if code, _, stderr := runCmd(t, "c1", "gen", "--sector-size", "32GiB", "--out", gen); code != exitOK {
+		t.Fatalf("c1 gen: %s", stderr)
+	}
+	want, _ := os.ReadFile(commdr)
+	got, _ := os.ReadFile(filepath.Join(filepath.Dir(gen), "commdr.json"))
+	if !bytes.Equal(want, got) {
+		t.Fatalf("c1 gen's commdr.json is not the golden's:\n%s\nwant\n%s", got, want)
+	}
+	dir := t.TempDir()
+	writeBad := func(name string, edit func(m map[string]any)) string {
+		var m map[string]any
+		if err := json.Unmarshal(want, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		b, _ := json.Marshal(m)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flipHex := func(m map[string]any, k string) {
+		b, _ := hex.DecodeString(m[k].(string))
+		b[0] ^= 1
+		m[k] = hex.EncodeToString(b)
+	}
+	badSeed := writeBad("seed.json", func(m map[string]any) { flipHex(m, "seed") })
+	badCommR := writeBad("commr.json", func(m map[string]any) { flipHex(m, "comm_r") })
+	flipped := append([]byte(nil), raw...)
+	flipped[9*192] ^= 0x20 // the last partition's A negated: still a point
+	flippedPath := filepath.Join(dir, "flipped.bin")
+	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		proof string
+		args  []string
+		want  int
+	}{
+		{"whole proof", proof, []string{"--commdr", commdr}, exitOK},
+		{"seed changed", proof, []string{"--commdr", badSeed}, exitInvalid},
+		{"comm_r changed", proof, []string{"--commdr", badCommR}, exitInvalid},
+		{"a proof byte changed", flippedPath, []string{"--commdr", commdr}, exitInvalid},
+		{"last partition, byte changed", flippedPath, []string{"--commdr", commdr, "--partition", "9"}, exitInvalid},
+		{"first partition of the changed proof", flippedPath, []string{"--commdr", commdr, "--partition", "0"}, exitOK},
+	}
+	for k := range 10 {
+		cases = append(cases, struct {
+			name  string
+			proof string
+			args  []string
+			want  int
+		}{fmt.Sprintf("partition %d", k), proof, []string{"--commdr", commdr, "--partition", strconv.Itoa(k)}, exitOK})
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		args := append([]string{"verify-seal", "--vk", vk, "--proof", tc.proof}, tc.args...)
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
 	}
 }
