@@ -1,7 +1,6 @@
 package c1gen
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -47,14 +46,9 @@ func WriteFiles(path string, wrapped bool, r *Result) (Files, error) {
 			return f, err
 		}
 	}
-	porepID := o.RegisteredProof.PoRepID()
-	cdr, err := json.MarshalIndent(seal.CommDR{
-		CommD: hex.EncodeToString(o.CommD[:]), CommR: hex.EncodeToString(o.CommR[:]),
-		ProverID: hex.EncodeToString(r.Params.ProverID[:]), Ticket: hex.EncodeToString(o.Ticket[:]),
-		Seed: hex.EncodeToString(o.Seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
-		Sector: r.Params.Sector, RegisteredProof: uint64(o.RegisteredProof), SectorSize: uint64(o.RegisteredProof.SectorSize()),
-		MadeWithoutSealing: Provenance,
-	}, "", "  ")
+	cdr := seal.CommDRFor(o, r.Params.ProverID, r.Params.Sector)
+	cdr.MadeWithoutSealing = Provenance
+	cdrJSON, err := json.MarshalIndent(cdr, "", "  ")
 	if err != nil {
 		return f, err
 	}
@@ -62,7 +56,7 @@ func WriteFiles(path string, wrapped bool, r *Result) (Files, error) {
 	for _, w := range []struct {
 		path string
 		b    []byte
-	}{{f.C1, raw}, {f.CommDR, append(cdr, '\n')}, {f.Marker, []byte(marker)}} {
+	}{{f.C1, raw}, {f.CommDR, append(cdrJSON, '\n')}, {f.Marker, []byte(marker)}} {
 		if err := os.WriteFile(w.path, w.b, 0o644); err != nil {
 			return f, err
 		}

@@ -38,6 +38,17 @@ type CommDR struct {
 	MadeWithoutSealing string `json:"made_without_sealing,omitempty"`
 }
 
+// CommDRFor is the commdr.json of the C1 output o of sector of proverID.
+func CommDRFor(o *c1.Output, proverID [32]byte, sector uint64) CommDR {
+	porepID := o.RegisteredProof.PoRepID()
+	return CommDR{
+		CommD: hex.EncodeToString(o.CommD[:]), CommR: hex.EncodeToString(o.CommR[:]),
+		ProverID: hex.EncodeToString(proverID[:]), Ticket: hex.EncodeToString(o.Ticket[:]),
+		Seed: hex.EncodeToString(o.Seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
+		Sector: sector, RegisteredProof: uint64(o.RegisteredProof), SectorSize: uint64(o.RegisteredProof.SectorSize()),
+	}
+}
+
 // ReadCommDR reads a commdr.json.
 func ReadCommDR(path string) (*CommDR, error) {
 	return jsonfile.Read(path, func(raw []byte) (*CommDR, error) {
@@ -66,15 +77,7 @@ func WriteDir(dir string, in Input, seed [32]byte, o *c1.Output, r *Replica, min
 	if err != nil {
 		return err
 	}
-	proof := r.Proof()
-	porepID := proof.PoRepID()
-	commD, commR := r.CommD(), r.CommR()
-	cdr, err := json.MarshalIndent(CommDR{
-		CommD: hex.EncodeToString(commD[:]), CommR: hex.EncodeToString(commR[:]),
-		ProverID: hex.EncodeToString(in.ProverID[:]), Ticket: hex.EncodeToString(in.Ticket[:]),
-		Seed: hex.EncodeToString(seed[:]), PoRepID: hex.EncodeToString(porepID[:]),
-		Sector: in.Sector, RegisteredProof: uint64(proof), SectorSize: uint64(proof.SectorSize()),
-	}, "", "  ")
+	cdr, err := json.MarshalIndent(CommDRFor(o, in.ProverID, in.Sector), "", "  ")
 	if err != nil {
 		return err
 	}
