@@ -5,6 +5,7 @@
 #
 #   scripts/fullsize-porep.sh DIR [--skip-gen] [--no-rust] [--sector-size 32GiB|64GiB|2KiB|8MiB]
 #                             [--params PDIR] [--residency auto|mapped|resident] [--nice N]
+#                             [--partition K]
 #
 # --sector-size 2KiB runs every step in about two minutes, to check the
 # script and the daemon path before the long run. The default is 32GiB.
@@ -31,14 +32,18 @@
 #   6. unless --no-rust, tools/rustref verify-seal (filecoin-proofs-api
 #      verify_seal; --partition 0 with upstream's generate_public_inputs)
 #      does the same with the same .vk.
+# --partition K proves partition K alone instead (step 4 through `cuzk
+# prove-c2 --partition K --stage-report`, not the daemon; steps 5 and 6 with
+# --partition K): how a 64 GiB partition is proven and checked when a whole
+# proof does not fit the session.
 # It ends with a summary (summary.txt) and exits non-zero if any check
 # failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--skip-gen] [--no-rust] [--sector-size 32GiB|64GiB|2KiB|8MiB] [--params PDIR] [--residency auto|mapped|resident] [--nice N]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--skip-gen] [--no-rust] [--sector-size 32GiB|64GiB|2KiB|8MiB] [--params PDIR] [--residency auto|mapped|resident] [--nice N] [--partition K]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 DIR=$(mkdir -p "$1" && cd "$1" && pwd); shift
-GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"; RESIDENCY=auto; NICE=0
+GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"; RESIDENCY=auto; NICE=0; PART=
 while [ $# -gt 0 ]; do
   case "$1" in
     --skip-gen) GEN=0 ;;
@@ -48,6 +53,7 @@ while [ $# -gt 0 ]; do
     --params) [ $# -ge 2 ] || usage; PARAMS=$(mkdir -p "$2" && cd "$2" && pwd); shift ;;
     --residency) [ $# -ge 2 ] || usage; RESIDENCY=$2; shift ;;
     --nice) [ $# -ge 2 ] || usage; NICE=$2; shift ;;
+    --partition) [ $# -ge 2 ] || usage; PART=$2; shift ;;
     *) usage ;;
   esac
   shift
@@ -116,6 +122,43 @@ fi
 PF=$(ls "$PARAMS"/$PGLOB)
 VK=${PF%.params}.vk
 say "parameters: $(basename "$PF"), $(stat -c %s "$PF") bytes; vk $(stat -c %s "$VK") bytes"
+
+if [ -n "$PART" ]; then
+  echo "== 4. prove-c2 --partition $PART (one partition, stage report)"
+  check prove-c2-partition 0 /usr/bin/time -v -o "$DIR/prove-c2.time" nice -n "$NICE" "$BIN" prove-c2 --c1 "$DIR/input/c1-wrapped.json" \
+    --params "$PARAMS" --partition "$PART" --stage-report "$DIR/stage-report.json" --out "$DIR/proof.bin"
+  say "prove-c2 --partition $PART: $(timed "$DIR/prove-c2.time")"
+  grep -v '^\s*$' "$DIR/prove-c2-partition.out" | tail -20 | tee -a "$SUMMARY"
+  echo "== 5. cuzk verify-seal --partition $PART"
+  if [ -s "$DIR/proof.bin" ]; then
+    python3 - "$COMMDR" "$DIR" "$DIR/proof.bin" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+flip = lambda h: (bytes([bytes.fromhex(h)[0] ^ 1]) + bytes.fromhex(h)[1:]).hex()
+for field in ("seed", "comm_r"):
+    d = dict(c); d[field] = flip(c[field])
+    json.dump(d, open("%s/commdr-bad-%s.json" % (sys.argv[2], field.replace("_", "-")), "w"), indent=2)
+p = bytearray(open(sys.argv[3], "rb").read())
+p[0] ^= 0x20  # A's y-sign flag: -A, still decodes, must fail the pairing
+open("%s/proof-bad-byte.bin" % sys.argv[2], "wb").write(p)
+PY
+    for v in cuzk rustref; do
+      [ "$v" = rustref ] && { [ "$RUST" = 1 ] || continue; echo "== 6. the Rust reference (tools/rustref verify-seal --partition $PART)"; }
+      V="$BIN"; [ "$v" = rustref ] && V="$RR"
+      p=""; [ "$v" = rustref ] && p="rustref-"
+      check "${p}verify-seal-partition-$PART" 0 "$V" verify-seal --vk "$VK" --proof "$DIR/proof.bin" --commdr "$COMMDR" --partition "$PART"
+      check "${p}verify-seal-partition-$PART-bad-seed" 1 "$V" verify-seal --vk "$VK" --proof "$DIR/proof.bin" --commdr "$DIR/commdr-bad-seed.json" --partition "$PART"
+      check "${p}verify-seal-partition-$PART-bad-comm-r" 1 "$V" verify-seal --vk "$VK" --proof "$DIR/proof.bin" --commdr "$DIR/commdr-bad-comm-r.json" --partition "$PART"
+      check "${p}verify-seal-partition-$PART-bad-byte" 1 "$V" verify-seal --vk "$VK" --proof "$DIR/proof-bad-byte.bin" --commdr "$COMMDR" --partition "$PART"
+    done
+  else
+    say "FAIL no proof to verify"; fails=$((fails+1))
+  fi
+  say "proof: $(xxd -p -c 192 "$DIR/proof.bin" 2>/dev/null | tr '\n' ' ' || echo none)"
+  say "$fails check(s) failed"
+  [ "$fails" = 0 ]
+  exit
+fi
 
 echo "== 4. the daemon proves the C1 (bench single, as Curio's PoRep task sends it)"
 SOCK="$DIR/cuzk.sock"; SSOCK="$DIR/cuzk-status.sock"
