@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-const sampleMetrics = `# HELP cuzk_proofs_completed Per proof-kind completions
-# TYPE cuzk_proofs_completed counter
-cuzk_proofs_completed{proof_kind="porep-c2"} 3
-cuzk_proofs_completed{proof_kind="test"} 5
+const sampleMetrics = `# HELP cuzk_proofs_completed_total Proofs completed, by proof kind
+# TYPE cuzk_proofs_completed_total counter
+cuzk_proofs_completed_total{proof_kind="porep_c2"} 3
+cuzk_proofs_completed_total{proof_kind="test"} 5
 # HELP cuzk_stage_duration_seconds Per-job time by stage
 # TYPE cuzk_stage_duration_seconds histogram
 cuzk_stage_duration_seconds_bucket{proof_kind="test",stage="total",le="0.001"} 1
@@ -31,7 +31,7 @@ func TestParseMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fams) != 3 || fams[0].Name != "cuzk_proofs_completed" || fams[2].Name != "process_resident_memory_bytes" {
+	if len(fams) != 3 || fams[0].Name != "cuzk_proofs_completed_total" || fams[2].Name != "process_resident_memory_bytes" {
 		t.Fatalf("%+v", fams)
 	}
 	if s := fams[0].Samples; len(s) != 2 || s[0].Value+s[1].Value != 8 || fams[0].Type != "counter" {

@@ -240,6 +240,10 @@ func (e *Engine) Kinds() []proofkind.Kind {
 	return out
 }
 
+// Descriptors describes the proof kinds the engine knows (those it serves,
+// and the standard kinds GetStatus lists whether served or not).
+func (e *Engine) Descriptors() *proofkind.Set { return e.descs }
+
 // logPanic logs a recovered panic with its stack.
 func (e *Engine) logPanic(stage string, r any, attrs ...any) {
 	e.log.Error("recovered from a panic", append([]any{"stage", stage, "panic", fmt.Sprint(r), "stack", string(debug.Stack())}, attrs...)...)

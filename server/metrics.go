@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server/history"
 )
 
@@ -19,21 +20,24 @@ import (
 // (queues, memory, parameters, pipeline) are read from the engine's Status
 // at scrape time once New has attached it.
 //
-// The names of the Rust cuzk are kept (cuzk_proofs_completed_total,
-// cuzk_proofs_failed_total, cuzk_uptime_seconds, cuzk_queue_depth,
-// cuzk_proofs_completed / cuzk_proofs_failed by proof_kind,
-// cuzk_proof_duration_seconds, cuzk_running_jobs, cuzk_gpu_workers) so
-// existing dashboards work; the rest are new.
+// Names follow Prometheus' conventions (promtool check metrics passes):
+// a counter ends in _total and is one family, labelled by proof_kind where
+// it counts jobs, so the daemon-wide count is a sum over kinds. The Rust
+// cuzk exported cuzk_proofs_completed_total (no label) beside
+// cuzk_proofs_completed{proof_kind} (a counter without _total); both are
+// cuzk_proofs_completed_total{proof_kind} here (docs/operations.md,
+// "Metrics", has the mapping). cuzk_uptime_seconds, cuzk_queue_depth,
+// cuzk_proof_duration_seconds, cuzk_running_jobs and cuzk_gpu_workers
+// keep the Rust names.
 type Metrics struct {
 	reg *prometheus.Registry
 
-	completedTotal, failedTotal, cancelledTotal prometheus.Counter
-	completed, failed, cancelled                *prometheus.CounterVec
-	duration                                    *prometheus.SummaryVec
-	stages                                      *prometheus.HistogramVec
-	pipelineStages                              *prometheus.HistogramVec
-	batchSize                                   *prometheus.HistogramVec
-	gpuRetries                                  *prometheus.CounterVec
+	completed, failed, cancelled *prometheus.CounterVec
+	duration                     *prometheus.SummaryVec
+	stages                       *prometheus.HistogramVec
+	pipelineStages               *prometheus.HistogramVec
+	batchSize                    *prometheus.HistogramVec
+	gpuRetries                   *prometheus.CounterVec
 
 	// history is the last hour the status page charts, fed by the same
 	// events (and by the server's sampler).
@@ -44,14 +48,11 @@ type Metrics struct {
 // and process collectors.
 func NewMetrics() *Metrics {
 	m := &Metrics{
-		reg:            prometheus.NewRegistry(),
-		history:        history.New(time.Now),
-		completedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_completed_total", Help: "Total proofs completed"}),
-		failedTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_failed_total", Help: "Total proofs failed"}),
-		cancelledTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled_total", Help: "Total proofs cancelled"}),
-		completed:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_completed", Help: "Per proof-kind completions"}, []string{"proof_kind"}),
-		failed:         prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_failed", Help: "Per proof-kind failures"}, []string{"proof_kind"}),
-		cancelled:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled", Help: "Per proof-kind cancellations"}, []string{"proof_kind"}),
+		reg:       prometheus.NewRegistry(),
+		history:   history.New(time.Now),
+		completed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_completed_total", Help: "Proofs completed, by proof kind"}, []string{"proof_kind"}),
+		failed:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_failed_total", Help: "Proofs failed, by proof kind"}, []string{"proof_kind"}),
+		cancelled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cuzk_proofs_cancelled_total", Help: "Proofs cancelled, by proof kind"}, []string{"proof_kind"}),
 		duration: prometheus.NewSummaryVec(prometheus.SummaryOpts{
 			Name: "cuzk_proof_duration_seconds", Help: "Proof duration (submit to completion)",
 		}, []string{"proof_kind"}),
@@ -80,10 +81,22 @@ func NewMetrics() *Metrics {
 	for _, r := range []string{"device_error", "bad_proof"} {
 		m.gpuRetries.WithLabelValues(r)
 	}
-	m.reg.MustRegister(m.completedTotal, m.failedTotal, m.cancelledTotal, m.completed, m.failed, m.cancelled,
+	m.reg.MustRegister(m.completed, m.failed, m.cancelled,
 		m.duration, m.stages, m.pipelineStages, m.batchSize, m.gpuRetries,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// serving starts the per-kind job counters of each kind served at 0: a
+// counter that appears only with its first event reads as "No data" in a
+// dashboard (a healthy daemon's failures), and rate() misses the first
+// event after the series appears.
+func (m *Metrics) serving(ds []proofkind.Descriptor) {
+	for _, d := range ds {
+		for _, c := range []*prometheus.CounterVec{m.completed, m.failed, m.cancelled} {
+			c.WithLabelValues(d.MetricLabel())
+		}
+	}
 }
 
 // Registry is the registry /metrics serves.
@@ -94,7 +107,6 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 	kind := r.Kind.MetricLabel()
 	switch r.State {
 	case engine.StateCompleted:
-		m.completedTotal.Inc()
 		m.completed.WithLabelValues(kind).Inc()
 		m.history.Completed(r.Kind.Name) // the name the page shows everywhere, not the label
 		m.duration.WithLabelValues(kind).Observe(r.Timings.Total.Seconds())
@@ -105,10 +117,8 @@ func (m *Metrics) JobFinished(r engine.JobReport) {
 			m.stages.WithLabelValues(kind, stage).Observe(d)
 		}
 	case engine.StateFailed:
-		m.failedTotal.Inc()
 		m.failed.WithLabelValues(kind).Inc()
 	case engine.StateCancelled:
-		m.cancelledTotal.Inc()
 		m.cancelled.WithLabelValues(kind).Inc()
 	}
 }
@@ -150,6 +160,9 @@ func (m *Metrics) Text() (string, error) {
 // statusCollector exports the engine's Status as gauges.
 type statusCollector struct {
 	eng *engine.Engine
+	// label maps a kind's name (the queues') to its proof_kind label, so
+	// the queue gauges and the job counters label a kind alike.
+	label func(name string) string
 
 	uptime, queueDepth, running, gpuWorkers        *prometheus.Desc
 	draining                                       *prometheus.Desc
@@ -165,8 +178,15 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, labels, nil)
 	}
+	descs := eng.Descriptors()
 	return &statusCollector{
-		eng:           eng,
+		eng: eng,
+		label: func(name string) string {
+			if d, err := descs.Parse(name); err == nil {
+				return d.MetricLabel()
+			}
+			return name
+		},
 		uptime:        d("cuzk_uptime_seconds", "Daemon uptime"),
 		draining:      d("cuzk_draining", "1 while the daemon shuts down: it finishes its jobs and refuses new ones"),
 		queueDepth:    d("cuzk_queue_depth", "Jobs queued and not started"),
@@ -187,7 +207,7 @@ func newStatusCollector(eng *engine.Engine) *statusCollector {
 		memWait:       d("cuzk_memory_waiters", "Requests waiting for memory"),
 		pipeline:      d("cuzk_pipeline_partitions", "Partitions in each pipeline stage", "stage"),
 		srsBytes:      d("cuzk_srs_bytes", "Parameter set size", "circuit_id", "tier"),
-		srsRefs:       d("cuzk_srs_ref_count", "Partitions holding a parameter set", "circuit_id"),
+		srsRefs:       d("cuzk_srs_refs", "Partitions holding a parameter set", "circuit_id"),
 	}
 }
 
@@ -213,8 +233,8 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, q := range st.Queues {
 		depth += q.Pending
 		running += q.InProgress
-		g(c.pending, float64(q.Pending), q.Kind)
-		g(c.inProgress, float64(q.InProgress), q.Kind)
+		g(c.pending, float64(q.Pending), c.label(q.Kind))
+		g(c.inProgress, float64(q.InProgress), c.label(q.Kind))
 	}
 	g(c.queueDepth, float64(depth))
 	g(c.running, float64(running))

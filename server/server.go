@@ -23,6 +23,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server/history"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/server/statuspage"
@@ -113,6 +114,13 @@ func New(eng *engine.Engine, opts ...Option) *Server {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.reg.MustRegister(newStatusCollector(eng))
+	var served []proofkind.Descriptor
+	for _, k := range eng.Kinds() {
+		if d, ok := eng.Descriptors().Lookup(k); ok {
+			served = append(served, d)
+		}
+	}
+	s.metrics.serving(served)
 	wire := newWireCodec()
 	gopts := append(transportOptions(), grpc.ForceServerCodecV2(wire),
 		// First, so that a message that did not decode reaches nothing

@@ -615,7 +615,7 @@ func TestStatusMetricsPreloadEvict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"cuzk_proofs_completed_total 1", `cuzk_proofs_completed{proof_kind="test"} 1`, "cuzk_uptime_seconds",
+		`cuzk_proofs_completed_total{proof_kind="test"} 1`, `cuzk_proofs_failed_total{proof_kind="test"} 0`, "cuzk_uptime_seconds",
 		"cuzk_queue_depth 0", "cuzk_running_jobs 0", "cuzk_gpu_workers 0", `cuzk_proof_duration_seconds_count{proof_kind="test"} 1`,
 		`cuzk_stage_duration_seconds_count{proof_kind="test",stage="synthesis"} 1`, `cuzk_stage_duration_seconds_bucket{proof_kind="test",stage="prove",le="+Inf"} 1`,
 		`cuzk_pipeline_stage_duration_seconds_count{circuit_id="test-k10",stage="synthesis"} 1`,

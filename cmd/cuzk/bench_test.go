@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -552,7 +553,7 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	code, out, _ = d.bench(t, "metrics")
-	if code != exitOK || !strings.Contains(out, "\ncuzk_proofs_completed_total 1\n") || !strings.Contains(out, "process_resident_memory_bytes") {
+	if code != exitOK || !strings.Contains(out, "\ncuzk_proofs_completed_total{proof_kind=\"test\"} 1\n") || !strings.Contains(out, "process_resident_memory_bytes") {
 		t.Fatalf("metrics:\n%s", out)
 	}
 	code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs")
@@ -571,12 +572,12 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 	}
 	found := false
 	for _, f := range fams {
-		if f.Name == "cuzk_proofs_completed_total" && f.Type == "counter" && len(f.Samples) == 1 && f.Samples[0].Value == 1 {
-			found = true
+		if f.Name == "cuzk_proofs_completed_total" && f.Type == "counter" {
+			found = slices.ContainsFunc(f.Samples, func(s bench.Sample) bool { return s.Labels["proof_kind"] == "test" && s.Value == 1 })
 		}
 	}
 	if !found {
-		t.Fatalf("no cuzk_proofs_completed_total = 1 in %s", out)
+		t.Fatalf("no cuzk_proofs_completed_total{proof_kind=\"test\"} = 1 in %s", out)
 	}
 }
 
@@ -743,7 +744,7 @@ func TestBenchSinglePoRep(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "2 completed, 0 failed") || len(proofLineRE.FindAllString(out, -1)) != 2 {
 		t.Fatalf("batch: exit %d\n%s\n%s", code, out, stderr)
 	}
-	if code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs"); code != exitOK || !strings.Contains(out, "cuzk_proofs_completed_total 3") {
+	if code, out, _ = d.bench(t, "metrics", "--prefix", "cuzk_proofs"); code != exitOK || !strings.Contains(out, "cuzk_proofs_completed_total{proof_kind=\"porep_c2\"} 3") {
 		t.Errorf("metrics after three proofs:\n%s", out)
 	}
 
