@@ -1,6 +1,10 @@
 // Package browser loads pages in headless Chromium for tests and reads
 // back the DOM they rendered: what a person would see once the page's
-// scripts ran, not the HTML the server sent.
+// scripts ran, not the HTML the server sent. Load and Screenshot run
+// Chromium once for a DOM or a picture; Open keeps a page open and drives
+// it over the DevTools protocol for what only a live page can tell:
+// layout (widths, overflow, what is on screen), computed styles, and a
+// screenshot of the page scrolled anywhere.
 //
 // Chromium is an installed program (Debian's chromium package), not a
 // module. Without it the tests that need it skip, unless CUZK_BROWSER=1
@@ -128,6 +132,25 @@ func Colourful(img image.Image, r image.Rectangle) int {
 			red, green, blue, _ := img.At(x, y).RGBA()
 			hi, lo := max(red, green, blue), min(red, green, blue)
 			if hi-lo > 0x3000 { // a channel spread of about 20%
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Dark counts the pixels of img inside r (all of it when r is empty)
+// that are dark: text, where a blank area has none.
+func Dark(img image.Image, r image.Rectangle) int {
+	if r.Empty() {
+		r = img.Bounds()
+	}
+	r = r.Intersect(img.Bounds())
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			red, green, blue, _ := img.At(x, y).RGBA()
+			if max(red, green, blue) < 0x8000 {
 				n++
 			}
 		}

@@ -21,6 +21,10 @@ const (
 	Step    = time.Minute
 	Buckets = 60
 	Window  = Buckets * Step
+	// MinBuckets is the shortest window a Snapshot gives: a daemon up for
+	// less has its lifetime charted in at least this many columns, so its
+	// first minute is not one bar the width of the chart.
+	MinBuckets = 5
 )
 
 // histPerOctave is the resolution of the stage histograms: bucket bounds
@@ -40,7 +44,8 @@ type Sample struct {
 
 // History is safe for concurrent use.
 type History struct {
-	now func() time.Time
+	now   func() time.Time
+	start int64 // the minute New ran in: Snapshot shows nothing before it
 
 	mu   sync.Mutex
 	ring [Buckets]bucket
@@ -56,9 +61,10 @@ type bucket struct {
 }
 
 // New returns an empty history reading time from now (time.Now in the
-// daemon).
+// daemon); its snapshots start no earlier than now's minute (the daemon's
+// start), but cover at least MinBuckets minutes.
 func New(now func() time.Time) *History {
-	return &History{now: now}
+	return &History{now: now, start: minute(now())}
 }
 
 // at returns the bucket of the current minute, cleared if it last held an
@@ -151,8 +157,9 @@ type Point struct {
 	Max     Sample
 }
 
-// Series is the last hour, one Point per minute, oldest first; minutes
-// with nothing recorded are there, empty.
+// Series is the last hour, or the minutes since the history started
+// when fewer (at least MinBuckets), one Point per minute, oldest first;
+// minutes with nothing recorded are there, empty.
 type Series struct {
 	End    time.Time // the end of the last minute
 	Points []Point
@@ -183,13 +190,16 @@ func keys[V any](ps []Point, m func(Point) map[string]V) []string {
 	return out
 }
 
-// Snapshot returns the last hour up to now.
+// Snapshot returns the last hour up to now, or the time since New when
+// that is shorter: a chart of a fresh daemon spreads its few minutes over
+// the whole width instead of leaving them a sliver at the end of an hour.
 func (h *History) Snapshot() Series {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	last := minute(h.now())
-	s := Series{End: time.Unix(0, (last+1)*int64(Step)), Points: make([]Point, 0, Buckets)}
-	for m := last - Buckets + 1; m <= last; m++ {
+	n := min(max(last-h.start+1, MinBuckets), Buckets)
+	s := Series{End: time.Unix(0, (last+1)*int64(Step)), Points: make([]Point, 0, n)}
+	for m := last - n + 1; m <= last; m++ {
 		p := Point{Start: time.Unix(0, m*int64(Step))}
 		if b := &h.ring[mod(m, Buckets)]; b.used && b.minute == m {
 			if len(b.completed) > 0 {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +44,9 @@ func total(s Series, kind string) (n uint64) {
 	return n
 }
 
+// lastPoint is the current minute of s.
+func lastPoint(s Series) Point { return s.Points[len(s.Points)-1] }
+
 func TestSnapshotIsTheLastHourByMinute(t *testing.T) {
 	c := newClock()
 	h := New(c.now)
@@ -48,16 +54,22 @@ func TestSnapshotIsTheLastHourByMinute(t *testing.T) {
 	c.add(Step)
 	h.Completed("porep")
 	h.Completed("wpost")
+	c.add(Window) // an hour later: the window is the last hour
 	s := h.Snapshot()
 	if len(s.Points) != Buckets {
 		t.Fatalf("%d points, want %d", len(s.Points), Buckets)
+	}
+	c.add(-Window)
+	s = h.Snapshot()
+	if len(s.Points) != MinBuckets {
+		t.Fatalf("%d points two minutes after the start, want %d", len(s.Points), MinBuckets)
 	}
 	for i := 1; i < len(s.Points); i++ {
 		if d := s.Points[i].Start.Sub(s.Points[i-1].Start); d != Step {
 			t.Fatalf("points %d and %d are %v apart, want %v", i-1, i, d, Step)
 		}
 	}
-	last, prev := s.Points[Buckets-1], s.Points[Buckets-2]
+	last, prev := s.Points[len(s.Points)-1], s.Points[len(s.Points)-2]
 	if !last.Start.Equal(time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)) || !s.End.Equal(last.Start.Add(Step)) {
 		t.Errorf("last minute starts %v, series ends %v", last.Start, s.End)
 	}
@@ -91,7 +103,7 @@ func TestRollover(t *testing.T) {
 	h.Completed("porep")
 	h.Record(Sample{QueueDepth: 1})
 	s = h.Snapshot()
-	last := s.Points[Buckets-1]
+	last := lastPoint(s)
 	if last.Completed["porep"] != 1 || last.Samples != 1 || last.Max.QueueDepth != 1 || last.Stages != nil {
 		t.Errorf("the reused slot holds %+v; want only this minute's proof and sample", last)
 	}
@@ -107,7 +119,7 @@ func TestRecordKeepsTheHighestReading(t *testing.T) {
 	h := New(c.now)
 	h.Record(Sample{QueueDepth: 2, Running: 1, BudgetUsed: 100, BudgetTotal: 1000, ResidentAnon: 50})
 	h.Record(Sample{QueueDepth: 5, Running: 0, BudgetUsed: 40, BudgetTotal: 1000, ResidentAnon: 70})
-	p := h.Snapshot().Points[Buckets-1]
+	p := lastPoint(h.Snapshot())
 	want := Sample{QueueDepth: 5, Running: 1, BudgetUsed: 100, BudgetTotal: 1000, ResidentAnon: 70}
 	if p.Samples != 2 || p.Max != want {
 		t.Errorf("got %d samples, max %+v; want 2, %+v", p.Samples, p.Max, want)
@@ -131,7 +143,7 @@ func TestQuantilesMatchSortedData(t *testing.T) {
 				h.Stage("synthesis", ds[i])
 			}
 			slices.Sort(ds)
-			q := h.Snapshot().Points[Buckets-1].Stages["synthesis"]
+			q := lastPoint(h.Snapshot()).Stages["synthesis"]
 			if q.N != uint64(n) {
 				t.Fatalf("N = %d, want %d", q.N, n)
 			}
@@ -208,7 +220,7 @@ func TestChartsEmpty(t *testing.T) {
 	s := New(newClock().now).Snapshot()
 	for _, c := range Charts() {
 		svg, marks := svgOf(t, s, c)
-		if marks != 0 || !strings.Contains(svg, "no data in the last hour") {
+		if marks != 0 || !strings.Contains(svg, "no data in the last 5 minutes") {
 			t.Errorf("empty chart %s: %d data marks, says no data: %v", c, marks, strings.Contains(svg, "no data"))
 		}
 	}
@@ -278,6 +290,114 @@ func TestStagesLegend(t *testing.T) {
 func TestChartUnknown(t *testing.T) {
 	if err := New(time.Now).Snapshot().WriteSVG(io.Discard, "pie"); err == nil {
 		t.Error("WriteSVG of an unknown chart did not fail")
+	}
+}
+
+// TestWindowFitsTheLifetime: the charts cover the minutes since the
+// history started (at least MinBuckets), up to the last hour.
+func TestWindowFitsTheLifetime(t *testing.T) {
+	c := newClock()
+	h := New(c.now)
+	for _, step := range []struct {
+		after time.Duration
+		want  int
+	}{{0, MinBuckets}, {3 * Step, MinBuckets}, {4 * Step, MinBuckets}, {5 * Step, 6}, {20 * Step, 21}, {58 * Step, 59},
+		{59 * Step, Buckets}, {60 * Step, Buckets}, {5 * Window, Buckets}} {
+		c := &clock{t: c.now().Add(step.after)}
+		h.now = c.now
+		s := h.Snapshot()
+		if len(s.Points) != step.want {
+			t.Errorf("%v after the start: %d points, want %d", step.after, len(s.Points), step.want)
+		}
+		if step.want > MinBuckets && step.want < Buckets && !s.Points[0].Start.Equal(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)) {
+			t.Errorf("%v after the start: the first minute is %v, want the start's", step.after, s.Points[0].Start)
+		}
+	}
+}
+
+// yTicks returns the y tick labels of an SVG chart in order, one list per
+// panel (a panel's labels start at 0).
+func yTicks(t *testing.T, svg string) [][]string {
+	t.Helper()
+	var panels [][]string
+	for _, m := range regexp.MustCompile(`<text class="ytick"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		if strings.HasPrefix(m[1], "0 ") || m[1] == "0" || len(panels) == 0 {
+			panels = append(panels, nil)
+		}
+		panels[len(panels)-1] = append(panels[len(panels)-1], m[1])
+	}
+	return panels
+}
+
+// checkTicks fails unless labels are 0, s, 2s, … in one unit with s a
+// round step (1, 2, 2.5 or 5 times a power of ten).
+func checkTicks(t *testing.T, what string, labels []string) {
+	t.Helper()
+	if len(labels) < 3 {
+		t.Errorf("%s: ticks %q, want at least three", what, labels)
+		return
+	}
+	var unit string
+	var vals []float64
+	for i, l := range labels {
+		num, u, _ := strings.Cut(l, " ")
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || (i > 0 && u != unit) {
+			t.Errorf("%s: ticks %q are not numbers in one unit", what, labels)
+			return
+		}
+		unit = u
+		vals = append(vals, v)
+	}
+	step := vals[1] - vals[0]
+	mant := step / math.Pow(10, math.Floor(math.Log10(step)))
+	if vals[0] != 0 || !slices.ContainsFunc([]float64{1, 2, 2.5, 5}, func(m float64) bool { return math.Abs(m-mant) < 1e-9 }) {
+		t.Errorf("%s: ticks %q do not start at 0 with a round step", what, labels)
+	}
+	for i := range vals {
+		if math.Abs(vals[i]-float64(i)*step) > 1e-9*step*float64(i+1) {
+			t.Errorf("%s: ticks %q are not evenly spaced", what, labels)
+		}
+	}
+}
+
+// TestTicksInOneUnit: memory in one binary unit at round steps (0, 1, 2,
+// 3 GiB, not 0 B, 1000 MiB, 2.0 GiB), durations in one unit, and each
+// stage on its own scale, so a prove of minutes leaves the other stages
+// readable.
+func TestTicksInOneUnit(t *testing.T) {
+	c := newClock()
+	h := New(c.now)
+	for m := range 4 {
+		h.Record(Sample{BudgetUsed: 2900 << 20, BudgetTotal: 12 << 30, ResidentAnon: int64(m+1) * 700 << 20})
+		h.Completed("porep")
+		h.Stage("synthesis", time.Duration(m+1)*300*time.Millisecond)
+		h.Stage("prove", time.Duration(m+1)*time.Minute)
+		h.Stage("self_check", 4*time.Millisecond)
+		c.add(Step)
+	}
+	s := h.Snapshot()
+	want := map[Chart][][]string{
+		ChartMemory: {{"0 GiB", "2.5 GiB", "5 GiB", "7.5 GiB", "10 GiB", "12.5 GiB"}},
+		// In pipeline order: synthesis, prove, self_check.
+		ChartStages: {{"0 s", "1 s", "2 s"}, {"0 min", "2.5 min", "5 min"}, {"0 ms", "2.5 ms", "5 ms"}},
+	}
+	for _, ch := range Charts() {
+		svg, _ := svgOf(t, s, ch)
+		panels := yTicks(t, svg)
+		for i, p := range panels {
+			checkTicks(t, fmt.Sprintf("chart %s panel %d", ch, i), p)
+		}
+		if w, ok := want[ch]; ok && !slices.EqualFunc(panels, w, slices.Equal) {
+			t.Errorf("chart %s: y ticks %q, want %q", ch, panels, w)
+		}
+	}
+	// Below a GiB: MiB throughout.
+	h = New(c.now)
+	h.Record(Sample{BudgetUsed: 700 << 20, BudgetTotal: 1000 << 20})
+	svg, _ := svgOf(t, h.Snapshot(), ChartMemory)
+	if got := yTicks(t, svg); !slices.EqualFunc(got, [][]string{{"0 MiB", "250 MiB", "500 MiB", "750 MiB", "1000 MiB"}}, slices.Equal) {
+		t.Errorf("memory below 1 GiB: ticks %q", got)
 	}
 }
 

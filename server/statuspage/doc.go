@@ -13,6 +13,13 @@
 // server/history. Pictures are fetched and swapped in place, so a refresh
 // does not flicker.
 //
+// The page fits a 1280 px window whatever the daemon reports: ids and
+// paths are cut in the middle (the whole text is the tooltip), free text
+// (errors) wraps in the width the other columns leave, and a draining
+// daemon shows a banner across the top. Its browser tests measure that
+// layout in headless Chromium over the DevTools protocol
+// (internal/browser.Open).
+//
 // Job ids are chosen by clients, so nothing the daemon reports is ever
 // turned into markup: the script writes text nodes only, the SVG escapes
 // its text, and a Content-Security-Policy that admits only the page's own

@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"image"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,6 +291,9 @@ func TestPageInBrowser(t *testing.T) {
 		strings.Contains(s, "DRAINING") {
 		t.Errorf("summary %q", s)
 	}
+	if b := doc.Text("banner"); b != "" {
+		t.Errorf("a daemon that is not draining has the banner %q", b)
+	}
 	// The timeline picture is in the page, drawn by the daemon.
 	svg := doc.Text("timeline")
 	for _, want := range []string{"cuzk pipeline: 2 job(s)", "run-" + hostile, "done-" + hostile, "synthesis"} {
@@ -342,7 +348,8 @@ func TestPageScreenshotInBrowser(t *testing.T) {
 	t.Logf("coloured pixels: %d with data, %d without", with, without)
 }
 
-// A draining daemon says so first thing on its page.
+// A draining daemon says so first thing on its page, in a banner across
+// it (red, white text), which a daemon that is not draining does not show.
 func TestPageShowsDrainingInBrowser(t *testing.T) {
 	browser.Path(t)
 	srv := serve(t, func() statusdoc.Status {
@@ -350,9 +357,211 @@ func TestPageShowsDrainingInBrowser(t *testing.T) {
 		st.Draining = true
 		return st
 	})
-	doc := browser.Load(t, srv.URL+"/", 5*time.Second)
-	if s := doc.Text("summary"); !strings.HasPrefix(s, "DRAINING (shutting down: finishing its jobs, refusing new ones) · up 90.0 s") {
-		t.Errorf("summary %q", s)
+	p := browser.Open(t, srv.URL+"/", 1280, 900)
+	p.WaitFor("the page's first update", `document.getElementById("updated").textContent !== ""`, time.Minute)
+	var banner struct {
+		Hidden                   bool
+		Text, Background, Colour string
+		X, Y, W, H               float64
+	}
+	p.Eval(`(() => { const b = document.getElementById("banner"), r = b.getBoundingClientRect(), cs = getComputedStyle(b);
+		return {Hidden: b.hidden, Text: b.textContent, Background: cs.backgroundColor, Colour: cs.color,
+			X: r.x, Y: r.y, W: r.width, H: r.height}; })()`, &banner)
+	if banner.Hidden || !strings.HasPrefix(banner.Text, "DRAINING: ") || banner.Background != "rgb(183, 28, 28)" || banner.Colour != "rgb(255, 255, 255)" {
+		t.Errorf("banner %+v, want shown, red with white text", banner)
+	}
+	if banner.Y > 40 || banner.W < 1000 || banner.H < 30 {
+		t.Errorf("banner at %+v: want it across the top of the page", banner)
+	}
+	// In the screenshot: the banner's box is red, with its text in it.
+	img := p.Screenshot()
+	box := image.Rect(int(banner.X), int(banner.Y), int(banner.X+banner.W), int(banner.Y+banner.H))
+	if n, area := browser.Colourful(img, box), box.Dx()*box.Dy(); n < area/2 {
+		t.Errorf("the banner's box has %d coloured pixels of %d", n, area)
+	}
+	var summary string
+	p.Eval(`document.getElementById("summary").textContent`, &summary)
+	if !strings.HasPrefix(summary, "up 90.0 s") {
+		t.Errorf("summary %q", summary)
+	}
+	// Not draining: no banner.
+	q := browser.Open(t, serve(t, fakeStatus).URL+"/", 1280, 900)
+	q.WaitFor("the page's first update", `document.getElementById("updated").textContent !== ""`, time.Minute)
+	var shown bool
+	q.Eval(`document.getElementById("banner").offsetHeight > 0`, &shown)
+	if shown {
+		t.Error("a daemon that is not draining shows the banner")
+	}
+}
+
+// busyStatus is fakeStatus with 256 finished jobs (every other one failed
+// with a long error), ids of 60 characters that differ only in their middle
+// and end, and a long parameter path: what a busy daemon keeps.
+func busyStatus() statusdoc.Status {
+	st := fakeStatus()
+	done, failed := st.RecentJobs[0], st.RecentJobs[1]
+	st.RecentJobs = nil
+	for i := range statuspage.MaxRecent {
+		r := done
+		if i%2 == 1 {
+			r = failed
+			r.Error = "synthesis: partition 3: the vanilla proof of challenge 17 does not verify against comm_r_last " +
+				"0x1234567890abcdef1234567890abcdef1234567890abcdef (sector 4711, miner f01234)"
+		}
+		r.ID = fmt.Sprintf("curio-porep-c2-sector-%06d-%08x-8a2b-4c3d-9e8f-%012x", i, i*7919, i*104729)
+		st.RecentJobs = append(st.RecentJobs, r)
+	}
+	st.Jobs[0].ID = "running-job-with-a-long-request-id-6e2d1f0c-8a2b-4c3d-9e8f-0123456789ab"
+	st.Params[1].File = "/var/tmp/filecoin-proof-parameters/v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params"
+	return st
+}
+
+// TestPageFitsIn1280InBrowser: with 256 recent jobs, long ids, long errors
+// and a long parameter path, the page at 1280 px has no horizontal
+// overflow, nothing in it scrolls sideways, and the error column is on
+// screen with its text; ids are cut in their middle with the whole id as
+// the tooltip. The charts' y ticks are in one unit at round steps, and a
+// daemon up for minutes fills its charts' width.
+func TestPageFitsIn1280InBrowser(t *testing.T) {
+	browser.Path(t)
+	st := busyStatus()
+	srv := serveHistory(t, func() statusdoc.Status { return st }, fakeHistory())
+	p := browser.Open(t, srv.URL+"/", 1280, 900)
+	p.WaitFor("the page's charts", `document.querySelectorAll("#chart-memory svg").length === 1`, time.Minute)
+
+	var page struct{ ScrollWidth, ClientWidth int }
+	p.Eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})`, &page)
+	if page.ClientWidth != 1280 || page.ScrollWidth > page.ClientWidth {
+		t.Errorf("page %+v: wider than the window", page)
+	}
+	var sideways []string
+	p.Eval(`[...document.querySelectorAll(".wide")].filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.id)`, &sideways)
+	if len(sideways) != 0 {
+		t.Errorf("sections scroll sideways: %q", sideways)
+	}
+
+	// The error column: every failed job's error cell lies inside the
+	// window, wide enough to read.
+	var errs []struct {
+		Text        string
+		Left, Right float64
+		Top, Bottom float64
+	}
+	p.Eval(`[...document.querySelectorAll("#recent td.text")].map((c) => { const r = c.getBoundingClientRect();
+		return {Text: c.textContent, Left: r.left, Right: r.right, Top: r.top + scrollY, Bottom: r.bottom + scrollY}; })`, &errs)
+	if len(errs) != 20 {
+		t.Fatalf("%d error cells in the recent jobs, want 20 (its rows)", len(errs))
+	}
+	for _, e := range errs {
+		if e.Right > float64(page.ClientWidth) || e.Right-e.Left < 150 {
+			t.Errorf("error cell %q at x %.0f..%.0f: not all in the %d px window", e.Text, e.Left, e.Right, page.ClientWidth)
+		}
+	}
+	// In a screenshot of the first failed job's row, its error cell has
+	// text (dark pixels) in it.
+	var first int
+	for i, e := range errs {
+		if e.Text != "" {
+			first = i
+			break
+		}
+	}
+	e := errs[first]
+	p.Eval(fmt.Sprintf("window.scrollTo(0, %d)", int(e.Top)-10), nil)
+	img := p.Screenshot()
+	cell := image.Rect(int(e.Left), 10, int(e.Right), 10+int(e.Bottom-e.Top))
+	if n := browser.Dark(img, cell); n < 200 {
+		t.Errorf("the error cell %v has %d dark pixels in the screenshot: its text does not show", cell, n)
+	}
+
+	// Ids: the whole id is the tooltip and the cell's text; a long one is
+	// cut (its head overflows, with an ellipsis) but its tail shows.
+	var ids []struct {
+		Title, Text, Tail string
+		Cut               bool
+	}
+	p.Eval(`[...document.querySelectorAll("#recent .id, #jobs .id, #partitions .id, #params .id")].map((e) => {
+		const head = e.querySelector(".head"), tail = e.querySelector(".tail");
+		return {Title: e.title, Text: e.textContent, Tail: tail ? tail.textContent : "", Cut: !!head && head.scrollWidth > head.clientWidth}; })`, &ids)
+	cut := 0
+	for _, id := range ids {
+		if id.Title != id.Text {
+			t.Errorf("id %q has tooltip %q", id.Text, id.Title)
+		}
+		if id.Cut {
+			cut++
+			if id.Tail == "" || !strings.HasSuffix(id.Text, id.Tail) {
+				t.Errorf("cut id %q shows no tail (%q)", id.Text, id.Tail)
+			}
+		}
+	}
+	if cut < 20 {
+		t.Errorf("%d of %d ids cut: the long ones are not", cut, len(ids))
+	}
+
+	// Ticks, per chart (the stages chart: per panel).
+	var ticks map[string][]string
+	p.Eval(`Object.fromEntries(["completed", "stages", "queue", "memory"].map((c) =>
+		[c, [...document.querySelectorAll("#chart-" + c + " text.ytick")].map((e) => e.textContent)]))`, &ticks)
+	for c, labels := range ticks {
+		var panels [][]string
+		for _, l := range labels {
+			if l == "0" || strings.HasPrefix(l, "0 ") {
+				panels = append(panels, nil)
+			}
+			if len(panels) == 0 {
+				t.Fatalf("chart %s: ticks %q do not start at 0", c, labels)
+			}
+			panels[len(panels)-1] = append(panels[len(panels)-1], l)
+		}
+		for _, ls := range panels {
+			checkTicks(t, "chart "+c, ls)
+		}
+	}
+	if !slices.Equal(ticks["memory"], []string{"0 GiB", "2 GiB", "4 GiB", "6 GiB", "8 GiB"}) {
+		t.Errorf("memory ticks %q", ticks["memory"])
+	}
+	// The history holds three minutes of proofs: their bars fill more than
+	// half of the completed chart's width, not a sliver of an hour.
+	var span struct{ Data, Plot float64 }
+	p.Eval(`(() => { const svg = document.querySelector("#chart-completed svg");
+		const bars = [...svg.querySelectorAll(".data")].map((e) => e.getBBox());
+		const frame = [...svg.querySelectorAll("rect")].find((r) => r.getAttribute("fill") === "none").getBBox();
+		return {Data: Math.max(...bars.map((b) => b.x + b.width)) - Math.min(...bars.map((b) => b.x)), Plot: frame.width}; })()`, &span)
+	if span.Data < span.Plot/2 {
+		t.Errorf("three minutes of proofs span %.0f of the chart's %.0f px", span.Data, span.Plot)
+	}
+}
+
+// checkTicks fails unless labels are 0, s, 2s, … in one unit with s a
+// round step (1, 2, 2.5 or 5 times a power of ten).
+func checkTicks(t *testing.T, what string, labels []string) {
+	t.Helper()
+	if len(labels) < 3 {
+		t.Errorf("%s: ticks %q, want at least three", what, labels)
+		return
+	}
+	var unit string
+	var vals []float64
+	for i, l := range labels {
+		num, u, _ := strings.Cut(l, " ")
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || (i > 0 && u != unit) {
+			t.Errorf("%s: ticks %q are not numbers in one unit", what, labels)
+			return
+		}
+		unit = u
+		vals = append(vals, v)
+	}
+	step := vals[1] - vals[0]
+	mant := step / math.Pow(10, math.Floor(math.Log10(step)))
+	if vals[0] != 0 || !slices.ContainsFunc([]float64{1, 2, 2.5, 5}, func(m float64) bool { return math.Abs(m-mant) < 1e-9 }) {
+		t.Errorf("%s: ticks %q do not start at 0 with a round step", what, labels)
+	}
+	for i := range vals {
+		if math.Abs(vals[i]-float64(i)*step) > 1e-9*step*float64(i+1) {
+			t.Errorf("%s: ticks %q are not evenly spaced", what, labels)
+		}
 	}
 }
 
