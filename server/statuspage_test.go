@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"image"
 	"io"
 	"net/http"
 	"slices"
@@ -145,5 +147,63 @@ func TestStatusPageBehindToken(t *testing.T) {
 	}
 	if resp, _ := get("/timeline.svg", ck); resp.StatusCode != http.StatusNoContent {
 		t.Errorf("GET /timeline.svg with the cookie and no jobs: %s", resp.Status)
+	}
+}
+
+// TestStatusPageDuringDrainInBrowser: a daemon that proved 256 jobs with
+// long ids (a quarter of them failed), then drains while one more runs,
+// shows the DRAINING banner on its page, which fits a 1280 px window with
+// the error column on screen.
+func TestStatusPageDuringDrainInBrowser(t *testing.T) {
+	browser.Path(t)
+	d := startDaemon(t, "tcp", engine.Config{SynthesisWorkers: 1}, 0)
+	ctx := context.Background()
+	fail := 0
+	for i := range engine.MaxRecentJobs {
+		var o []byte
+		if i%4 == 3 {
+			o = opts(testkind.Options{FailPartition: &fail})
+		}
+		if _, err := d.c.Submit(ctx, client.TestRequest(fmt.Sprintf("curio-sector-%06d-6e2d1f0c-8a2b-4c3d-9e8f-%012x", i, i*104729), 10, o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitWithin(t, "256 finished jobs", 2*time.Minute, func() bool { return len(d.eng.Status().RecentJobs) == engine.MaxRecentJobs })
+	if _, err := d.c.Submit(ctx, client.TestRequest("held-while-draining", 10, opts(testkind.Options{Partitions: 2, SynthesisDelayMS: 60_000}))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the job in synthesis", func() bool { return d.eng.Status().Pipeline.Synthesizing == 1 })
+	sctx, endDrain := context.WithTimeout(ctx, time.Minute)
+	stopped := make(chan struct{})
+	go func() {
+		_ = d.srv.Shutdown(sctx)
+		close(stopped)
+	}()
+	t.Cleanup(func() { endDrain(); <-stopped })
+	waitFor(t, "the engine draining", func() bool { return d.eng.Status().Draining })
+
+	p := browser.Open(t, d.http+"/", 1280, 900)
+	p.WaitFor("the page's first update", `document.getElementById("updated").textContent !== ""`, time.Minute)
+	var page struct {
+		Banner                   string
+		BannerHeight             float64
+		ScrollWidth, ClientWidth int
+		Errors                   int
+		ErrorsRight              float64
+	}
+	p.Eval(`(() => { const b = document.getElementById("banner"), errs = [...document.querySelectorAll("#recent td.text")];
+		return {Banner: b.textContent, BannerHeight: b.getBoundingClientRect().height,
+			ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
+			Errors: errs.filter((c) => c.textContent !== "").length,
+			ErrorsRight: Math.max(...errs.map((c) => c.getBoundingClientRect().right))}; })()`, &page)
+	if !strings.HasPrefix(page.Banner, "DRAINING") || page.BannerHeight < 30 {
+		t.Errorf("while draining the banner is %q, %.0f px high", page.Banner, page.BannerHeight)
+	}
+	if page.ScrollWidth > page.ClientWidth || page.ErrorsRight > float64(page.ClientWidth) || page.Errors == 0 {
+		t.Errorf("page %+v: want no overflow at 1280 px and the failed jobs of the last 20 with their errors on screen", page)
+	}
+	img := p.Screenshot()
+	if n := browser.Colourful(img, image.Rect(0, 0, 1280, int(page.BannerHeight))); n < 1280*int(page.BannerHeight)/2 {
+		t.Errorf("the banner's strip has %d coloured pixels: it does not show", n)
 	}
 }
