@@ -3,6 +3,8 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -41,7 +43,7 @@ func parseMetrics(t *testing.T, text string) map[string]*dto.MetricFamily {
 	return fams
 }
 
-// busyMetrics is /metrics of a daemon that completed one proof and failed
+// busyMetrics is GET /metrics of a daemon that completed one proof and failed
 // one (so every family it can export has children, the loaded parameter
 // set's included).
 func busyMetrics(t *testing.T) string {
@@ -56,11 +58,16 @@ func busyMetrics(t *testing.T) string {
 	if _, err := d.c.Prove(ctx, client.TestRequest("bad", 10, opts(testkind.Options{FailPartition: &fail}))); err == nil {
 		t.Fatal("a proof with fail_partition succeeded")
 	}
-	text, err := d.srv.Metrics().Text()
+	resp, err := http.Get(d.http + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return text
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %s %v", resp.Status, err)
+	}
+	return string(body)
 }
 
 // TestMetricsNaming lints /metrics with Prometheus' own linter (the one
