@@ -146,7 +146,7 @@ func build(cfg *config.Config, opt Options, obs engine.Observer) (*Daemon, error
 	})
 	if err != nil {
 		pv.close()
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, err // engine.New names itself
 	}
 	return &Daemon{log: opt.Log, eng: eng, pv: pv, budget: int64(total)}, nil
 }
