@@ -40,7 +40,7 @@ func TestBudgetAbovePhysicalMemoryRefused(t *testing.T) {
 	cfg := config.Default()
 	cfg.Daemon.Listen = "unix://" + sock
 	cfg.Memory.TotalBudget = config.Budget{Size: 1000 * config.TiB}
-	err = Run(context.Background(), cfg, RunOptions{ShutdownTimeout: time.Second})
+	err = Run(context.Background(), cfg, Options{ShutdownTimeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "is more than this machine's memory") {
 		t.Fatalf("daemon with a 1000 TiB budget: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
@@ -30,50 +30,52 @@ const DefaultMaxPending = engine.DefaultMaxPending
 // returns stopped it before it served.
 var ErrServe = errors.New("daemon: serving failed")
 
-// RunOptions are what `cuzk daemon` adds to the configuration.
-type RunOptions struct {
-	// EnableTest serves the built-in test circuits (proof_kind 1000).
-	EnableTest bool
-	// TrustParams decodes proving keys without subgroup checks.
-	TrustParams bool
-	// ShutdownTimeout is how long running jobs may take to finish once ctx
-	// ends, before they are aborted.
-	ShutdownTimeout time.Duration
-	// Kinds are served besides the built-in ones.
-	Kinds []Kind
-	// Log receives the daemon's log in cfg.Logging's format and level.
-	Log io.Writer
-	// Started, when set, is called once the listeners are open, with their
-	// addresses (the status one nil without a status listener).
-	Started func(grpc, status net.Addr)
+// Daemon is a proving engine with its gRPC and status servers, built from
+// a configuration. New builds it and opens its listeners, Serve serves
+// until its context ends, Close stops it. Its methods may be called from
+// any goroutine.
+type Daemon struct {
+	log    *slog.Logger
+	eng    *engine.Engine
+	pv     provers
+	budget int64
+	// srv, lis and statusLis are nil for an engine alone (Prove).
+	srv       *server.Server
+	lis       net.Listener
+	statusLis net.Listener
+	served    chan error // what ended each listener's Serve
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Run serves proofs over gRPC (and the status listener's HTTP) as cfg
-// describes until ctx ends, then shuts down within opt.ShutdownTimeout.
-// cfg must have passed config.Validate.
-func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
+// New builds the daemon cfg describes and opens its listeners: the memory
+// budget shared by the parameter manager and the pipeline, the proof kinds
+// this build serves with opt.Kinds, the backends ([gpus]), the engine, the
+// gRPC server on daemon.listen and the status HTTP server on
+// daemon.status_listen. Nothing is served until Serve. cfg must have passed
+// config.Validate; a listener that is refused or cannot open is an error,
+// and New then leaves nothing open or running.
+func New(cfg config.Config, opt Options) (*Daemon, error) {
 	transportWarnings, err := cfg.CheckListeners()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	log, err := NewLogger(cfg.Logging, opt.Log)
-	if err != nil {
-		return err
-	}
+	opt.Log = logger(opt.Log)
+	log := opt.Log
 	for _, w := range cfg.Warnings() {
 		log.Warn("config: " + w)
 	}
 	auth, err := newAuth(cfg.Daemon, log, transportWarnings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	metrics := server.NewMetrics()
-	eng, total, release, err := NewEngine(&cfg, Options{EnableTest: opt.EnableTest, TrustParams: opt.TrustParams, Log: log, Observer: metrics,
-		GPU: true, OnGPURetry: metrics.GPURetry, Kinds: opt.Kinds})
+	opt.OnGPURetry = alsoRetry(metrics.GPURetry, opt.OnGPURetry)
+	d, err := build(&cfg, opt, metrics)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer release()
 	warnMissingParams(log, cfg.SRS.ParamCache)
 	if opt.EnableTest {
 		log.Warn("test circuits enabled (proof_kind 1000): this daemon serves insecure test proofs")
@@ -83,72 +85,156 @@ func Run(ctx context.Context, cfg config.Config, opt RunOptions) error {
 	if auth != nil {
 		srvOpts = append(srvOpts, server.WithAuth(auth))
 	}
-	srv := server.New(eng, srvOpts...)
+	d.srv = server.New(d.eng, srvOpts...)
+	if err := d.listen(cfg.Daemon); err != nil {
+		_ = d.stop(context.Background())
+		return nil, err
+	}
+	d.logStarted(&cfg, opt)
+	return d, nil
+}
 
-	lis, err := server.Listen(cfg.Daemon.Listen)
+// listen opens the gRPC listener and, when configured, the status one.
+func (d *Daemon) listen(c config.Daemon) error {
+	lis, err := server.Listen(c.Listen)
 	if err != nil {
-		_ = eng.Shutdown(context.Background())
 		return err
 	}
-	if err := checkBound(cfg.Daemon, lis.Addr()); err != nil {
-		lis.Close()
-		_ = eng.Shutdown(context.Background())
+	d.lis = lis
+	if err := checkBound(c, lis.Addr()); err != nil {
 		return err
 	}
-	var hlis net.Listener
-	if cfg.Daemon.StatusListen != "" {
-		if hlis, err = server.Listen(cfg.Daemon.StatusAddr()); err != nil {
-			lis.Close()
-			_ = eng.Shutdown(context.Background())
+	if c.StatusListen != "" {
+		if d.statusLis, err = server.Listen(c.StatusAddr()); err != nil {
 			return err
 		}
 	}
-	st := eng.Status()
+	return nil
+}
+
+// logStarted logs the start-up line (and warns of an intake bound below
+// the largest request).
+func (d *Daemon) logStarted(cfg *config.Config, opt Options) {
+	st := d.eng.Status()
 	lim := st.Limits
 	if lim.MaxIntakeBytes < server.MaxRecvMsgSize {
-		log.Warn("engine.max_intake_bytes is below the largest request the gRPC transport admits: two such requests cannot be taken at once",
+		d.log.Warn("engine.max_intake_bytes is below the largest request the gRPC transport admits: two such requests cannot be taken at once",
 			"max_intake_bytes", bytesize.Format(lim.MaxIntakeBytes), "max_message", bytesize.Format(server.MaxRecvMsgSize))
 	}
-	log.Info("cuzk daemon started",
+	d.log.Info("cuzk daemon started",
 		"listen", cfg.Daemon.Listen, "status_listen", cfg.Daemon.StatusAddr(), "param_cache", cfg.SRS.ParamCache,
-		"memory_budget", bytesize.Format(total), "kinds", strings.Join(st.Kinds, ","),
+		"memory_budget", bytesize.Format(d.budget), "kinds", strings.Join(st.Kinds, ","),
 		"trust_params", opt.TrustParams, "synthesis_workers", st.Pipeline.SynthesisWorkers, "prover_threads", cfg.Prover.Threads, "pipeline", cfg.Pipeline.Enabled,
 		"max_batch_size", st.Batching.MaxBatchSize, "self_check", cfg.Engine.SelfCheck, "max_pending", lim.MaxPending,
 		"max_concurrent_plans", lim.PlanConcurrency, "max_intake_bytes", bytesize.Format(lim.MaxIntakeBytes), "gomaxprocs", runtime.GOMAXPROCS(0),
 		"lanes", laneNames(st.Lanes), "reserved_lane", st.Urgent.Enabled, "reserved_memory", bytesize.Format(st.Urgent.ReservedBytes))
+}
 
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(lis) }()
-	if hlis != nil {
-		go func() { errc <- srv.ServeHTTP(hlis) }()
+// Engine is the daemon's engine, for submitting in-process without gRPC.
+func (d *Daemon) Engine() *engine.Engine { return d.eng }
+
+// Addr is the gRPC listener's address (a unix socket's path, or the TCP
+// port bound for ":0"), for client.Dial after Addr().Network()+"://".
+func (d *Daemon) Addr() net.Addr { return d.lis.Addr() }
+
+// StatusAddr is the status listener's address; nil without one.
+func (d *Daemon) StatusAddr() net.Addr {
+	if d.statusLis == nil {
+		return nil
 	}
-	if opt.Started != nil {
-		var haddr net.Addr
-		if hlis != nil {
-			haddr = hlis.Addr()
-		}
-		opt.Started(lis.Addr(), haddr)
+	return d.statusLis.Addr()
+}
+
+// Serve serves gRPC (and the status HTTP) until ctx ends, and returns nil
+// then, or until a listener fails, and returns an error wrapping ErrServe.
+// Either way the servers keep answering (GetStatus says the daemon is
+// draining) and the jobs keep running until Close: call it next. Serve is
+// called once.
+func (d *Daemon) Serve(ctx context.Context) error {
+	d.served = make(chan error, 2)
+	go func() { d.served <- d.srv.Serve(d.lis) }()
+	if d.statusLis != nil {
+		go func() { d.served <- d.srv.ServeHTTP(d.statusLis) }()
 	}
-	var failed error
-	why := "a listener failed"
 	select {
 	case <-ctx.Done():
+		return nil
+	case err := <-d.served:
+		if err == nil { // Close stopped it
+			return nil
+		}
+		d.log.Error("listener failed; shutting down", "err", err)
+		return fmt.Errorf("%w: listener: %w", ErrServe, err)
+	}
+}
+
+// Close stops the daemon in order: health NOT_SERVING and new jobs
+// refused, the jobs it holds given until ctx's deadline to finish (then
+// aborted, with ctx's cause as the reason), gRPC and HTTP stopped, the
+// parameters released, then the backends closed (a GPU's pinned copies of
+// the parameters). A shutdown that could not finish cleanly is an error
+// wrapping ErrServe; jobs aborted at the deadline are not an error. Later
+// calls return what the first did.
+func (d *Daemon) Close(ctx context.Context) error {
+	d.closeOnce.Do(func() {
+		d.closeErr = d.stop(ctx)
+		if d.srv != nil {
+			d.log.Info("cuzk daemon stopped")
+		}
+	})
+	return d.closeErr
+}
+
+func (d *Daemon) stop(ctx context.Context) error {
+	var err error
+	if d.srv != nil {
+		// The server's Shutdown drains the engine and releases the
+		// parameters; listeners it never served are closed here.
+		err = d.srv.Shutdown(ctx)
+		for _, l := range []net.Listener{d.lis, d.statusLis} {
+			if l != nil {
+				l.Close()
+			}
+		}
+	} else {
+		err = d.eng.Shutdown(ctx)
+		d.eng.ReleaseParams()
+	}
+	d.pv.close()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		d.log.Error("shutdown", "err", err)
+		return fmt.Errorf("%w: shutdown: %w", ErrServe, err)
+	}
+	return nil
+}
+
+// Run serves proofs over gRPC (and the status listener's HTTP) as cfg
+// describes until ctx ends, then shuts down within opt.ShutdownTimeout:
+// New, Serve and Close. cfg must have passed config.Validate.
+func Run(ctx context.Context, cfg config.Config, opt Options) error {
+	d, err := New(cfg, opt)
+	if err != nil {
+		return err
+	}
+	failed := d.Serve(ctx)
+	why := "a listener failed"
+	if failed == nil {
 		why = context.Cause(ctx).Error()
-		log.Info("signal received; shutting down", "signal", why, "timeout", opt.ShutdownTimeout)
-	case err := <-errc:
-		log.Error("listener failed; shutting down", "err", err)
-		failed = fmt.Errorf("%w: listener: %w", ErrServe, err)
+		d.log.Info("signal received; shutting down", "signal", why, "timeout", opt.ShutdownTimeout)
 	}
 	// The reason calls and jobs still open at the deadline are given.
 	sctx, cancel := context.WithTimeoutCause(context.Background(), opt.ShutdownTimeout,
 		fmt.Errorf("%s; --shutdown-timeout %v passed", why, opt.ShutdownTimeout))
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		log.Error("shutdown", "err", err)
-		failed = errors.Join(failed, fmt.Errorf("%w: shutdown: %w", ErrServe, err))
+	return errors.Join(failed, d.Close(sctx))
+}
+
+// alsoRetry calls both counters of GPU proofs redone on the CPU.
+func alsoRetry(a, b func(reason string)) func(reason string) {
+	if b == nil {
+		return a
 	}
-	log.Info("cuzk daemon stopped")
-	return failed
+	return func(reason string) { a(reason); b(reason) }
 }
 
 // laneNames lists the prover lanes for the start-up line: "cpu", or
@@ -165,7 +251,8 @@ func laneNames(ls []engine.LaneStatus) string {
 	return strings.Join(out, ",")
 }
 
-// NewLogger is the daemon's logger: cfg's level, text or JSON, to w.
+// NewLogger is the daemon's logger as [logging] configures it: cfg's
+// level, text or JSON, to w (nil discards).
 func NewLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {
 	lvl, err := l.SlogLevel()
 	if err != nil {
@@ -179,4 +266,12 @@ func NewLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewTextHandler(w, opts)), nil
+}
+
+// logger is log, or one that discards.
+func logger(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
 }

@@ -22,39 +22,47 @@ import (
 	"github.com/cuzk-dev/cuzk/srs"
 )
 
-// Options are what a caller adds to the configuration when it builds an
-// engine: the daemon and the one-shot commands (prove-c2, demo) build
-// theirs the same way, so a proof is made by one pipeline whichever
-// command asks for it.
+// Options are what a caller adds to the configuration: the daemon
+// (New, Run) and the one-shot commands (Prove: prove-c2, demo) build
+// their engines the same way, so a proof is made by one pipeline whichever
+// command asks for it. The zero value serves the built-in Filecoin kinds
+// on the backends [gpus] names.
 type Options struct {
-	// EnableTest serves the built-in test circuits (proofkind.Test).
+	// EnableTest serves the built-in test circuits (proofkind.Test,
+	// proof_kind 1000).
 	EnableTest bool
 	// TrustParams and CheckParams go to srs.Options.
 	TrustParams bool
 	CheckParams bool
-	Randomness  prover.RandomnessSource // nil: fresh for every proof
-	Log         *slog.Logger
-	Observer    engine.Observer
-	// Progress, when set, receives Prove's progress lines (progress.go),
-	// each starting with ProgressLabel.
-	Progress      io.Writer
-	ProgressLabel string
-	// GPU proves on the CUDA devices of [gpus] when there are any (the
-	// daemon); the one-shot commands prove on the CPU.
-	GPU bool
-	// OnGPURetry counts GPU proofs redone on the CPU (a metric).
+	// Kinds are served besides the built-in ones.
+	Kinds []Kind
+	// Log receives the daemon's log; nil discards it. NewLogger gives the
+	// one [logging] configures.
+	Log *slog.Logger
+	// CPUOnly proves on the CPU whatever [gpus] says (the one-shot
+	// commands without --gpu).
+	CPUOnly bool
+	// OnGPURetry, when set, is told of every GPU proof redone on the CPU
+	// (New counts them in a metric too).
 	OnGPURetry func(reason string)
+	// Randomness draws each proof's (r, s); nil: fresh for every proof.
+	Randomness prover.RandomnessSource
 	// Stages, when set, is told of every partition step (engine.Options.Stages).
 	Stages func(job string, partition int, stage string)
 	// Residency overrides [srs] residency (the one-shot commands' --residency).
 	Residency string
-	// Kinds are served besides the built-in ones.
-	Kinds []Kind
 	// PoRepPartition, when not nil, makes every PoRep C2 job prove that
 	// partition alone (porepkind.Planner.Partition: prove-c2 --partition).
 	// The daemon leaves it nil: a request's partition_index is 0 for PoRep
 	// and means every partition.
 	PoRepPartition *int
+	// ShutdownTimeout is how long Run gives running jobs to finish once
+	// its ctx ends, before they are aborted.
+	ShutdownTimeout time.Duration
+	// Progress, when set, receives Prove's progress lines (progress.go),
+	// each starting with ProgressLabel.
+	Progress      io.Writer
+	ProgressLabel string
 }
 
 // Kind is a proof kind served besides the built-in ones (a test's toy
@@ -68,55 +76,47 @@ type Kind struct {
 	Locator srs.Locator
 }
 
-// planners are the kinds this build serves, each with its planner: the
-// four Filecoin kinds, the test circuits when opt enables them.
-func planners(opt Options) map[proofkind.Kind]engine.Planner {
-	kinds := map[proofkind.Kind]engine.Planner{
-		proofkind.PoRep:       &porepkind.Planner{Partition: opt.PoRepPartition},
-		proofkind.WindowPoSt:  postkind.Window(),
-		proofkind.WinningPoSt: postkind.Winning(),
-		proofkind.SnapDeals:   &snapkind.Planner{},
+// servedKinds are the kinds this build serves, each with its planner (the
+// four Filecoin kinds, the test circuits when opt enables them, then
+// opt.Kinds), and the locators of their parameters.
+func servedKinds(cfg *config.Config, opt Options) ([]engine.Kind, srs.Locator) {
+	kinds := []engine.Kind{
+		engine.Builtin(proofkind.PoRep, &porepkind.Planner{Partition: opt.PoRepPartition}),
+		engine.Builtin(proofkind.WindowPoSt, postkind.Window()),
+		engine.Builtin(proofkind.WinningPoSt, postkind.Winning()),
+		engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{}),
 	}
-	if opt.EnableTest {
-		kinds[proofkind.Test] = testkind.New()
-	}
-	return kinds
-}
-
-// NewEngine builds the engine a configuration describes: one memory
-// budget shared by the parameter manager and the pipeline, the proof kinds
-// this build serves and the backends (chooseProvers). Call the returned
-// release after the engine's Shutdown and ReleaseParams.
-func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), error) {
-	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
-		return nil, 0, nil, err
-	}
-	pv, err := chooseProvers(cfg, opt.GPU, opt.OnGPURetry, opt.Log)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	logArithmetic(opt.Log)
-	bud := budget.New(int64(total))
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
-	kinds := planners(opt)
 	if opt.EnableTest {
+		kinds = append(kinds, engine.Builtin(proofkind.Test, testkind.New()))
 		locators = append(locators, testkind.Locator(cfg.SRS.ParamCache))
 	}
-	descs := proofkind.Builtin()
 	for _, k := range opt.Kinds {
-		if descs, err = descs.With(k.Descriptor); err != nil {
-			pv.close()
-			return nil, 0, nil, err
-		}
-		kinds[k.Descriptor.Kind] = k.Planner
+		kinds = append(kinds, engine.Kind{Descriptor: k.Descriptor, Planner: k.Planner})
 		if k.Locator != nil {
 			locators = append(locators, k.Locator)
 		}
 	}
+	return kinds, srs.Chain(locators...)
+}
+
+// build is a Daemon without servers: one memory budget shared by the
+// parameter manager and the pipeline, the kinds served, the backends
+// (chooseProvers) and the engine over them. opt.Log must be set.
+func build(cfg *config.Config, opt Options, obs engine.Observer) (*Daemon, error) {
+	total, err := cfg.Memory.ResolveTotalBudget(config.ReadMemTotal)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBudgetFits(cfg.Memory, total, config.ReadMemTotal); err != nil {
+		return nil, err
+	}
+	pv, err := chooseProvers(cfg, opt.CPUOnly, opt.OnGPURetry, opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	logArithmetic(opt.Log)
+	bud := budget.New(int64(total))
 	// The Go collector lets garbage grow the heap to twice what is live
 	// before it runs: 25 GB for a 32 GiB partition's 13 GB. A soft limit
 	// just above what the budget has reserved makes it collect (and return
@@ -126,30 +126,29 @@ func NewEngine(cfg *config.Config, opt Options) (*engine.Engine, int64, func(), 
 	so, err := srsOptions(cfg, opt, pv)
 	if err != nil {
 		pv.close()
-		return nil, 0, nil, err
+		return nil, err
 	}
-	so.Locator, so.Budget = srs.Chain(locators...), bud
-	params := srs.NewManager(so)
+	kinds, locator := servedKinds(cfg, opt)
+	so.Locator, so.Budget = locator, bud
 	eng, err := engine.New(engine.Options{
 		Config:        engineConfig(cfg),
 		Kinds:         kinds,
-		Descriptors:   descs,
 		Backend:       pv.backend,
 		Lanes:         pv.lanes,
 		UrgentBackend: pv.urgent,
-		Devices:       pv.devices,
-		Params:        params,
+		Devices:       pv.devices(),
+		Params:        srs.NewManager(so),
 		Budget:        bud,
 		Log:           opt.Log,
-		Observer:      opt.Observer,
+		Observer:      obs,
 		Stages:        stepLogger(opt.Stages, opt.Log),
 		Randomness:    opt.Randomness,
 	})
 	if err != nil {
 		pv.close()
-		return nil, 0, nil, fmt.Errorf("engine: %w", err)
+		return nil, err // engine.New names itself
 	}
-	return eng, int64(total), pv.close, nil
+	return &Daemon{log: opt.Log, eng: eng, pv: pv, budget: int64(total)}, nil
 }
 
 // stepLogger is the engine's Stages hook: next, and a debug line per
@@ -168,9 +167,8 @@ func stepLogger(next func(job string, partition int, stage string), log *slog.Lo
 }
 
 // srsOptions are the parameter manager's options for cfg, opt and the
-// chosen provers (Locator and Budget left to the caller). GPU lanes map the
-// parameters whatever the configuration says: supraseal holds its own
-// pinned copy, so a decoded one would hold them twice.
+// chosen provers (Locator and Budget left to the caller), with what the
+// backend wants of the parameters (provers.paramHooks).
 func srsOptions(cfg *config.Config, opt Options, pv provers) (srs.Options, error) {
 	name := cfg.SRS.Residency
 	if opt.Residency != "" {
@@ -180,20 +178,16 @@ func srsOptions(cfg *config.Config, opt Options, pv provers) (srs.Options, error
 	if err != nil {
 		return srs.Options{}, err
 	}
-	if pv.mapParams {
-		res = srs.ResidencyMapped
-	}
-	return srs.Options{
+	so := srs.Options{
 		MinIdle:     cfg.Memory.EvictionMinIdle.Duration,
 		TrustParams: opt.TrustParams,
 		CheckParams: opt.CheckParams,
 		Log:         opt.Log,
 		Residency:   res,
-		KeepC:       pv.keepC,
-		OnLoad:      pv.onLoad,
-		OnEvict:     pv.onEvict,
 		LoadTimeout: loadTimeout(cfg.SRS.LoadTimeout.Duration),
-	}, nil
+	}
+	pv.paramHooks(&so)
+	return so, nil
 }
 
 // loadTimeout maps srs.load_timeout onto srs.Options.LoadTimeout, where 0
@@ -296,10 +290,12 @@ func Prove(ctx context.Context, cfg *config.Config, opt Options, req *engine.Req
 	// (the command) gave up: no orphan grace.
 	one := *cfg
 	one.Engine.OrphanGrace = config.Duration{}
-	eng, _, release, err := NewEngine(&one, opt)
+	opt.Log = logger(opt.Log)
+	d, err := build(&one, opt, nil)
 	if err != nil {
 		return engine.Result{}, err
 	}
+	eng := d.eng
 	defer func() {
 		// After a proof nothing is in flight and Shutdown returns at once.
 		// After a signal the job is cancelled already, and a stage in
@@ -312,9 +308,7 @@ func Prove(ctx context.Context, cfg *config.Config, opt Options, req *engine.Req
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		defer cancel()
-		_ = eng.Shutdown(sctx)
-		eng.ReleaseParams()
-		release()
+		_ = d.Close(sctx)
 	}()
 	if opt.Progress != nil {
 		pctx, stop := context.WithCancel(ctx)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
-	"net"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,36 +37,40 @@ func runToy(t *testing.T, edit func(*config.Config)) (string, *client.Client, st
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan net.Addr, 1)
-	done := make(chan error, 1)
 	var logs testkit.SyncBuffer
-	go func() {
-		done <- daemon.Run(ctx, cfg, daemon.RunOptions{Kinds: []daemon.Kind{kind}, ShutdownTimeout: 5 * time.Second, Log: &logs,
-			Started: func(_, status net.Addr) { started <- status }})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("daemon still running 20 s after its context ended")
-		}
-	})
-	var addr net.Addr
-	select {
-	case addr = <-started:
-	case err := <-done:
-		t.Fatalf("daemon: %v\n%s", err, logs.String())
-	case <-time.After(time.Minute):
-		t.Fatal("daemon not started after a minute")
-	}
+	d := startDaemon(t, cfg, daemon.Options{Kinds: []daemon.Kind{kind}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	addr := d.StatusAddr()
 	c, err := client.Dial(cfg.Daemon.Listen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return "http://" + addr.String(), c, dir
+}
+
+// startDaemon builds a daemon (New), serves it, and closes it when the
+// test ends, checking that it stopped cleanly.
+func startDaemon(t *testing.T, cfg config.Config, opt daemon.Options) *daemon.Daemon {
+	t.Helper()
+	d, err := daemon.New(cfg, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		sctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		if err := d.Close(sctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return d
 }
 
 func statusCode(t *testing.T, url, host string) int {

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -91,23 +91,16 @@ func TestToyKindServedEndToEnd(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	var logs testkit.SyncBuffer
+	d, err := daemon.New(cfg, daemon.Options{Kinds: []daemon.Kind{kind}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	started := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	var logs testkit.SyncBuffer
-	go func() {
-		done <- daemon.Run(ctx, cfg, daemon.RunOptions{Kinds: []daemon.Kind{kind}, ShutdownTimeout: 10 * time.Second, Log: &logs,
-			Started: func(_, status net.Addr) { started <- status }})
-	}()
-	var statusAddr net.Addr
-	select {
-	case statusAddr = <-started:
-	case err := <-done:
-		t.Fatalf("daemon: %v\n%s", err, logs.String())
-	case <-time.After(time.Minute):
-		t.Fatal("daemon not started after a minute")
-	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx) }()
+	statusAddr := d.StatusAddr()
 	c, err := client.Dial(cfg.Daemon.Listen)
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +173,11 @@ func TestToyKindServedEndToEnd(t *testing.T) {
 	}
 
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("daemon stopped with %v", err)
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatalf("Close: %v", err)
 	}
 	if !strings.Contains(logs.String(), "kinds=porep-c2,snap-update,toy-cubic,window-post,winning-post") {
 		t.Errorf("start-up line does not list the toy kind:\n%s", logs.String())
@@ -195,7 +191,7 @@ func TestKindClashRefused(t *testing.T) {
 	cfg := config.Default()
 	cfg.Daemon.Listen = "unix://" + filepath.Join(dir, "cuzk.sock")
 	clash := daemon.Kind{Descriptor: proofkind.Descriptor{Kind: 1002, Name: "wpost"}, Planner: toyPlanner{}}
-	err := daemon.Run(context.Background(), cfg, daemon.RunOptions{Kinds: []daemon.Kind{clash}, ShutdownTimeout: time.Second})
+	err := daemon.Run(context.Background(), cfg, daemon.Options{Kinds: []daemon.Kind{clash}, ShutdownTimeout: time.Second})
 	if !errors.Is(err, proofkind.ErrConflict) {
 		t.Fatalf("clashing descriptor: %v", err)
 	}

@@ -71,11 +71,11 @@ func TestCancelStopsRealKinds(t *testing.T) {
 	}
 
 	r := newRigWith(t, engine.Config{SynthesisWorkers: 1}, rigOptions{total: 8 << 30, locator: srs.FilecoinLocator(dir),
-		kinds: map[proofkind.Kind]engine.Planner{
-			proofkind.PoRep:       &porepkind.Planner{},
-			proofkind.WindowPoSt:  postkind.Window(),
-			proofkind.WinningPoSt: postkind.Winning(),
-			proofkind.SnapDeals:   &snapkind.Planner{},
+		kinds: []engine.Kind{
+			engine.Builtin(proofkind.PoRep, &porepkind.Planner{}),
+			engine.Builtin(proofkind.WindowPoSt, postkind.Window()),
+			engine.Builtin(proofkind.WinningPoSt, postkind.Winning()),
+			engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{}),
 		}})
 	for _, k := range kinds {
 		for _, stage := range []string{"synthesizing", "proving"} {

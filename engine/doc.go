@@ -21,10 +21,11 @@
 // proofkind.Test only with --enable-test-circuits, see engine/testkind),
 // and what the engine says about a kind (its name in status and logs,
 // its default priority, whether it batches) comes from the kind's
-// proofkind.Descriptor (Options.Descriptors). Plan runs on the
-// submitting goroutine, so invalid requests fail Submit with an error
-// wrapping ErrInvalidRequest (also when the Planner panics), and so do
-// jobs that can never fit in the budget (ErrExceedsBudget). A parameter
+// proofkind.Descriptor, which travels with its planner (Kind, Builtin).
+// Plan runs on the submitting goroutine, so invalid requests fail Submit
+// with an error wrapping ErrInvalidRequest (also when the Planner
+// panics), and so do jobs that can never fit in the budget
+// (ErrExceedsBudget). A parameter
 // file that is missing or unusable (ErrParamsUnusable: unreadable, bad
 // header, bad point, another circuit's) is not the request's fault: the
 // job is created and ends FAILED with the error, naming the file and

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -44,11 +45,9 @@ type JobReport struct {
 // Options are the engine's collaborators.
 type Options struct {
 	Config Config
-	// Kinds are the proof kinds served, each with its planner.
-	Kinds map[proofkind.Kind]Planner
-	// Descriptors describe the kinds (name, default priority, batching);
-	// nil is proofkind.Builtin(). Every kind in Kinds needs one.
-	Descriptors *proofkind.Set
+	// Kinds are the proof kinds served, each with its descriptor and its
+	// planner (Builtin for a kind proofkind describes).
+	Kinds []Kind
 	// Backend proves in the engine's one general lane, unless Lanes are
 	// given.
 	Backend prover.Backend
@@ -144,10 +143,56 @@ type counters struct {
 
 type kindCounts struct{ completed, failed, cancelled uint64 }
 
+// Kind is a proof kind the engine serves: what the engine says about it
+// (name, default priority, batching) and the planner of its requests. One
+// value carries both, so a kind cannot be planned without being described
+// or described twice.
+type Kind struct {
+	Descriptor proofkind.Descriptor
+	Planner    Planner
+}
+
+// Builtin is the kind k as proofkind describes it, planned by p. A k that
+// proofkind does not list has an empty descriptor, which New refuses.
+func Builtin(k proofkind.Kind, p Planner) Kind {
+	d, ok := proofkind.Lookup(k)
+	if !ok {
+		d.Kind = k
+	}
+	return Kind{Descriptor: d, Planner: p}
+}
+
 // servedKind is a proof kind the engine serves.
 type servedKind struct {
 	desc    proofkind.Descriptor
 	planner Planner
+}
+
+// describe is the set naming every kind: proofkind's built-in kinds (the
+// status lists Curio's queues whether they are served or not) and the
+// served kinds that it lacks. A served kind whose descriptor differs
+// from the built-in one of its wire value or name is refused
+// (proofkind.ErrConflict).
+func describe(served []Kind) (*proofkind.Set, map[proofkind.Kind]servedKind, error) {
+	descs := proofkind.Builtin()
+	kinds := make(map[proofkind.Kind]servedKind, len(served))
+	for _, k := range served {
+		d := k.Descriptor
+		if k.Planner == nil {
+			return nil, nil, fmt.Errorf("engine: cannot serve proof kind %d (%q): it has no planner", int32(d.Kind), d.Name)
+		}
+		if _, dup := kinds[d.Kind]; dup {
+			return nil, nil, fmt.Errorf("engine: proof kind %d (%q) is served twice", int32(d.Kind), d.Name)
+		}
+		if b, ok := descs.Lookup(d.Kind); !ok || !reflect.DeepEqual(b, d) {
+			var err error
+			if descs, err = descs.With(d); err != nil {
+				return nil, nil, fmt.Errorf("engine: cannot serve proof kind %d (%q): %w", int32(d.Kind), d.Name, err)
+			}
+		}
+		kinds[d.Kind] = servedKind{desc: d, planner: k.Planner}
+	}
+	return descs, kinds, nil
 }
 
 // New starts an engine and its workers. Stop them with Shutdown.
@@ -167,17 +212,9 @@ func New(opt Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	descs := opt.Descriptors
-	if descs == nil {
-		descs = proofkind.Builtin()
-	}
-	kinds := make(map[proofkind.Kind]servedKind, len(opt.Kinds))
-	for k, p := range opt.Kinds {
-		d, ok := descs.Lookup(k)
-		if !ok || p == nil {
-			return nil, fmt.Errorf("engine: cannot serve proof kind %d: it needs a descriptor and a planner", int32(k))
-		}
-		kinds[k] = servedKind{desc: d, planner: p}
+	descs, kinds, err := describe(opt.Kinds)
+	if err != nil {
+		return nil, err
 	}
 	if opt.Randomness == nil {
 		opt.Randomness = prover.Fresh

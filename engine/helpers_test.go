@@ -39,7 +39,7 @@ type rigOptions struct {
 	kind    engine.Planner // registered for proofkind.Test; nil: testkind
 	backend prover.Backend // nil: the CPU backend
 	// more kinds, lanes and the reserved lane's backend (engine.Options).
-	kinds  map[proofkind.Kind]engine.Planner
+	kinds  []engine.Kind
 	lanes  []engine.Lane
 	urgent prover.Backend
 	// locator finds the parameters; nil: the test kind's in paramDir.
@@ -62,10 +62,7 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 	if o.locator == nil {
 		o.locator = testkind.Locator(paramDir)
 	}
-	kinds := map[proofkind.Kind]engine.Planner{proofkind.Test: o.kind}
-	for k, v := range o.kinds {
-		kinds[k] = v
-	}
+	kinds := append([]engine.Kind{engine.Builtin(proofkind.Test, o.kind)}, o.kinds...)
 	e := testkit.NewEngine(t, testkit.EngineOptions{Config: cfg, Kinds: kinds, Locator: o.locator, Budget: o.total,
 		MinIdle: o.minIdle, Backend: o.backend, Lanes: o.lanes, UrgentBackend: o.urgent, Log: testkit.Logger(t, logs)})
 	if g, ok := o.kind.(interface{ open() }); ok {

@@ -38,7 +38,7 @@ import (
 // vanilla` output.
 type latencyWorkload struct {
 	Name    string
-	Kinds   map[proofkind.Kind]engine.Planner
+	Kinds   []engine.Kind
 	Locator srs.Locator
 	// Circuits are preloaded before measuring (parameter loads are not
 	// what is measured).
@@ -85,7 +85,7 @@ func testLatencyWorkload(b *testing.B) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name:     fmt.Sprintf("test-k%d/test-k%d", crit, load),
-		Kinds:    map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()},
+		Kinds:    []engine.Kind{engine.Builtin(proofkind.Test, testkind.New())},
 		Locator:  testkind.Locator(dir),
 		Circuits: []string{testkind.CircuitID(crit), testkind.CircuitID(load)},
 		Critical: func(i int) *engine.Request {
@@ -110,7 +110,7 @@ func winning(b *testing.B, w *latencyWorkload) {
 	rnd := testkit.Randomness(1)
 	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
 	w.Name = strings.Replace(w.Name, "test-k0", "winning-2k", 1)
-	w.Kinds[proofkind.WinningPoSt] = postkind.Winning()
+	w.Kinds = append(w.Kinds, engine.Builtin(proofkind.WinningPoSt, postkind.Winning()))
 	w.Circuits[0] = string(p.CircuitID())
 	w.Critical = func(i int) *engine.Request {
 		return &engine.Request{RequestID: fmt.Sprintf("winning-%d", i), Kind: proofkind.WinningPoSt,
@@ -149,9 +149,9 @@ func porepLoad(b *testing.B, crit int) latencyWorkload {
 	}
 	return latencyWorkload{
 		Name: fmt.Sprintf("test-k%d/porep-2k (%d partitions)", crit, len(o.VanillaProofs)),
-		Kinds: map[proofkind.Kind]engine.Planner{
-			proofkind.Test:  testkind.New(),
-			proofkind.PoRep: &porepkind.Planner{},
+		Kinds: []engine.Kind{
+			engine.Builtin(proofkind.Test, testkind.New()),
+			engine.Builtin(proofkind.PoRep, &porepkind.Planner{}),
 		},
 		Locator:  srs.Chain(srs.FilecoinLocator(dir), testkind.Locator(dir)),
 		Circuits: []string{testkind.CircuitID(crit), string(cid)},

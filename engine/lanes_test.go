@@ -239,7 +239,7 @@ func TestOrdinarySynthesisPauses(t *testing.T) {
 	hc := &holdCircuit{rows: 2 * r1cs.YieldRows, ready: make(chan struct{}), proceed: make(chan struct{})}
 	be := newLaneBackend("lane-test")
 	r := newRigWith(t, engine.Config{SynthesisWorkers: 1, ReservedLane: true},
-		rigOptions{backend: be, kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: holdKind{hc}}})
+		rigOptions{backend: be, kinds: []engine.Kind{engine.Builtin(proofkind.PoRep, holdKind{hc})}})
 	preload(t, r, 10, 12)
 	releaseUrgent := be.hold(10)
 	defer releaseUrgent()

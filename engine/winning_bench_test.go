@@ -36,7 +36,7 @@ func BenchmarkWinningPoSt2KiB(b *testing.B) {
 	rnd := testkit.Randomness(1)
 	vanilla := testkit.PoStVanilla(b, p, rnd, []*sectordir.Sector{testkit.CCSector(b, filecoin.StackedDrg2KiBV1_1, 7)}, 0)
 	e := testkit.NewEngine(b, testkit.EngineOptions{Config: engine.Config{ReservedLane: true},
-		Kinds:   map[proofkind.Kind]engine.Planner{proofkind.WinningPoSt: postkind.Winning()},
+		Kinds:   []engine.Kind{engine.Builtin(proofkind.WinningPoSt, postkind.Winning())},
 		Locator: srs.FilecoinLocator(dir), TrustParams: true, UrgentBackend: &cpu.Backend{}})
 	params := e.Params
 	ctx := context.Background()

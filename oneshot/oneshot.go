@@ -202,14 +202,13 @@ func Prove(ctx context.Context, job Job, opt Options) (Result, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	dopt := daemon.Options{CheckParams: opt.CheckParams, Log: log, Progress: opt.Stderr, ProgressLabel: opt.Label, Residency: opt.Residency,
-		PoRepPartition: job.partition}
+		PoRepPartition: job.partition, CPUOnly: !opt.GPU}
 	cfg := daemon.OneShotConfig(filecoin.ParamDir(opt.ParamsDir, os.LookupEnv), opt.Workers)
 	var retries atomic.Int64
 	if opt.GPU {
 		if !gpu.Built {
 			return Result{}, fmt.Errorf("proving on the GPU: this cuzk was built without CUDA (scripts/build-gpu.sh builds one with it): %w", gpu.ErrNoCUDA)
 		}
-		dopt.GPU = true
 		dopt.OnGPURetry = func(string) { retries.Add(1) }
 		cfg.GPUs.CPUFallback = false
 	}

@@ -1,6 +1,7 @@
 // Package prover defines the interface between the engine and a Groth16
-// proving device. The CPU backend (prover/cpu) runs on gnark-crypto; a GPU
-// backend will implement the same interface.
+// proving device. The CPU backend (prover/cpu) runs on gnark-crypto; the
+// CUDA backend (prover/gpu) implements the same interface and the optional
+// ones of device.go (its parameters, its devices, closing it).
 //
 // Proving is split in two so that a device never idles between partitions:
 // Start does the device-bound work (H via FFTs and the G1

@@ -48,11 +48,11 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	eng := testkit.NewEngine(t, testkit.EngineOptions{
-		Kinds: map[proofkind.Kind]engine.Planner{
-			proofkind.PoRep:       &porepkind.Planner{},
-			proofkind.WindowPoSt:  postkind.Window(),
-			proofkind.WinningPoSt: postkind.Winning(),
-			proofkind.SnapDeals:   &snapkind.Planner{},
+		Kinds: []engine.Kind{
+			engine.Builtin(proofkind.PoRep, &porepkind.Planner{}),
+			engine.Builtin(proofkind.WindowPoSt, postkind.Window()),
+			engine.Builtin(proofkind.WinningPoSt, postkind.Winning()),
+			engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{}),
 		},
 		Locator: srs.FilecoinLocator(dir), Budget: 8 << 30, TrustParams: true, Log: log,
 	}).Engine

@@ -44,7 +44,7 @@ func TestPoRep2KiBOverGRPC(t *testing.T) {
 	}
 	// Subgroup checks of 1 GiB of points would dominate the test; the
 	// self-check stays on.
-	te := testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
+	te := testkit.NewEngine(t, testkit.EngineOptions{Kinds: []engine.Kind{engine.Builtin(proofkind.PoRep, &porepkind.Planner{})},
 		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 12 << 30, TrustParams: true, Log: log})
 	eng := te.Engine
 	srv := server.New(eng, server.WithLogger(log))

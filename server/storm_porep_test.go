@@ -54,7 +54,7 @@ func TestFaultStormPoRep2KiB(t *testing.T) {
 		}
 	}
 
-	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.PoRep: &porepkind.Planner{}},
+	d := startStormDaemon(t, []engine.Kind{engine.Builtin(proofkind.PoRep, &porepkind.Planner{})},
 		srs.FilecoinLocator(filepath.Dir(files.Params)), 12<<30, engine.Config{}, true)
 	ctl, err := client.Dial(d.addr)
 	if err != nil {

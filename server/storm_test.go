@@ -68,7 +68,7 @@ type stormDaemon struct {
 	logs   *testkit.SyncBuffer
 }
 
-func startStormDaemon(t *testing.T, kinds map[proofkind.Kind]engine.Planner, loc srs.Locator, total int64, cfg engine.Config, trust bool) *stormDaemon {
+func startStormDaemon(t *testing.T, kinds []engine.Kind, loc srs.Locator, total int64, cfg engine.Config, trust bool) *stormDaemon {
 	t.Helper()
 	logs := &testkit.SyncBuffer{}
 	log := testkit.Logger(t, logs)
@@ -161,7 +161,7 @@ type stormClient struct {
 // evicted), the intake is empty, and goroutines and heap are back to
 // where they were before the storm.
 func TestFaultStorm(t *testing.T) {
-	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, testkind.Locator(paramDir), 4<<30,
+	d := startStormDaemon(t, []engine.Kind{engine.Builtin(proofkind.Test, testkind.New())}, testkind.Locator(paramDir), 4<<30,
 		engine.Config{MaxBatchSize: 3, MaxBatchWait: 20 * time.Millisecond, SynthesisWorkers: 2}, false)
 	ctl, err := client.Dial(d.addr)
 	if err != nil {
@@ -456,7 +456,7 @@ func TestCorruptParamsFailsOnlyItsJobs(t *testing.T) {
 	}
 	f.Close()
 
-	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}, testkind.Locator(dir), 4<<30,
+	d := startStormDaemon(t, []engine.Kind{engine.Builtin(proofkind.Test, testkind.New())}, testkind.Locator(dir), 4<<30,
 		engine.Config{SynthesisWorkers: 2}, false)
 	c, err := client.Dial(d.addr)
 	if err != nil {
@@ -523,7 +523,7 @@ func TestGarbageBurstBoundedAndReturned(t *testing.T) {
 		}
 		return tk.Plan(ctx, req)
 	})
-	d := startStormDaemon(t, map[proofkind.Kind]engine.Planner{proofkind.Test: slow}, testkind.Locator(paramDir), 4<<30,
+	d := startStormDaemon(t, []engine.Kind{engine.Builtin(proofkind.Test, slow)}, testkind.Locator(paramDir), 4<<30,
 		engine.Config{MaxIntakeBytes: 128 << 20, PlanConcurrency: 1, ReturnMemory: true}, false)
 	conns := make([]*client.Client, 8)
 	for i := range conns {

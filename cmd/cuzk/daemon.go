@@ -99,14 +99,12 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}
-	if len(notes) > 0 {
-		log, err := daemon.NewLogger(cfg.Logging, stderr)
-		if err != nil {
-			return fail("%v", err)
-		}
-		for _, n := range notes {
-			log.Info(n)
-		}
+	log, err := daemon.NewLogger(cfg.Logging, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, n := range notes {
+		log.Info(n)
 	}
 	// The flags override [engine] max_pending and max_concurrent_plans.
 	if *maxPending > 0 {
@@ -115,7 +113,7 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	if *maxPlans > 0 {
 		cfg.Engine.MaxConcurrentPlans = uint32(*maxPlans)
 	}
-	err := daemon.Run(ctx, cfg, daemon.RunOptions{EnableTest: *enableTest, TrustParams: *trustParams, ShutdownTimeout: *shutdownTimeout, Log: stderr})
+	err = daemon.Run(ctx, cfg, daemon.Options{EnableTest: *enableTest, TrustParams: *trustParams, ShutdownTimeout: *shutdownTimeout, Log: log})
 	switch {
 	case errors.Is(err, daemon.ErrServe):
 		return 1 // logged

@@ -35,7 +35,7 @@ import (
 func newEngine(t *testing.T, kind *Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
 	files := testkit.FilecoinParams(t, filecoin.CircuitPoRep2K)[0]
-	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{proofkind.PoRep: kind},
+	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: []engine.Kind{engine.Builtin(proofkind.PoRep, kind)},
 		Locator: srs.FilecoinLocator(filepath.Dir(files.Params)), Budget: 8 << 30, Randomness: rnd}).Engine
 }
 

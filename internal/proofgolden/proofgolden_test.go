@@ -161,7 +161,7 @@ func check(t *testing.T, g *proofFile, c filecoin.CircuitID, kind engine.Planner
 // kind as k, with randomness rnd.
 func newEngine(t *testing.T, f testparams.Files, k proofkind.Kind, kind engine.Planner, rnd prover.RandomnessSource) *engine.Engine {
 	t.Helper()
-	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: map[proofkind.Kind]engine.Planner{k: kind},
+	return testkit.NewEngine(t, testkit.EngineOptions{Kinds: []engine.Kind{engine.Builtin(k, kind)},
 		Locator: srs.FilecoinLocator(filepath.Dir(f.Params)), Budget: 8 << 30, Randomness: rnd}).Engine
 }
 

@@ -20,10 +20,8 @@ import (
 // budget.
 type EngineOptions struct {
 	Config engine.Config
-	// Kinds are the planners served; nil serves the test kind only.
-	Kinds map[proofkind.Kind]engine.Planner
-	// Descriptors describe the kinds (engine.Options.Descriptors).
-	Descriptors *proofkind.Set
+	// Kinds are the kinds served; nil serves the test kind only.
+	Kinds []engine.Kind
 	// Locator finds the parameters; nil: test-k10 and test-k12 in a
 	// directory of the test's own (TestParams).
 	Locator srs.Locator
@@ -63,7 +61,7 @@ func NewEngine(t testing.TB, opt EngineOptions) *Engine {
 		opt.Budget = 4 << 30
 	}
 	if opt.Kinds == nil {
-		opt.Kinds = map[proofkind.Kind]engine.Planner{proofkind.Test: testkind.New()}
+		opt.Kinds = []engine.Kind{engine.Builtin(proofkind.Test, testkind.New())}
 	}
 	if opt.Locator == nil {
 		opt.Locator = testkind.Locator(TestParams(t, 10, 12))
@@ -77,7 +75,7 @@ func NewEngine(t testing.TB, opt EngineOptions) *Engine {
 	b := budget.New(opt.Budget)
 	m := srs.NewManager(srs.Options{Locator: opt.Locator, Budget: b, MinIdle: opt.MinIdle, TrustParams: opt.TrustParams, Log: opt.Log})
 	e, err := engine.New(engine.Options{
-		Config: opt.Config, Kinds: opt.Kinds, Descriptors: opt.Descriptors, Backend: opt.Backend, Lanes: opt.Lanes,
+		Config: opt.Config, Kinds: opt.Kinds, Backend: opt.Backend, Lanes: opt.Lanes,
 		UrgentBackend: opt.UrgentBackend, Params: m, Budget: b, Log: opt.Log, Observer: opt.Observer,
 		Randomness: opt.Randomness, Devices: opt.Devices,
 	})

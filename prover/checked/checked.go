@@ -12,6 +12,7 @@ package checked
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -187,3 +188,55 @@ func (pd *pending) Finish(ctx context.Context) ([]groth16.Proof, error) {
 }
 
 var _ prover.Backend = (*Backend)(nil)
+
+// The device interfaces are the primary's: the fallback (the CPU) needs
+// none of them. Each is answered as a backend without it would be when
+// the primary lacks it.
+var (
+	_ prover.ParamsHolder        = (*Backend)(nil)
+	_ prover.ResidencyPreference = (*Backend)(nil)
+	_ prover.DeviceLister        = (*Backend)(nil)
+	_ io.Closer                  = (*Backend)(nil)
+)
+
+// ParamsLoaded implements prover.ParamsHolder for the primary.
+func (b *Backend) ParamsLoaded(p *groth16.Params, path string) error {
+	if h, ok := b.Primary.(prover.ParamsHolder); ok {
+		return h.ParamsLoaded(p, path)
+	}
+	return nil
+}
+
+// ParamsEvicted implements prover.ParamsHolder: the primary frees its copy
+// and the prepared verifying key of p is dropped.
+func (b *Backend) ParamsEvicted(p *groth16.Params, path string) {
+	if h, ok := b.Primary.(prover.ParamsHolder); ok {
+		h.ParamsEvicted(p, path)
+	}
+	b.Forget(p)
+}
+
+// PreferredResidency implements prover.ResidencyPreference for the
+// primary.
+func (b *Backend) PreferredResidency() prover.Residency {
+	if r, ok := b.Primary.(prover.ResidencyPreference); ok {
+		return r.PreferredResidency()
+	}
+	return prover.Residency{}
+}
+
+// ListDevices implements prover.DeviceLister for the primary.
+func (b *Backend) ListDevices(withFree bool) ([]prover.Device, error) {
+	if l, ok := b.Primary.(prover.DeviceLister); ok {
+		return l.ListDevices(withFree)
+	}
+	return nil, nil
+}
+
+// Close closes the primary.
+func (b *Backend) Close() error {
+	if c, ok := b.Primary.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -17,7 +17,8 @@ type Choice struct {
 	// Required makes a missing device (or a build without -tags cuda) an
 	// error; otherwise the daemon proves on the CPU and logs why.
 	Required bool
-	Paths    *Paths
+	// Paths goes to Options.Paths.
+	Paths *Paths
 	// CPU proves when there is no device, and redoes GPU proofs that fail
 	// their check.
 	CPU prover.Backend

@@ -117,7 +117,7 @@ type Backend struct {
 // when there are none.
 func New(opt Options) (*Backend, error) {
 	if opt.Paths == nil {
-		return nil, fmt.Errorf("gpu: Options.Paths is required")
+		opt.Paths = &Paths{}
 	}
 	all, err := Devices(false)
 	if err != nil {
@@ -189,6 +189,19 @@ func (b *Backend) Evict(path string) {
 		C.cuzk_srs_free(s)
 		delete(b.srs, path)
 	}
+}
+
+// ParamsLoaded implements prover.ParamsHolder: p's file is registered
+// (Paths.Register), so that Start finds it.
+func (b *Backend) ParamsLoaded(p *groth16.Params, path string) error {
+	return b.paths.Register(p, path)
+}
+
+// ParamsEvicted implements prover.ParamsHolder: supraseal's copy of the
+// file is freed and p forgotten.
+func (b *Backend) ParamsEvicted(p *groth16.Params, path string) {
+	b.Evict(path)
+	b.paths.Forget(p)
 }
 
 // Close releases every SRS the backend holds.

@@ -85,7 +85,8 @@ type Options struct {
 	// process sees, so a subset must also be set as CUDA_VISIBLE_DEVICES
 	// before the process first touches CUDA (see VisibleDevices).
 	Devices []int
-	// Paths maps parameters to their .params files (required).
+	// Paths maps parameters to their .params files; nil: a map of the
+	// backend's own, filled by ParamsLoaded.
 	Paths *Paths
 }
 

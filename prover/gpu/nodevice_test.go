@@ -43,8 +43,8 @@ func TestNoDevice(t *testing.T) {
 	if _, err := New(Options{Paths: &Paths{}, Devices: []int{0}}); !errors.Is(err, ErrNoDevice) {
 		t.Fatalf("New with devices = [0]: %v, want ErrNoDevice", err)
 	}
-	if _, err := New(Options{}); err == nil {
-		t.Fatal("New without Paths accepted")
+	if _, err := New(Options{}); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("New without Paths: %v, want ErrNoDevice", err)
 	}
 	if n := cuzkNGPUs(); n != 0 {
 		t.Fatalf("sppark sees %d GPUs", n)

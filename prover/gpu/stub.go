@@ -39,5 +39,11 @@ func (*Backend) Load(*groth16.Params) error { return ErrNoCUDA }
 // Evict drops supraseal's copy of a .params file.
 func (*Backend) Evict(string) {}
 
+// ParamsLoaded returns ErrNoCUDA in this build.
+func (*Backend) ParamsLoaded(*groth16.Params, string) error { return ErrNoCUDA }
+
+// ParamsEvicted does nothing in this build.
+func (*Backend) ParamsEvicted(*groth16.Params, string) {}
+
 // Close releases everything the backend holds.
 func (*Backend) Close() error { return nil }
