@@ -141,12 +141,12 @@ func TestMetricsPromtool(t *testing.T) {
 // data"; and the queue gauges label the kinds as the counters do.
 func TestMetricsPerKindCountersStartAtZero(t *testing.T) {
 	eng := testkit.NewEngine(t, testkit.EngineOptions{
-		Kinds: map[proofkind.Kind]engine.Planner{
-			proofkind.PoRep:       &porepkind.Planner{},
-			proofkind.WindowPoSt:  postkind.Window(),
-			proofkind.WinningPoSt: postkind.Winning(),
-			proofkind.SnapDeals:   &snapkind.Planner{},
-			proofkind.Test:        testkind.New(),
+		Kinds: []engine.Kind{
+			engine.Builtin(proofkind.PoRep, &porepkind.Planner{}),
+			engine.Builtin(proofkind.WindowPoSt, postkind.Window()),
+			engine.Builtin(proofkind.WinningPoSt, postkind.Winning()),
+			engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{}),
+			engine.Builtin(proofkind.Test, testkind.New()),
 		},
 		Locator: srs.FilecoinLocator(t.TempDir()), Budget: 1 << 30,
 	}).Engine
