@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-dev/cuzk/internal/ifma"
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -259,4 +262,61 @@ func TestMapParamsFileErrors(t *testing.T) {
 	if !errors.Is(err, ErrFileChanged) || !errors.As(err, &pe) {
 		t.Fatalf("prove over a truncated mapping: %v", err)
 	}
+}
+
+// TestDensePieceStaysWholeOnIFMA: with a yield function, a dense mapped
+// query goes to the IFMA Pippenger in whole pieces (it yields inside),
+// and to gnark-crypto's MultiExp, which cannot, in pieces of YieldPoints.
+func TestDensePieceStaysWholeOnIFMA(t *testing.T) {
+	piece := mappedPiece(G1Uncompressed)
+	if got := densePiece(piece, false); got != piece {
+		t.Errorf("no yield: densePiece = %d, want %d", got, piece)
+	}
+	want := YieldPoints
+	if ifma.Enabled() {
+		want = piece
+	}
+	if got := densePiece(piece, true); got != want {
+		t.Errorf("yield, IFMA %v: densePiece = %d, want %d", ifma.Enabled(), got, want)
+	}
+}
+
+// BenchmarkMappedDenseYield: a dense mapped G1 query (the H query's shape)
+// with a yield function set, as the engine always runs it, against the
+// same query read in YieldPoints pieces (what the engine did before
+// densePiece), alternating within each iteration; CPU time per run.
+//
+//	CUZK_MSM_LOG=20 go test -run '^$' -bench MappedDenseYield -benchtime 3x ./groth16
+func BenchmarkMappedDenseYield(b *testing.B) {
+	lg := 18
+	if s := os.Getenv("CUZK_MSM_LOG"); s != "" {
+		lg, _ = strconv.Atoi(s)
+	}
+	n := 1 << lg
+	points := manyPoints(n, uint64(lg)+400)
+	scalars := make([]fr.Element, n)
+	for i := range scalars {
+		scalars[i].SetRandom()
+	}
+	m := &mapping{data: g1Raw(points)}
+	q := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+	noop := func() error { return nil }
+	run := func(y func() error, piece int) float64 {
+		c0 := cpuSeconds()
+		if _, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, nil, 2, y, msmWindow, piece); err != nil {
+			b.Fatal(err)
+		}
+		return cpuSeconds() - c0
+	}
+	b.Run(fmt.Sprintf("%s/2^%d", ifma.Current().Arithmetic, lg), func(b *testing.B) {
+		var now, before, ratios []float64
+		for b.Loop() {
+			w := run(noop, mappedPiece(G1Uncompressed))
+			p := run(nil, YieldPoints)
+			now, before, ratios = append(now, w), append(before, p), append(ratios, p/w)
+		}
+		b.ReportMetric(median(now), "cpu-s")
+		b.ReportMetric(median(before), "yieldpieces-cpu-s")
+		b.ReportMetric(median(ratios), "yieldpieces/now")
+	})
 }

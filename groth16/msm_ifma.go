@@ -37,7 +37,7 @@ const vecMinPoints = 1 << 10
 // (G1 and G2 points); done is false otherwise and for small MSMs, leaving
 // the work to gnark-crypto.
 func multiExpVector[A, J any](res *J, points []A, scalars []fr.Element, workers int, y func() error) (done bool, err error) {
-	if !ifma.Enabled() || len(scalars) < vecMinPoints {
+	if !vectorMSM(len(scalars)) {
 		return false, nil
 	}
 	switch pts := any(points).(type) {
@@ -48,6 +48,10 @@ func multiExpVector[A, J any](res *J, points []A, scalars []fr.Element, workers 
 	}
 	return false, nil
 }
+
+// vectorMSM reports whether a multi-exponentiation of n points runs on the
+// IFMA Pippenger (which yields inside itself) rather than gnark-crypto's.
+func vectorMSM(n int) bool { return ifma.Enabled() && n >= vecMinPoints }
 
 // Batch sizes: a G2 group of the adder is twice a G1 one, so half as many
 // keep a batch's kernel state the same size (256 KiB).

@@ -72,12 +72,13 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 		}
 		return y()
 	}
+	denseRead := densePiece(piece, y != nil)
 	if y != nil {
 		piece = min(piece, YieldPoints)
 	}
 	total := countGeneral(splitChunks(n, sel, workers), scalars, sel, workers)
 	if sel == nil && float64(total) > generalShare*float64(n) {
-		nPieces := max(1, (n+piece-1)/piece)
+		nPieces := max(1, (n+denseRead-1)/denseRead)
 		size := max(1, (n+nPieces-1)/nPieces)
 		buf := make([]A, min(size, n))
 		for lo := 0; lo < n; lo += size {
@@ -90,7 +91,7 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 				return res, err
 			}
 			var part J
-			if err := multiExp[A, J, PJ](&part, pts, scalars[lo:hi], workers, nil, piece); err != nil {
+			if err := multiExp[A, J, PJ](&part, pts, scalars[lo:hi], workers, y, piece); err != nil {
 				return res, err
 			}
 			PJ(&res).AddAssign(&part)
@@ -195,6 +196,23 @@ func markNeeded(need []bool, chunks []msmChunk, scalars []fr.Element, sel *r1cs.
 		}
 		return nil
 	})
+}
+
+// densePiece is how many points of a dense mapped query are read and
+// summed as one multi-exponentiation, at most piece. The IFMA Pippenger
+// yields inside one multi-exponentiation (every YieldPoints points of each
+// window), so with a yield function its pieces stay whole: cut to
+// YieldPoints each would be its own MSM with the window of a 2^16-point one
+// (c = 11 instead of 16) and its own bucket sums, 1.5x the CPU (2^20
+// points: 3.7 against 2.45 CPU-s, BenchmarkMappedDenseYield; the 2^27 H
+// query of a 32 GiB PoRep partition took 497 CPU-s in such pieces).
+// gnark-crypto's MultiExp cannot yield, so there pieces shrink to
+// YieldPoints.
+func densePiece(piece int, yields bool) int {
+	if yields && !vectorMSM(piece) {
+		return min(piece, YieldPoints)
+	}
+	return piece
 }
 
 // MappedScratchBytes is the most memory the multi-exponentiations over
