@@ -59,7 +59,7 @@ func TestSealedCCSectorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub := Public{CommROld: commROld, CommDNew: treeD.Root(), CommRNew: CommR(commC, treeRNew.Root())}
+	pub := Public{Proof: p, CommROld: commROld, CommDNew: treeD.Root(), CommRNew: CommR(commC, treeRNew.Root())}
 	pp, err := GeneratePartitionProof(p, 0, commC, treeROld, treeD, treeRNew)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestSealedCCSectorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(context.Background(), p, pub, back); err != nil {
+	if err := Verify(context.Background(), pub, 0, back); err != nil {
 		t.Fatal(err)
 	}
 }

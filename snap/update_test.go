@@ -32,7 +32,7 @@ func TestEncodeSector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := snap.VerifyAll(ctx, p, u.Public(), pps); err != nil {
+	if err := snap.VerifyAll(ctx, u.Public(), pps); err != nil {
 		t.Fatal(err)
 	}
 	// It is a sector like any: it can be written and loaded back.

@@ -317,8 +317,8 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if len(pps) != p.Partitions() {
 		t.Fatalf("%d partition proofs, want %d", len(pps), p.Partitions())
 	}
-	pub := snap.Public{CommROld: key.CommR, CommDNew: commDNew, CommRNew: commRNew}
-	if err := snap.VerifyAll(context.Background(), p, pub, pps); err != nil {
+	pub := snap.Public{Proof: p, CommROld: key.CommR, CommDNew: commDNew, CommRNew: commRNew}
+	if err := snap.VerifyAll(context.Background(), pub, pps); err != nil {
 		t.Errorf("partition proofs do not verify natively: %v", err)
 	}
 

@@ -150,8 +150,9 @@ func (t *Planner) publicInputs(k int) []fr.Element {
 	return in
 }
 
+// invalid is engine.Invalid of this kind, named "test circuit".
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: test circuit: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
+	return engine.Invalid("test circuit", format, args...)
 }
 
 // Plan implements engine.Planner.

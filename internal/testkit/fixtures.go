@@ -199,10 +199,3 @@ func Bytes(e fr.Element) []byte {
 	fr.LittleEndian.PutElement(&b, e)
 	return b[:]
 }
-
-// UpdateRequest are an update's request fields comm_r_old, comm_r_new and
-// comm_d_new: raw 32 bytes, fresh slices.
-func UpdateRequest(u *snap.Update) (commROld, commRNew, commDNew []byte) {
-	pub := u.Public()
-	return Bytes(pub.CommROld), Bytes(pub.CommRNew), append([]byte(nil), pub.CommDNew[:]...)
-}
