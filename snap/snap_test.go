@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // xorShift is rand_xorshift 0.3's XorShiftRng (next_u64 = low u32, then
@@ -136,7 +137,7 @@ func newSector(t testing.TB, p filecoin.RegisteredUpdateProof, seed uint64) *sec
 	if s.treeD, err = merkle.BuildSha254(data, 2); err != nil {
 		t.Fatal(err)
 	}
-	s.pub.CommROld = CommR(s.commC, s.treeROld.Root())
+	s.pub.CommROld = sectordir.CommR(s.commC, s.treeROld.Root())
 	s.pub.CommDNew = s.treeD.Root()
 	enc, err := EncodeReplica(p, s.pub.CommDNew, s.pub.CommROld, old, dataFr)
 	if err != nil {
@@ -145,7 +146,7 @@ func newSector(t testing.TB, p filecoin.RegisteredUpdateProof, seed uint64) *sec
 	if s.treeRNew, err = merkle.BuildPoseidon(TreeRShape(p), enc, 2); err != nil {
 		t.Fatal(err)
 	}
-	s.pub.CommRNew = CommR(s.commC, s.treeRNew.Root())
+	s.pub.CommRNew = sectordir.CommR(s.commC, s.treeRNew.Root())
 	return s
 }
 
@@ -242,7 +243,7 @@ func TestPartitionProof2KiB(t *testing.T) {
 	if other.treeRNew, err = merkle.BuildPoseidon(TreeRShape(p), bad, 1); err != nil {
 		t.Fatal(err)
 	}
-	other.pub.CommRNew = CommR(other.commC, other.treeRNew.Root())
+	other.pub.CommRNew = sectordir.CommR(other.commC, other.treeRNew.Root())
 	if err := Verify(context.Background(), other.pub, 0, other.prove(t, 0)); !errors.Is(err, ErrLabel) {
 		t.Errorf("bad encoding: %v", err)
 	}

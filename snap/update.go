@@ -83,7 +83,7 @@ func EncodeSector(ctx context.Context, p filecoin.RegisteredUpdateProof, key *se
 		return nil, fmt.Errorf("tree_r_new: %w", err)
 	}
 	u := &Update{VanillaProofs: make([][]byte, p.Partitions()), Sector: &sectordir.Sector{SealProof: key.SealProof, ID: key.ID,
-		MinerID: key.MinerID, ProverID: key.ProverID, Ticket: key.Ticket, CommD: commDNew, CommR: CommR(key.CommC, treeRNew.Root()),
+		MinerID: key.MinerID, ProverID: key.ProverID, Ticket: key.Ticket, CommD: commDNew, CommR: sectordir.CommR(key.CommC, treeRNew.Root()),
 		CommC: key.CommC, TreeRLast: treeRNew, Update: &sectordir.Update{Proof: p, CommROld: key.CommR, CommDOld: key.CommD}}}
 	for k := range u.VanillaProofs {
 		pp, err := GeneratePartitionProof(p, k, key.CommC, treeROld, treeD, treeRNew)

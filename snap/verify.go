@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/hash"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // Verification sentinels; each wraps ErrInvalidProof.
@@ -56,11 +57,6 @@ type Public struct {
 
 // Partitions is the number of partition proofs of an update proof.
 func (pub *Public) Partitions() int { return pub.Proof.Partitions() }
-
-// CommR is comm_r = Poseidon2(comm_c, root of tree_r).
-func CommR(commC, root fr.Element) fr.Element {
-	return hash.Poseidon(2).Hash([]fr.Element{commC, root})
-}
 
 // PartitionInputs are the public inputs of partition k:
 // circuit::PublicInputs::to_vec without ONE, k_and_h_select = k |
@@ -129,10 +125,10 @@ func Verify(ctx context.Context, pub Public, k int, pp *PartitionProof) error {
 	apexHeight := p.ChallengeBits() - p.PartitionBits() - p.ApexLeafBits()
 
 	rootROld, rootRNew := pp.ChallengeProofs[0].ROld.Root, pp.ChallengeProofs[0].RNew.Root
-	if CommR(pp.CommC, rootROld) != pub.CommROld {
+	if sectordir.CommR(pp.CommC, rootROld) != pub.CommROld {
 		return ErrCommROld
 	}
-	if CommR(pp.CommC, rootRNew) != pub.CommRNew {
+	if sectordir.CommR(pp.CommC, rootRNew) != pub.CommRNew {
 		return ErrCommRNew
 	}
 	phi, err := Phi(pub.CommDNew, pub.CommROld)

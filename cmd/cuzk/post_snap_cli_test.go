@@ -303,7 +303,7 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commRNew := snap.CommR(key.CommC, treeRNew.Root())
+	commRNew := sectordir.CommR(key.CommC, treeRNew.Root())
 	commDNew := treeD.Root()
 	if got.CommROld != frHex(&key.CommR) || got.CommRNew != frHex(&commRNew) || got.CommDNew != hex.EncodeToString(commDNew[:]) || got.RegisteredProof != int64(p) {
 		t.Errorf("update.json differs from the snap package's values")

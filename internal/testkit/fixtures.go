@@ -123,7 +123,7 @@ func RandomSector(t testing.TB, proof filecoin.RegisteredSealProof, id, seed uin
 		miner := uint64(Miner)
 		s := &sectordir.Sector{SealProof: proof, ID: id, MinerID: &miner, ProverID: filecoin.ProverID(Miner), Ticket: seal.DefaultTicket,
 			CommD: merkle.EmptySha254Root(proof.SealSpec().TreeDDepth()), TreeRLast: tree, CommC: randomElement(rng)}
-		s.CommR = post.CommR(s.CommC, tree.Root())
+		s.CommR = sectordir.CommR(s.CommC, tree.Root())
 		return s, nil
 	}).(*sectordir.Sector)
 }
