@@ -26,6 +26,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/jsonfile"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
@@ -124,6 +125,12 @@ func Update(p filecoin.RegisteredUpdateProof, commROld, commRNew, commDNew [32]b
 	req := snapkind.NewRequest(p, commROld, commRNew, commDNew, vanilla)
 	return Job{Request: req, Circuit: p.CircuitID(), Name: string(p.CircuitID())}
 }
+
+// ReadVanillaFile reads the vanilla proofs of a PoSt or update job as
+// Curio sends them (jsonfile.ParseVanilla): a JSON array of base64 strings,
+// one per sector for PoSt, per partition for SnapDeals, or one raw
+// bincode proof; errors name the file.
+func ReadVanillaFile(path string) ([][]byte, error) { return jsonfile.ReadVanilla(path) }
 
 // Options say how to prove.
 type Options struct {
