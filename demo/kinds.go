@@ -19,14 +19,11 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -38,20 +35,6 @@ func Randomness() [32]byte {
 	r := sha256.Sum256([]byte("cuzk-demo-post-randomness"))
 	r[31] &= 0x3f
 	return r
-}
-
-// SealCC seals CC sectors first, first+1, … of miner in memory
-// (seal.CCInput), as PoSt and SnapDeals need them.
-func SealCC(ctx context.Context, p filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*sectordir.Sector, error) {
-	out := make([]*sectordir.Sector, n)
-	for i := range out {
-		r, err := seal.PreCommit(ctx, seal.CCInput(p, miner, first+uint64(i)), workers)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r.Sector(miner)
-	}
-	return out, nil
 }
 
 // Public are the public values a proof is verified against, from which
@@ -136,7 +119,7 @@ func NewFixture(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSi
 }
 
 func porepFixture(ctx context.Context, _ filecoin.CircuitID, sp filecoin.RegisteredSealProof, miner uint64, workers int) (*Fixture, error) {
-	cfg, err := porep.ConfigFor(sp)
+	pub, err := seal.Sealed{Proof: sp}.Public()
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +133,8 @@ func porepFixture(ctx context.Context, _ filecoin.CircuitID, sp filecoin.Registe
 	if err != nil {
 		return nil, fmt.Errorf("C1: %w", err)
 	}
-	pub := &porep.SealPublic{Config: cfg, CommR: r.CommR(), CommD: r.CommD(), ProverID: in.ProverID, Sector: in.Sector, Ticket: in.Ticket, Seed: seal.DefaultSeed}
-	return &Fixture{Request: porepkind.NewRequest(sp, miner, in.Sector, wrapped), Public: pub, Check: "verify-seal", method: methodC1,
+	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = r.CommR(), r.CommD(), in.ProverID, in.Sector, in.Ticket, seal.DefaultSeed
+	return &Fixture{Request: porepkind.NewRequest(sp, miner, in.Sector, wrapped), Public: &pub, Check: "verify-seal", method: methodC1,
 		What: fmt.Sprintf("%v: sector %d sealed and its C1 made, comm_d %x, comm_r %x", sp, in.Sector, pub.CommD, pub.CommR)}, nil
 }
 
@@ -161,7 +144,7 @@ func postFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 		return nil, err
 	}
 	n := p.SectorCount()
-	sectors, err := SealCC(ctx, sp, miner, seal.DefaultSector, n, workers)
+	sectors, err := seal.CCSectors(ctx, sp, miner, seal.DefaultSector, n, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +164,7 @@ func snapFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 	if err != nil {
 		return nil, err
 	}
-	sectors, err := SealCC(ctx, sp, miner, seal.DefaultSector, 1, workers)
+	sectors, err := seal.CCSectors(ctx, sp, miner, seal.DefaultSector, 1, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +180,7 @@ func snapFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 	// comm_r_old is the sealed sector's comm_r; comm_r_new and comm_d_new
 	// come from the update.
 	pub := &snap.Public{Proof: p, CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
-	req := snapkind.NewRequest(p, fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew), pub.CommDNew, u.VanillaProofs)
+	req := snapkind.UpdateRequest(u)
 	req.SectorNumber, req.MinerID = s.ID, miner
 	return &Fixture{Request: req, Public: pub, Check: "verify-update", method: methodVanilla,
 		What: fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), req.CommRNew)}, nil

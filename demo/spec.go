@@ -14,7 +14,6 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
@@ -88,12 +87,12 @@ func PoRepSpec(data []byte, opt PoRepOptions) (*Spec, error) {
 	req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(proofkind.PoRep), RegisteredProof: uint64(o.RegisteredProof),
 		SectorSize: uint64(o.RegisteredProof.SectorSize()), SectorNumber: sector, MinerId: opt.MinerID, VanillaProof: envelope}
 	spec := &Spec{Spec: &bench.Spec{Template: req, Circuit: string(cid), Partitions: len(o.VanillaProofs)}, C1: o, Method: methodC1}
-	cfg, err := porep.ConfigFor(o.RegisteredProof)
+	pub, err := seal.Sealed{Proof: o.RegisteredProof}.Public()
 	if err != nil {
 		return nil, err
 	}
-	spec.Public = &c1Public{SealPublic: porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(opt.MinerID),
-		Sector: sector, Ticket: o.Ticket, Seed: o.Seed}, miner: opt.MinerID, replicaID: o.ReplicaID}
+	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = o.CommR, o.CommD, filecoin.ProverID(opt.MinerID), sector, o.Ticket, o.Seed
+	spec.Public = &c1Public{Public: &pub, replicaID: pub.ReplicaID(), miner: opt.MinerID, sector: sector, want: o.ReplicaID}
 	return spec, nil
 }
 
@@ -101,17 +100,17 @@ func PoRepSpec(data []byte, opt PoRepOptions) (*Spec, error) {
 // request names: a miner and sector that do not give the C1's replica id
 // could never verify, which Inputs says before any pairing.
 type c1Public struct {
-	porep.SealPublic
-	miner     uint64
-	replicaID [32]byte
+	groth16.Public
+	replicaID, want [32]byte // what the values give, what the C1 has
+	miner, sector   uint64
 }
 
 func (p *c1Public) Inputs() ([][]fr.Element, error) {
-	if got := p.ReplicaID(); got != p.replicaID {
+	if p.replicaID != p.want {
 		return nil, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", ErrReplicaMismatch,
-			p.miner, p.Sector, got, p.replicaID)
+			p.miner, p.sector, p.replicaID, p.want)
 	}
-	return p.SealPublic.Inputs()
+	return p.Public.Inputs()
 }
 
 // testPublic are a test circuit's public values: its inputs, the same
