@@ -8,8 +8,8 @@
 // It talks to a daemon only: it imports the client, the wire types and the
 // status document, nothing of the daemon itself (a test keeps it so).
 // Building requests from sealed sectors and verifying proofs is cmd/cuzk's;
-// the synthesis microbenchmark (`cuzk bench synth`) is
-// porep/circuit/synthbench, beside the circuits it measures.
+// the synthesis microbenchmark (`cuzk bench synth`) is package
+// synthbench, which measures every kind's circuits.
 //
 // It mirrors the Rust cuzk-bench (Curio extern/cuzk/cuzk-bench/src/
 // main.rs): the same proof types and request fields, per-proof lines and a

@@ -1,71 +1,13 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/internal/fuzzcheck"
 )
-
-// FuzzParseVanillaFile: no --vanilla file makes ParseVanillaFile panic,
-// take long or allocate more than its size allows (fuzzcheck); a file
-// that is not a JSON array of strings (null included) is the one raw
-// proof, byte for byte; a rejection names the proof; an accepted array written back with
-// json.Marshal parses to the same proofs. Seeds: the rustref 2 KiB
-// WindowPoSt vanilla file and variants below.
-func FuzzParseVanillaFile(f *testing.F) {
-	if b, err := os.ReadFile("../testdata/rustref/post/2KiB/window.vanilla.json"); err == nil {
-		f.Add(b)
-		f.Add(b[:len(b)/2])
-		f.Add(bytes.Replace(b, []byte(`"]`), []byte(`=="]`), 1))
-	}
-	for _, s := range []string{
-		`[]`, `null`, `["", "AA=="]`, `["not base64!"]`, `[1, 2]`, `[["AA=="]]`, `{"a": "AA=="}`,
-		"\x01\x00\x00\x00\x00\x00\x00\x00", ` ["AAAA"] `, strings.Repeat("[", 10000),
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzcheck.Check(t, len(data), func() { _, _ = ParseVanillaFile(data) })
-		proofs, err := ParseVanillaFile(data)
-		var strs []string
-		isArray := json.Unmarshal(bytes.TrimSpace(data), &strs) == nil && strs != nil
-		switch {
-		case err != nil:
-			if !isArray || !strings.HasPrefix(err.Error(), "vanilla proof ") {
-				t.Fatalf("rejection names no proof: %v", err)
-			}
-			return
-		case !isArray:
-			if len(proofs) != 1 || !bytes.Equal(proofs[0], data) {
-				t.Fatalf("raw file read as %d proofs", len(proofs))
-			}
-			return
-		case len(proofs) != len(strs):
-			t.Fatalf("%d strings read as %d proofs", len(strs), len(proofs))
-		}
-		enc, err := json.Marshal(proofs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := ParseVanillaFile(enc)
-		if err != nil {
-			t.Fatalf("proofs written back do not parse: %v", err)
-		}
-		if len(again) != len(proofs) {
-			t.Fatalf("proofs written back: %d, want %d", len(again), len(proofs))
-		}
-		for i := range again {
-			if !bytes.Equal(again[i], proofs[i]) {
-				t.Fatalf("proof %d written back differs", i)
-			}
-		}
-	})
-}
 
 // FuzzParseMetrics: no metrics text makes ParseMetrics panic, take long
 // or allocate more than its size allows (fuzzcheck); what parses has

@@ -14,7 +14,7 @@ const module = "github.com/cuzk-dev/cuzk"
 // types, reads /status through its document type and draws its
 // timeline. Building requests
 // from sealed sectors, verifying proofs and the synthesis benchmark live
-// in cmd/cuzk and porep/circuit/synthbench.
+// in cmd/cuzk and synthbench.
 var allowedImports = map[string]bool{
 	module + "/bench":            true,
 	module + "/client":           true,

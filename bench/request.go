@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -88,25 +86,4 @@ func (s *Spec) Describe() string {
 		fmt.Fprintf(&b, ", sector %d, miner %d", s.Template.GetSectorNumber(), s.Template.GetMinerId())
 	}
 	return b.String()
-}
-
-// ParseVanillaFile reads the --vanilla file of PoSt and SnapDeals runs as
-// the Rust cuzk-bench does: a JSON array of base64 strings (Go's
-// json.Marshal of [][]byte), or else the whole file as one raw proof.
-func ParseVanillaFile(data []byte) ([][]byte, error) {
-	var strs []string
-	// json.Unmarshal takes null for an empty array; serde (the Rust
-	// bench) does not, so null is a raw proof too, not zero proofs.
-	if json.Unmarshal(bytes.TrimSpace(data), &strs) != nil || strs == nil {
-		return [][]byte{data}, nil
-	}
-	out := make([][]byte, len(strs))
-	for i, s := range strs {
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return nil, fmt.Errorf("vanilla proof %d: %w", i, err)
-		}
-		out[i] = b
-	}
-	return out, nil
 }

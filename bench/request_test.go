@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
@@ -48,20 +46,5 @@ func TestSpecJSON(t *testing.T) {
 	}
 	if got := spec.Describe(); got != "winning-post (winning-2k, 1 partition(s)), registered_proof 0" {
 		t.Errorf("Describe: %q", got)
-	}
-}
-
-func TestParseVanillaFile(t *testing.T) {
-	b64 := `["` + base64.StdEncoding.EncodeToString([]byte("one")) + `", "` + base64.StdEncoding.EncodeToString([]byte("two")) + `"]`
-	got, err := ParseVanillaFile([]byte(b64))
-	if err != nil || len(got) != 2 || string(got[0]) != "one" || string(got[1]) != "two" {
-		t.Fatalf("%q %v", got, err)
-	}
-	raw := []byte{0, 1, 2}
-	if got, err := ParseVanillaFile(raw); err != nil || len(got) != 1 || string(got[0]) != string(raw) {
-		t.Fatalf("raw: %q %v", got, err)
-	}
-	if _, err := ParseVanillaFile([]byte(`["not base64!"]`)); err == nil || !strings.Contains(err.Error(), "vanilla proof 0") {
-		t.Fatal(err)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/internal/testserver"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
 )
@@ -46,20 +47,15 @@ func TestMain(m *testing.M) { os.Exit(testkit.RunWithTestParams(m, &paramDir, 10
 // testDaemon is an in-process daemon serving the test circuits on a unix
 // socket.
 type testDaemon struct {
-	addr string
-	srv  *server.Server
-	eng  *engine.Engine
-	once sync.Once
+	addr   string
+	srv    *server.Server
+	eng    *engine.Engine
+	served *testserver.Served
 }
 
 func startDaemons(t *testing.T, n int) []*testDaemon {
 	t.Helper()
-	// Socket paths must stay short (108 bytes), so not under t.TempDir().
-	dir, err := os.MkdirTemp("", "cuzkc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testserver.SocketDir(t)
 	var ds []*testDaemon
 	for i := range n {
 		ds = append(ds, serve(t, "unix://"+filepath.Join(dir, fmt.Sprintf("d%d.sock", i)), nil))
@@ -82,29 +78,16 @@ func serve(t *testing.T, addr string, sec *server.Security) *testDaemon {
 		}
 		opts = append(opts, server.WithAuth(auth))
 	}
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(addr, "unix:") {
-		addr = l.Addr().String()
-	}
-	d := &testDaemon{addr: addr, srv: server.New(eng, opts...), eng: eng}
-	go d.srv.Serve(l)
-	t.Cleanup(func() { d.stop(30 * time.Second) })
+	d := &testDaemon{srv: server.New(eng, opts...), eng: eng}
+	d.served = testserver.Serve(t, d.srv, addr)
+	d.addr = d.served.Addr
 	return d
 }
 
 // stop shuts the daemon down, giving its jobs grace to finish; with no
 // grace it aborts them at once and cuts the connections, as a daemon that
 // is killed loses them.
-func (d *testDaemon) stop(grace time.Duration) {
-	d.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), grace)
-		defer cancel()
-		d.srv.Shutdown(ctx)
-	})
-}
+func (d *testDaemon) stop(grace time.Duration) { d.served.Stop(grace) }
 
 func addrs(ds []*testDaemon) []string {
 	var out []string

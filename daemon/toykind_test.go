@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -45,15 +47,39 @@ var toy = proofkind.Descriptor{Kind: 1001, Name: "toy-cubic", Aliases: []string{
 
 const toyCircuit = "toy-cubic"
 
-// toyPlanner plans toy requests: vanilla_proof is x, 8 bytes little-endian.
+// toyPublic are the toy's public values, what its verifier knows: x. As
+// every kind's public values they give the public inputs of each
+// partition (groth16.Public), so one helper verifies its proofs
+// (groth16.InvalidPublic).
+type toyPublic struct{ x uint64 }
+
+func (toyPublic) Partitions() int { return 1 }
+
+func (p toyPublic) Inputs() ([][]fr.Element, error) {
+	return [][]fr.Element{{testcircuits.Cubic{X: p.x}.Out()}}, nil
+}
+
+// newToyRequest is the request the toy planner reads, as each planner
+// package exports its own: vanilla_proof is x, 8 bytes little-endian.
+func newToyRequest(x uint64) *engine.Request {
+	return &engine.Request{Kind: toy.Kind, VanillaProof: binary.LittleEndian.AppendUint64(nil, x)}
+}
+
+// toyPlanner plans toy requests: the circuit of x, its public inputs
+// from the public values.
 type toyPlanner struct{}
 
 func (toyPlanner) Plan(_ context.Context, req *engine.Request) (*engine.Plan, error) {
 	if len(req.VanillaProof) != 8 {
-		return nil, fmt.Errorf("%w: %s: vanilla_proof is %d bytes, want 8 (x, little-endian)", engine.ErrInvalidRequest, toy.Name, len(req.VanillaProof))
+		return nil, engine.Invalid(toy.Name, "vanilla_proof is %d bytes, want 8 (x, little-endian)", len(req.VanillaProof))
 	}
-	c := testcircuits.Cubic{X: binary.LittleEndian.Uint64(req.VanillaProof)}
-	return &engine.Plan{CircuitID: toyCircuit, Partitions: []engine.Partition{{Circuit: c, PublicInputs: []fr.Element{c.Out()}}}}, nil
+	pub := toyPublic{binary.LittleEndian.Uint64(req.VanillaProof)}
+	inputs, err := pub.Inputs()
+	if err != nil {
+		return nil, engine.Invalid(toy.Name, "public inputs: %w", err)
+	}
+	c := testcircuits.Cubic{X: pub.x}
+	return &engine.Plan{CircuitID: toyCircuit, Partitions: []engine.Partition{{Circuit: c, PublicInputs: inputs[0]}}}, nil
 }
 
 // toyKind makes the kind's parameters in dir and its locator.
@@ -107,24 +133,17 @@ func TestToyKindServedEndToEnd(t *testing.T) {
 	}
 	defer c.Close()
 
-	// Proved, and the proof verifies for the public output of x = 3.
-	x := make([]byte, 8)
-	binary.LittleEndian.PutUint64(x, 3)
-	res, err := c.Prove(ctx, &cuzkv1.SubmitProofRequest{RequestId: "toy-1", ProofKind: cuzkv1.ProofKind(toy.Kind), VanillaProof: x})
+	// Proved, and the proof verifies from the public values x = 3 alone.
+	req := server.EncodeRequest(newToyRequest(3))
+	req.RequestId = "toy-1"
+	x := req.VanillaProof
+	res, err := c.Prove(ctx, req)
 	if err != nil {
 		t.Fatalf("toy proof: %v\n%s", err, logs.String())
 	}
-	proofs, err := groth16.DecodeProofs(res.GetProof())
-	if err != nil || len(proofs) != 1 {
-		t.Fatalf("proof %x: %v", res.GetProof(), err)
-	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for xv, want := range map[uint64]bool{3: true, 4: false} {
-		if ok, err := groth16.Verify(pvk, &proofs[0], []fr.Element{testcircuits.Cubic{X: xv}.Out()}); err != nil || ok != want {
-			t.Errorf("verify for x = %d: %v %v, want %v", xv, ok, err, want)
+	for xv, want := range map[uint64][]int{3: nil, 4: {0}} {
+		if bad, err := groth16.InvalidPublic(vk, res.GetProof(), toyPublic{xv}); err != nil || !slices.Equal(bad, want) {
+			t.Errorf("verify for x = %d: invalid partitions %v, %v; want %v", xv, bad, err, want)
 		}
 	}
 	// A bad request is refused naming the field.

@@ -6,7 +6,9 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -30,42 +32,35 @@ func TestNewFixture(t *testing.T) {
 			t.Fatalf("%v: %v", kind, err)
 		}
 		r := f.Request
-		if r.Kind != kind || r.MinerID != 1000 || r.SectorSize != 2048 || len(r.VanillaProofs) == 0 || f.What == "" {
+		if r.Kind != kind || r.MinerID != 1000 || r.SectorSize != 2048 || len(r.VanillaProofs) == 0 || f.What == "" || f.Check == "" {
 			t.Fatalf("%v: %+v", kind, f)
 		}
 		if w := f.Wire(); w.RegisteredProof != r.RegisteredProof || len(w.VanillaProofs) != len(r.VanillaProofs) || uint64(w.ProofKind) != uint64(kind) {
 			t.Fatalf("%v: wire %+v", kind, w)
 		}
-		switch kind {
-		case proofkind.WinningPoSt:
-			if f.Public.PoSt == nil || f.Public.Snap != nil || f.Public.Partitions() != 1 {
-				t.Fatalf("%v: public %+v", kind, f.Public)
-			}
-			if _, err := f.Public.PoSt.Inputs(); err != nil {
-				t.Fatalf("%v: %v", kind, err)
-			}
-		case proofkind.SnapDeals:
-			if f.Public.Snap == nil || f.Public.PoSt != nil || f.Public.Partitions() != f.Public.Update.Partitions() {
-				t.Fatalf("%v: public %+v", kind, f.Public)
-			}
-			if _, err := snap.ProofInputs(f.Public.Update, *f.Public.Snap); err != nil {
-				t.Fatalf("%v: %v", kind, err)
-			}
+		want := 1
+		if kind == proofkind.SnapDeals {
+			want = f.Public.(*snap.Public).Proof.Partitions()
+		} else if _, ok := f.Public.(*post.Public); !ok {
+			t.Fatalf("%v: public %T", kind, f.Public)
+		}
+		if in, err := f.Public.Inputs(); err != nil || len(in) != want || f.Public.Partitions() != want {
+			t.Fatalf("%v: %d partitions, %d input vectors, %v; want %d", kind, f.Public.Partitions(), len(in), err, want)
 		}
 		// A proof of the wrong length is refused, not taken as valid.
-		if ok, _ := f.Public.Verify(&groth16.VerifyingKey{}, []byte{1, 2, 3}); ok {
+		if ok, _ := f.Verify(&groth16.VerifyingKey{}, []byte{1, 2, 3}); ok {
 			t.Fatalf("%v: three bytes verified", kind)
 		}
 	}
-	if _, err := NewFixture(ctx, proofkind.PoRep, filecoin.SectorSize2KiB, 1000, 1); err == nil {
-		t.Fatal("a PoRep kind fixture was made")
+	if _, err := NewFixture(ctx, proofkind.Test, filecoin.SectorSize2KiB, 1000, 1); err == nil {
+		t.Fatal("a test-circuit fixture was made")
 	}
 }
 
 // The PoRep request carries the sealed sector's C1 in Curio's envelope,
 // and its public values are the seal's.
-func TestNewPoRep(t *testing.T) {
-	f, err := NewPoRep(context.Background(), filecoin.StackedDrg2KiBV1_1, 1)
+func TestPoRepFixture(t *testing.T) {
+	f, err := NewFixture(context.Background(), proofkind.PoRep, filecoin.SectorSize2KiB, seal.DefaultMinerID, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +68,12 @@ func TestNewPoRep(t *testing.T) {
 	if err != nil || w == nil || w.SectorNum != f.Request.SectorNumber {
 		t.Fatalf("C1 envelope %+v: %v", w, err)
 	}
-	if o.CommR != f.Public.CommR || o.CommD != f.Public.CommD || o.Seed != f.Public.Seed || f.Request.Kind != proofkind.PoRep {
+	pub := f.Public.(*porep.SealPublic)
+	if o.CommR != pub.CommR || o.CommD != pub.CommD || o.Seed != pub.Seed || f.Request.Kind != proofkind.PoRep || o.RegisteredProof != filecoin.StackedDrg2KiBV1_1 {
 		t.Fatalf("public values %+v do not match the C1", f.Public)
+	}
+	if pub.ReplicaID() != o.ReplicaID {
+		t.Fatal("the public values do not give the C1's replica id")
 	}
 	if ok, _ := f.Verify(&groth16.VerifyingKey{}, make([]byte, groth16.ProofSize)); ok {
 		t.Fatal("a zero proof verified")

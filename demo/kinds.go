@@ -1,10 +1,11 @@
 // Package demo builds what `cuzk demo` and `cuzk bench` prove when given
 // no input: sectors sealed in memory, the engine request of each proof
-// kind made from them as Curio's pipeline would, and the public values
-// its proof is verified against, computed from public values only. It
-// also turns bench's inputs (a C1, vanilla proofs, a test circuit) into
-// requests that know how their proofs verify (Spec), which package bench,
-// knowing only the wire, cannot.
+// kind made from them as Curio's pipeline would (by the kind's planner's
+// request constructor), and the public values its proof is verified
+// against, computed from public values only. It also turns bench's inputs
+// (a C1, vanilla proofs, a test circuit) into requests that know how
+// their proofs verify (Spec), which package bench, knowing only the wire,
+// cannot.
 package demo
 
 import (
@@ -14,13 +15,15 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/sectordir"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -34,62 +37,67 @@ func Randomness() [32]byte {
 	return r
 }
 
-// SealCC seals CC sectors first, first+1, … of miner in memory
-// (seal.CCInput), as PoSt and SnapDeals need them.
-func SealCC(ctx context.Context, p filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*sectordir.Sector, error) {
-	out := make([]*sectordir.Sector, n)
-	for i := range out {
-		r, err := seal.PreCommit(ctx, seal.CCInput(p, miner, first+uint64(i)), workers)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r.Sector(miner)
-	}
-	return out, nil
+// Public are the public values a proof is verified against, from which
+// every partition's public inputs follow: *porep.SealPublic, *post.Public
+// and *snap.Public implement it, and so do the test circuits' (TestSpec).
+type Public interface {
+	groth16.Public
 }
 
-// Public are the public values a PoSt or SnapDeals proof is verified
-// against (post.VerifyProof, snap.VerifyProof): exactly one of PoSt and
-// Snap is set.
-type Public struct {
-	PoSt   *post.Public
-	Snap   *snap.Public
-	Update filecoin.RegisteredUpdateProof // with Snap
-}
-
-// Partitions is the number of partition proofs the values make.
-func (k *Public) Partitions() int {
-	if k.PoSt != nil {
-		return k.PoSt.Partitions()
-	}
-	return k.Update.Partitions()
-}
-
-// Verify checks a proof against the values.
-func (k *Public) Verify(vk *groth16.VerifyingKey, proof []byte) (bool, error) {
-	if k.PoSt != nil {
-		return post.VerifyProof(vk, proof, *k.PoSt)
-	}
-	return snap.VerifyProof(vk, k.Update, proof, *k.Snap)
+// Verify checks proof, one groth16.ProofSize-byte proof per partition,
+// against the public inputs pub computes. A proof that does not verify
+// gives (false, nil); values or bytes that do not fit give an error.
+func Verify(vk *groth16.VerifyingKey, proof []byte, pub Public) (bool, error) {
+	bad, err := groth16.InvalidPublic(vk, proof, pub)
+	return err == nil && len(bad) == 0, err
 }
 
 // Fixture is a request made from sectors sealed in memory, with the
-// public inputs of each partition computed from public values.
+// public values its proof is verified against.
 type Fixture struct {
 	Circuit filecoin.CircuitID
 	Request *engine.Request
 	Public  Public
-	What    string // one line for people
+	What    string // what was sealed and made, one line for people
+	// Check names the verification the proof gets, as the verify-*
+	// command that does it from public values.
+	Check string
+	// method is Spec.Method of the fixture's spec.
+	method string
+}
+
+// Verify checks a proof of the fixture's request against its public
+// values alone.
+func (f *Fixture) Verify(vk *groth16.VerifyingKey, proof []byte) (bool, error) {
+	return Verify(vk, proof, f.Public)
 }
 
 // Wire is the fixture's request as Curio sends it.
 func (f *Fixture) Wire() *cuzkv1.SubmitProofRequest { return server.EncodeRequest(f.Request) }
 
-// NewFixture seals CC sectors of size (as many as the proof needs)
-// for miner, makes the vanilla proofs of a kind's request and its
-// verifier's public inputs: a full WindowPoSt partition 0 (V1_2), a
-// WinningPoSt of one sector, or a SnapDeals update of one sector.
+// fixtureOf makes the fixture of one kind: the request of circuit cid
+// from sectors sealed with seal proof sp for miner.
+type fixtureOf func(ctx context.Context, cid filecoin.CircuitID, sp filecoin.RegisteredSealProof, miner uint64, workers int) (*Fixture, error)
+
+// fixtures are the kinds NewFixture makes, one row each.
+var fixtures = map[proofkind.Kind]fixtureOf{
+	proofkind.PoRep:       porepFixture,
+	proofkind.WindowPoSt:  postFixture,
+	proofkind.WinningPoSt: postFixture,
+	proofkind.SnapDeals:   snapFixture,
+}
+
+// NewFixture seals sectors of size (as many as the proof needs) for
+// miner, and makes a kind's request and the public values its proof
+// verifies against: a PoRep C2 of the default sector (seal.DefaultInput
+// under miner's prover id, seal.DefaultSeed), a full WindowPoSt partition
+// 0 (V1_2) or a WinningPoSt of CC sectors, or a SnapDeals update of one CC
+// sector.
 func NewFixture(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSize, miner uint64, workers int) (*Fixture, error) {
+	mk, ok := fixtures[kind]
+	if !ok {
+		return nil, fmt.Errorf("no fixture for %v", kind)
+	}
 	cid, err := filecoin.CircuitIDFor(kind, size)
 	if err != nil {
 		return nil, err
@@ -102,59 +110,78 @@ func NewFixture(ctx context.Context, kind proofkind.Kind, size filecoin.SectorSi
 	if err != nil {
 		return nil, err
 	}
-	f := &Fixture{Circuit: cid}
-	switch kind {
-	case proofkind.WindowPoSt, proofkind.WinningPoSt:
-		p, err := cid.PoStProof()
-		if err != nil {
-			return nil, err
-		}
-		n := 1
-		if kind == proofkind.WindowPoSt {
-			n = p.SectorCount()
-		}
-		sectors, err := SealCC(ctx, sp, miner, seal.DefaultSector, n, workers)
-		if err != nil {
-			return nil, err
-		}
-		rnd := Randomness()
-		vanilla, err := post.GenerateVanillaProofs(ctx, p, rnd, sectors, 0, workers)
-		if err != nil {
-			return nil, err
-		}
-		// comm_r from the seal, not from the vanilla proofs.
-		f.Public = Public{PoSt: &post.Public{Proof: p, Randomness: rnd, Sectors: post.PublicSectors(sectors)}}
-		f.Request = &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(size), MinerID: miner,
-			Randomness: append([]byte(nil), rnd[:]...), VanillaProofs: vanilla}
-		f.What = fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)
-	case proofkind.SnapDeals:
-		p, err := cid.UpdateProof()
-		if err != nil {
-			return nil, err
-		}
-		sectors, err := SealCC(ctx, sp, miner, seal.DefaultSector, 1, workers)
-		if err != nil {
-			return nil, err
-		}
-		s := sectors[0]
-		padded, err := seal.PadData(snap.DefaultData(size), size)
-		if err != nil {
-			return nil, err
-		}
-		u, err := snap.EncodeSector(ctx, p, s, padded, workers)
-		if err != nil {
-			return nil, err
-		}
-		// comm_r_old is the sealed sector's comm_r; comm_r_new and
-		// comm_d_new come from the update.
-		pub := &snap.Public{CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
-		f.Public = Public{Snap: pub, Update: p}
-		old, nw := fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew)
-		f.Request = &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(size),
-			SectorNumber: s.ID, MinerID: miner, VanillaProofs: u.VanillaProofs, CommROld: old[:], CommRNew: nw[:], CommDNew: pub.CommDNew[:]}
-		f.What = fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), f.Request.CommRNew)
-	default:
-		return nil, fmt.Errorf("no fixture for %v", kind)
+	f, err := mk(ctx, cid, sp, miner, workers)
+	if err != nil {
+		return nil, err
 	}
+	f.Circuit = cid
 	return f, nil
+}
+
+func porepFixture(ctx context.Context, _ filecoin.CircuitID, sp filecoin.RegisteredSealProof, miner uint64, workers int) (*Fixture, error) {
+	pub, err := seal.Sealed{Proof: sp}.Public()
+	if err != nil {
+		return nil, err
+	}
+	in := seal.DefaultInput(sp)
+	in.ProverID = filecoin.ProverID(miner)
+	o, r, err := seal.Seal(ctx, in, seal.DefaultSeed, workers)
+	if err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	wrapped, err := c1.Wrap(o, in.Sector).MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("C1: %w", err)
+	}
+	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = r.CommR(), r.CommD(), in.ProverID, in.Sector, in.Ticket, seal.DefaultSeed
+	return &Fixture{Request: porepkind.NewRequest(sp, miner, in.Sector, wrapped), Public: &pub, Check: "verify-seal", method: methodC1,
+		What: fmt.Sprintf("%v: sector %d sealed and its C1 made, comm_d %x, comm_r %x", sp, in.Sector, pub.CommD, pub.CommR)}, nil
+}
+
+func postFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.RegisteredSealProof, miner uint64, workers int) (*Fixture, error) {
+	p, err := cid.PoStProof()
+	if err != nil {
+		return nil, err
+	}
+	n := p.SectorCount()
+	sectors, err := seal.CCSectors(ctx, sp, miner, seal.DefaultSector, n, workers)
+	if err != nil {
+		return nil, err
+	}
+	rnd := Randomness()
+	vanilla, err := post.GenerateVanillaProofs(ctx, p, rnd, sectors, 0, workers)
+	if err != nil {
+		return nil, err
+	}
+	// comm_r from the seal, not from the vanilla proofs.
+	pub := &post.Public{Proof: p, Randomness: rnd, Sectors: post.PublicSectors(sectors)}
+	return &Fixture{Request: postkind.NewRequest(p, append([]byte(nil), rnd[:]...), 0, miner, vanilla), Public: pub, Check: "verify-post", method: methodVanilla,
+		What: fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)}, nil
+}
+
+func snapFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.RegisteredSealProof, miner uint64, workers int) (*Fixture, error) {
+	p, err := cid.UpdateProof()
+	if err != nil {
+		return nil, err
+	}
+	sectors, err := seal.CCSectors(ctx, sp, miner, seal.DefaultSector, 1, workers)
+	if err != nil {
+		return nil, err
+	}
+	s := sectors[0]
+	padded, err := seal.PadData(snap.DefaultData(p.SectorSize()), p.SectorSize())
+	if err != nil {
+		return nil, err
+	}
+	u, err := snap.EncodeSector(ctx, p, s, padded, workers)
+	if err != nil {
+		return nil, err
+	}
+	// comm_r_old is the sealed sector's comm_r; comm_r_new and comm_d_new
+	// come from the update.
+	pub := &snap.Public{Proof: p, CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
+	req := snapkind.UpdateRequest(u)
+	req.SectorNumber, req.MinerID = s.ID, miner
+	return &Fixture{Request: req, Public: pub, Check: "verify-update", method: methodVanilla,
+		What: fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), req.CommRNew)}, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
@@ -27,12 +26,21 @@ import (
 // besides the wire fields (package bench knows only the wire).
 type Spec struct {
 	*bench.Spec
-	C1      *c1.Output // PoRep: the parsed C1, for verify-seal
-	LogRows int        // test circuits: log2 of the rows, for groth16 verify
-	// public are the public values of a PoSt or SnapDeals proof (nil:
-	// unknown).
-	Public *Public
+	C1      *c1.Output // PoRep: the parsed C1
+	LogRows int        // test circuits: log2 of the rows, naming their key
+	// Public are the values the proofs are verified against (nil:
+	// unknown, the spec has no verifier).
+	Public Public
+	// Method says how the proofs are verified, for reports.
+	Method string
 }
+
+// Methods of Spec.Verify, for reports.
+const (
+	methodC1      = "verify-seal from the C1's public values"
+	methodTest    = "groth16 verify of each partition proof against the test circuit's public inputs"
+	methodVanilla = "groth16 verify of each partition proof against public inputs computed from public values"
+)
 
 // PoRepOptions say how a C1 becomes a request.
 type PoRepOptions struct {
@@ -78,7 +86,46 @@ func PoRepSpec(data []byte, opt PoRepOptions) (*Spec, error) {
 	}
 	req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(proofkind.PoRep), RegisteredProof: uint64(o.RegisteredProof),
 		SectorSize: uint64(o.RegisteredProof.SectorSize()), SectorNumber: sector, MinerId: opt.MinerID, VanillaProof: envelope}
-	return &Spec{Spec: &bench.Spec{Template: req, Circuit: string(cid), Partitions: len(o.VanillaProofs)}, C1: o}, nil
+	spec := &Spec{Spec: &bench.Spec{Template: req, Circuit: string(cid), Partitions: len(o.VanillaProofs)}, C1: o, Method: methodC1}
+	pub, err := seal.Sealed{Proof: o.RegisteredProof}.Public()
+	if err != nil {
+		return nil, err
+	}
+	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = o.CommR, o.CommD, filecoin.ProverID(opt.MinerID), sector, o.Ticket, o.Seed
+	spec.Public = &c1Public{Public: &pub, replicaID: pub.ReplicaID(), miner: opt.MinerID, sector: sector, want: o.ReplicaID}
+	return spec, nil
+}
+
+// c1Public are a C1's public values with the prover id of the miner the
+// request names: a miner and sector that do not give the C1's replica id
+// could never verify, which Inputs says before any pairing.
+type c1Public struct {
+	groth16.Public
+	replicaID, want [32]byte // what the values give, what the C1 has
+	miner, sector   uint64
+}
+
+func (p *c1Public) Inputs() ([][]fr.Element, error) {
+	if p.replicaID != p.want {
+		return nil, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", ErrReplicaMismatch,
+			p.miner, p.sector, p.replicaID, p.want)
+	}
+	return p.Public.Inputs()
+}
+
+// testPublic are a test circuit's public values: its inputs, the same
+// for every partition.
+type testPublic struct{ logRows, partitions int }
+
+func (p testPublic) Partitions() int { return p.partitions }
+
+func (p testPublic) Inputs() ([][]fr.Element, error) {
+	in := testkind.PublicInputs(p.logRows)
+	out := make([][]fr.Element, p.partitions)
+	for i := range out {
+		out[i] = in
+	}
+	return out, nil
 }
 
 // TestSpec builds a request for the daemon's test circuit with 2^logRows
@@ -96,13 +143,13 @@ func TestSpec(logRows int, opt testkind.Options) (*Spec, error) {
 	}
 	parts := max(opt.Partitions, 1)
 	return &Spec{Spec: &bench.Spec{Template: client.TestRequest("", logRows, options), Circuit: testkind.CircuitID(logRows), Partitions: parts},
-		LogRows: logRows}, nil
+		LogRows: logRows, Public: testPublic{logRows, parts}, Method: methodTest}, nil
 }
 
-// Spec is the fixture's bench request, with its public inputs for
+// Spec is the fixture's bench request, with its public values for
 // --verify.
 func (f *Fixture) Spec() *Spec {
-	return &Spec{Spec: &bench.Spec{Template: f.Wire(), Circuit: string(f.Circuit), Partitions: f.Public.Partitions()}, Public: &f.Public}
+	return &Spec{Spec: &bench.Spec{Template: f.Wire(), Circuit: string(f.Circuit), Partitions: f.Public.Partitions()}, Public: f.Public, Method: f.method}
 }
 
 // DescribeVanilla fills what a PoSt or SnapDeals spec built from a
@@ -113,46 +160,54 @@ func (f *Fixture) Spec() *Spec {
 // commitments). A spec the daemon will refuse is left without inputs: the
 // bench still sends it, to see the refusal.
 func DescribeVanilla(s *Spec) {
-	r := s.Template
-	switch s.Kind() {
-	case proofkind.WindowPoSt, proofkind.WinningPoSt:
-		p, err := filecoin.PoStProofFromID(r.RegisteredProof)
-		if err != nil {
-			return
-		}
-		s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), 1, uint64(p.SectorSize())
-		vs, err := post.DecodeVanillaProofs(r.VanillaProofs, p)
-		if err != nil || len(vs) == 0 || len(r.Randomness) != 32 {
-			return
-		}
-		pub := &post.Public{Proof: p, Randomness: [32]byte(r.Randomness), Partition: int(r.PartitionIndex)}
-		for _, v := range vs {
-			pub.Sectors = append(pub.Sectors, post.PublicSector{ID: v.SectorID, CommR: v.CommR})
-		}
-		if p.Type() == filecoin.WinningPoSt {
-			pub.Sectors = pub.Sectors[:1]
-		}
-		if _, err := pub.Inputs(); err == nil {
-			s.Public = &Public{PoSt: pub}
-		}
-	case proofkind.SnapDeals:
-		p, err := filecoin.UpdateProofFromID(r.RegisteredProof)
-		if err != nil {
-			return
-		}
-		s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), p.Partitions(), uint64(p.SectorSize())
-		if len(r.CommROld) != 32 || len(r.CommRNew) != 32 || len(r.CommDNew) != 32 {
-			return
-		}
-		old, err1 := fr.LittleEndian.Element((*[32]byte)(r.CommROld))
-		nw, err2 := fr.LittleEndian.Element((*[32]byte)(r.CommRNew))
-		if err1 != nil || err2 != nil {
-			return
-		}
-		pub := &snap.Public{CommROld: old, CommRNew: nw, CommDNew: [32]byte(r.CommDNew)}
-		if _, err := snap.ProofInputs(p, *pub); err == nil {
-			s.Public = &Public{Snap: pub, Update: p}
-		}
+	if describe, ok := vanillaKinds[s.Kind()]; ok {
+		describe(s, s.Template)
+	}
+}
+
+// vanillaKinds are the kinds a --vanilla file serves, one row each.
+var vanillaKinds = map[proofkind.Kind]func(s *Spec, r *cuzkv1.SubmitProofRequest){
+	proofkind.WindowPoSt:  describePoSt,
+	proofkind.WinningPoSt: describePoSt,
+	proofkind.SnapDeals:   describeUpdate,
+}
+
+func describePoSt(s *Spec, r *cuzkv1.SubmitProofRequest) {
+	p, err := filecoin.PoStProofFromID(r.RegisteredProof)
+	if err != nil {
+		return
+	}
+	s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), 1, uint64(p.SectorSize())
+	vs, err := post.DecodeVanillaProofs(r.VanillaProofs, p)
+	if err != nil || len(vs) == 0 || len(r.Randomness) != 32 {
+		return
+	}
+	if p.Type() == filecoin.WinningPoSt {
+		vs = vs[:1]
+	}
+	pub := post.NewPublic(p, [32]byte(r.Randomness), int(r.PartitionIndex), vs)
+	if _, err := pub.Inputs(); err == nil {
+		s.Public, s.Method = &pub, methodVanilla
+	}
+}
+
+func describeUpdate(s *Spec, r *cuzkv1.SubmitProofRequest) {
+	p, err := filecoin.UpdateProofFromID(r.RegisteredProof)
+	if err != nil {
+		return
+	}
+	s.Circuit, s.Partitions, r.SectorSize = string(p.CircuitID()), p.Partitions(), uint64(p.SectorSize())
+	if len(r.CommROld) != 32 || len(r.CommRNew) != 32 || len(r.CommDNew) != 32 {
+		return
+	}
+	old, err1 := fr.LittleEndian.Element((*[32]byte)(r.CommROld))
+	nw, err2 := fr.LittleEndian.Element((*[32]byte)(r.CommRNew))
+	if err1 != nil || err2 != nil {
+		return
+	}
+	pub := &snap.Public{Proof: p, CommROld: old, CommRNew: nw, CommDNew: [32]byte(r.CommDNew)}
+	if _, err := pub.Inputs(); err == nil {
+		s.Public, s.Method = pub, methodVanilla
 	}
 }
 
@@ -169,20 +224,17 @@ var ErrReplicaMismatch = errors.New("replica id mismatch")
 // parameter directory (official names for Filecoin circuits, the test
 // kind's names for test circuits).
 func (spec *Spec) VerifyingKeyPath(paramDir string) (string, error) {
-	switch spec.Kind() {
-	case proofkind.Test:
+	if spec.LogRows > 0 {
 		return filepath.Join(paramDir, testkind.FileBase(spec.LogRows)+".vk"), nil
-	case proofkind.PoRep, proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals:
-		if spec.Circuit == "" {
-			return "", fmt.Errorf("%w: %s without a known circuit", ErrNoVerifier, spec.Kind())
-		}
-		f, err := testparams.PathsForCircuit(filecoin.CircuitID(spec.Circuit), paramDir)
-		if err != nil {
-			return "", err
-		}
-		return f.VK, nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrNoVerifier, spec.Kind())
+	if spec.Circuit == "" {
+		return "", fmt.Errorf("%w: %s without a known circuit", ErrNoVerifier, spec.Kind())
+	}
+	f, err := testparams.PathsForCircuit(filecoin.CircuitID(spec.Circuit), paramDir)
+	if err != nil {
+		return "", err
+	}
+	return f.VK, nil
 }
 
 // PartitionProofs is how many partition proofs a proof of n bytes holds
@@ -220,58 +272,17 @@ func (v *Verifier) Verify(proof []byte) (ok bool, method string, err error) {
 	return v.spec.Verify(v.vk, proof)
 }
 
-// Verify checks a proof the daemon returned for spec: for PoRep,
-// verify-seal from the C1's public values (comm_r, comm_d, ticket, seed,
-// registered proof) with the prover id of spec.MinerID and spec's sector
-// number; for test circuits, Groth16 verification of every partition
-// proof against the circuit's public inputs; for PoSt and SnapDeals, the
-// same against the inputs computed from the request's public values
+// Verify checks a proof the daemon returned for spec against its public
+// values (Public): for PoRep, verify-seal from the C1's public values
+// (comm_r, comm_d, ticket, seed, registered proof) with the prover id of
+// the request's miner and its sector number; for test circuits, every
+// partition proof against the circuit's public inputs; for PoSt and
+// SnapDeals, against the inputs computed from the request's public values
 // (DescribeVanilla, NewFixture). method says which.
 func (spec *Spec) Verify(vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
-	r := spec.Template
-	switch spec.Kind() {
-	case proofkind.PoRep:
-		method = "verify-seal from the C1's public values"
-		o := spec.C1
-		if o == nil {
-			return false, method, fmt.Errorf("%w: no C1 in the spec", ErrNoVerifier)
-		}
-		cfg, err := porep.ConfigFor(o.RegisteredProof)
-		if err != nil {
-			return false, method, err
-		}
-		pub := porep.SealPublic{Config: cfg, CommR: o.CommR, CommD: o.CommD, ProverID: filecoin.ProverID(r.MinerId),
-			Sector: r.SectorNumber, Ticket: o.Ticket, Seed: o.Seed}
-		if pub.ReplicaID() != o.ReplicaID {
-			return false, method, fmt.Errorf("%w: miner %d, sector %d give replica id %x, the C1 has %x", ErrReplicaMismatch,
-				r.MinerId, r.SectorNumber, pub.ReplicaID(), o.ReplicaID)
-		}
-		ok, err := porep.VerifySeal(vk, proof, pub)
-		return ok, method, err
-	case proofkind.Test:
-		method = "groth16 verify of each partition proof against the test circuit's public inputs"
-		proofs, err := groth16.DecodeProofs(proof)
-		if err != nil {
-			return false, method, err
-		}
-		pvk, err := groth16.Prepare(vk)
-		if err != nil {
-			return false, method, err
-		}
-		in := testkind.PublicInputs(spec.LogRows)
-		inputs := make([][]fr.Element, len(proofs))
-		for i := range inputs {
-			inputs[i] = in
-		}
-		ok, err := groth16.VerifyBatch(pvk, proofs, inputs, nil)
-		return ok, method, err
-	case proofkind.WindowPoSt, proofkind.WinningPoSt, proofkind.SnapDeals:
-		method = "groth16 verify of each partition proof against public inputs computed from public values"
-		if spec.Public == nil {
-			return false, method, fmt.Errorf("%w: the public values of this %s request are unknown", ErrNoVerifier, spec.Kind())
-		}
-		ok, err := spec.Public.Verify(vk, proof)
-		return ok, method, err
+	if spec.Public == nil {
+		return false, "", fmt.Errorf("%w: the public values of this %s request are unknown", ErrNoVerifier, spec.Kind())
 	}
-	return false, "", fmt.Errorf("%w: %s", ErrNoVerifier, spec.Kind())
+	ok, err = Verify(vk, proof, spec.Public)
+	return ok, spec.Method, err
 }

@@ -54,9 +54,8 @@ func TestCancelStopsRealKinds(t *testing.T) {
 	wv := testkit.PoStVanilla(t, window, rnd, sectors, 0)
 	nv := testkit.PoStVanilla(t, winning, rnd, sectors[:1], 0)
 	u := testkit.SnapUpdate(t, update, sectors[1], 5)
-	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(update), SectorNumber: sectors[1].ID,
-		MinerID: seal.DefaultMinerID, VanillaProofs: u.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(u)
+	snapReq := snapkind.UpdateRequest(u)
+	snapReq.SectorNumber, snapReq.MinerID = sectors[1].ID, seal.DefaultMinerID
 	kinds := []struct {
 		name string
 		req  *engine.Request

@@ -159,7 +159,7 @@ func (e *Engine) dropPartLocked(it *item, p *itemPart) {
 // releasePartLocked gives back the memory a part holds.
 func (e *Engine) releasePartLocked(it *item, p *itemPart) {
 	if p.held > 0 {
-		it.lease.Mem.Release(p.held)
+		it.lease.ReleaseMemory(p.held)
 		p.held = 0
 	}
 	p.pa = nil
@@ -179,8 +179,7 @@ func (e *Engine) retireLocked(it *item) {
 			p.held = 0
 			p.pa = nil
 		}
-		it.lease.Mem.Close()
-		it.lease.Release()
+		it.lease.Close()
 	}
 	e.stage.retire()
 }

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"testing"
 	"time"
@@ -73,11 +72,9 @@ func newRigWith(t *testing.T, cfg engine.Config, o rigOptions) *rig {
 
 // testReq builds a test-kind request for 2^k rows.
 func testReq(id string, k int, opt testkind.Options) *engine.Request {
-	b, err := json.Marshal(opt)
-	if err != nil {
-		panic(err)
-	}
-	return &engine.Request{RequestID: id, Kind: proofkind.Test, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
+	r := testkind.NewRequest(k, opt)
+	r.RequestID = id
+	return r
 }
 
 // verifyProof checks proof bytes against the test circuit's .vk file.

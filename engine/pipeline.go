@@ -386,7 +386,7 @@ func (e *Engine) startProof(l *lane, it *item, parts []*itemPart, pas []*r1cs.Pr
 	abc := it.sizes.ABCBytes()
 	for _, p := range parts {
 		if p.held >= abc {
-			it.lease.Mem.Release(abc)
+			it.lease.ReleaseMemory(abc)
 			p.held -= abc
 		}
 		if !p.dropped {

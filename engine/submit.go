@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/internal/bytesize"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // errPlanAbandoned ends a plan nobody waited for any more. A caller that
@@ -234,7 +235,7 @@ func (e *Engine) submitOnce(ctx context.Context, kind servedKind, req *Request, 
 		e.submitterLeftLocked(j, detached)
 		e.mu.Unlock()
 	})
-	plan, err := e.plan(planCtx, kind, req)
+	plan, err := e.plan(planCtx, kind, req, prio)
 	stop()
 	stopped := planCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 
@@ -395,7 +396,7 @@ func (e *Engine) unhold(j *job, detached bool) {
 // plan runs the Kind and checks that the job can ever run: its parameters
 // exist and one partition fits in the memory budget with them. At most
 // Config.PlanConcurrency plans run at once.
-func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request) (*Plan, error) {
+func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request, prio proofkind.Priority) (*Plan, error) {
 	select {
 	case e.planSem <- struct{}{}:
 	case <-ctx.Done():
@@ -416,7 +417,6 @@ func (e *Engine) plan(ctx context.Context, kind servedKind, req *Request) (*Plan
 		return plan, err
 	}
 	need := sizes.ParamsBytes() + sizes.WorkingSet()
-	prio := kind.desc.EffectivePriority(req.Priority)
 	bprio := int(prio)
 	if e.urgent(prio, sizes.Domain) {
 		bprio = urgentBudgetPrio

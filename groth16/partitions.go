@@ -53,3 +53,52 @@ func PrepareFor(vk *VerifyingKey, n int) (*PreparedVerifyingKey, error) {
 	}
 	return Prepare(vk)
 }
+
+// ErrProofLength is returned when proof bytes are not one ProofSize-byte
+// proof per set of public inputs.
+var ErrProofLength = errors.New("groth16: wrong proof length")
+
+// Public is what a proof of several partitions is verified against: one
+// vector of public inputs (ONE excluded) per partition, in order. The
+// public values of every Filecoin proof kind implement it (porep.SealPublic,
+// post.Public, snap.Public), computing the inputs from public values alone.
+type Public interface {
+	// Partitions is the number of partition proofs the values make.
+	Partitions() int
+	// Inputs are the public inputs of every partition proof.
+	Inputs() ([][]fr.Element, error)
+}
+
+// InvalidProofs checks proof, the concatenated ProofSize-byte proofs of
+// one partition each, against their public inputs under vk: the one path
+// from proof bytes to the partitions that do not verify (none: the proof
+// is valid). The key must take exactly the inputs' count (PrepareFor). An
+// error means the check could not be made: a length that is not one
+// proof per input vector (ErrProofLength), a proof that does not decode,
+// a key of another circuit (ErrInputCount).
+func InvalidProofs(vk *VerifyingKey, proof []byte, inputs [][]fr.Element) ([]int, error) {
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("%w: no public inputs", ErrProofLength)
+	}
+	if len(proof) != len(inputs)*ProofSize {
+		return nil, fmt.Errorf("%w: %d bytes, want %d proof(s) of %d bytes", ErrProofLength, len(proof), len(inputs), ProofSize)
+	}
+	proofs, err := DecodeProofs(proof)
+	if err != nil {
+		return nil, err
+	}
+	pvk, err := PrepareFor(vk, len(inputs[0]))
+	if err != nil {
+		return nil, err
+	}
+	return InvalidPartitions(pvk, proofs, inputs)
+}
+
+// InvalidPublic is InvalidProofs against the inputs pub computes.
+func InvalidPublic(vk *VerifyingKey, proof []byte, pub Public) ([]int, error) {
+	inputs, err := pub.Inputs()
+	if err != nil {
+		return nil, err
+	}
+	return InvalidProofs(vk, proof, inputs)
+}

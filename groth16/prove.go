@@ -166,20 +166,8 @@ type pendingProof struct {
 // witness and three domain vectors would be live together: 16 GiB instead
 // of 12 for a 2^27-row partition.
 func Start(ctx context.Context, p *Params, parts []*r1cs.ProvingAssignment, rnd []Randomness, opt ProveOptions) (*Pending, error) {
-	if len(parts) == 0 {
-		return nil, errors.New("groth16: nothing to prove")
-	}
-	if len(rnd) != len(parts) {
-		return nil, fmt.Errorf("groth16: %d circuits but %d randomness pairs", len(parts), len(rnd))
-	}
-	if p.VK.DeltaG1.IsInfinity() || p.VK.DeltaG2.IsInfinity() {
-		// bellperson refuses too: an identity δ is a subversion attempt.
-		return nil, errors.New("groth16: δ is the identity in the parameters")
-	}
-	for i, pa := range parts {
-		if err := CheckShape(p, pa); err != nil {
-			return nil, fmt.Errorf("circuit %d: %w", i, err)
-		}
+	if err := CheckBatch(p, parts, rnd); err != nil {
+		return nil, err
 	}
 	workers := opt.workers()
 	y := opt.yielder(ctx)

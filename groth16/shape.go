@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cuzk-dev/cuzk/r1cs"
@@ -39,6 +40,29 @@ func CheckShape(p *Params, pa *r1cs.ProvingAssignment) error {
 	}
 	if err := pa.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	return nil
+}
+
+// CheckBatch checks a batch before any proving work: circuits to prove,
+// one randomness pair each, a δ that is not the identity (bellperson
+// refuses one too: it is a subversion attempt), and every assignment's
+// shape (CheckShape). Start checks it, and so does every device backend
+// before anything reaches the device.
+func CheckBatch(p *Params, parts []*r1cs.ProvingAssignment, rnd []Randomness) error {
+	if len(parts) == 0 {
+		return errors.New("groth16: nothing to prove")
+	}
+	if len(rnd) != len(parts) {
+		return fmt.Errorf("groth16: %d circuits but %d randomness pairs", len(parts), len(rnd))
+	}
+	if p.VK.DeltaG1.IsInfinity() || p.VK.DeltaG2.IsInfinity() {
+		return errors.New("groth16: δ is the identity in the parameters")
+	}
+	for i, pa := range parts {
+		if err := CheckShape(p, pa); err != nil {
+			return fmt.Errorf("circuit %d: %w", i, err)
+		}
 	}
 	return nil
 }

@@ -21,12 +21,15 @@ import (
 
 	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/engine"
+	"github.com/cuzk-dev/cuzk/engine/porepkind"
+	"github.com/cuzk-dev/cuzk/engine/postkind"
+	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
+	"github.com/cuzk-dev/cuzk/internal/jsonfile"
 	"github.com/cuzk-dev/cuzk/internal/procmem"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
-	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/gpu"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -72,7 +75,7 @@ func c2Job(raw []byte) (Job, *c1.Output, error) {
 			return Job{}, nil, fmt.Errorf("wrapping the C1: %w", err)
 		}
 	}
-	req := &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(o.RegisteredProof), VanillaProof: raw}
+	req := porepkind.NewRequest(o.RegisteredProof, 0, 0, raw)
 	return Job{Request: req, Circuit: o.RegisteredProof.CircuitID(), Name: o.RegisteredProof.String()}, o, nil
 }
 
@@ -113,21 +116,21 @@ func (j Job) Partition() (int, bool) {
 // randomness goes to the engine as given: it checks length and canonicity,
 // as for Curio's requests.
 func PoSt(p filecoin.RegisteredPoStProof, randomness []byte, partition uint32, miner uint64, vanilla [][]byte) Job {
-	kind := proofkind.WindowPoSt
-	if p.Type() == filecoin.WinningPoSt {
-		kind = proofkind.WinningPoSt
-	}
-	req := &engine.Request{Kind: kind, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: miner,
-		Randomness: randomness, PartitionIndex: partition, VanillaProofs: vanilla}
+	req := postkind.NewRequest(p, randomness, partition, miner, vanilla)
 	return Job{Request: req, Circuit: p.CircuitID(), Name: string(p.CircuitID())}
 }
 
 // Update is the job of a SnapDeals update (every partition).
 func Update(p filecoin.RegisteredUpdateProof, commROld, commRNew, commDNew [32]byte, vanilla [][]byte) Job {
-	req := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: vanilla,
-		CommROld: append([]byte(nil), commROld[:]...), CommRNew: append([]byte(nil), commRNew[:]...), CommDNew: append([]byte(nil), commDNew[:]...)}
+	req := snapkind.NewRequest(p, commROld, commRNew, commDNew, vanilla)
 	return Job{Request: req, Circuit: p.CircuitID(), Name: string(p.CircuitID())}
 }
+
+// ReadVanillaFile reads the vanilla proofs of a PoSt or update job as
+// Curio sends them (jsonfile.ParseVanilla): a JSON array of base64 strings,
+// one per sector for PoSt, per partition for SnapDeals, or one raw
+// bincode proof; errors name the file.
+func ReadVanillaFile(path string) ([][]byte, error) { return jsonfile.ReadVanilla(path) }
 
 // Options say how to prove.
 type Options struct {

@@ -16,7 +16,9 @@ import (
 // tree_r_last path and the tree_c path of the challenged column.
 const InputsPerChallenge = 18
 
-// SealPublic is everything a verifier knows about a sealed sector.
+// SealPublic is everything a verifier knows about a sealed sector. Config
+// stands for the registered seal proof (ConfigFor), or for a porep_id no
+// registered proof has.
 type SealPublic struct {
 	Config   Config
 	CommR    [32]byte
@@ -25,6 +27,31 @@ type SealPublic struct {
 	Sector   uint64
 	Ticket   [32]byte
 	Seed     [32]byte
+	// Partition, when not nil, is the one partition a proof holds (a
+	// partition proven or checked alone, prove-c2 and verify-seal
+	// --partition); nil means every partition, in order.
+	Partition *int
+}
+
+// Partitions is the number of partition proofs the values make.
+func (p *SealPublic) Partitions() int {
+	if p.Partition != nil {
+		return 1
+	}
+	return p.Config.Partitions()
+}
+
+// Inputs are the public inputs of the proof's partitions (ONE excluded):
+// every partition's (get_seal_inputs), or Partition's alone
+// (generate_public_inputs with Some(k)).
+func (p *SealPublic) Inputs() ([][]fr.Element, error) {
+	if p.Partition != nil {
+		if err := p.Config.checkPartition(*p.Partition); err != nil {
+			return nil, err
+		}
+		return p.publicInputs([]int{*p.Partition})
+	}
+	return p.AllPublicInputs()
 }
 
 // Check rejects all-zero and non-canonical commitments, as verify_seal and
@@ -132,80 +159,50 @@ func PartitionPublicInputs(g *graph.Graph, replicaID, commD, commR [32]byte, cha
 }
 
 // VerifySeal checks a seal proof (one 192-byte Groth16 proof per partition,
-// in partition order) against the public values alone, as verify_seal does:
-// it derives replica_id, the challenges and their parents, lays out the
-// public inputs of every partition and batch-verifies the proofs. A proof
-// that does not verify gives (false, nil); malformed inputs give an error.
+// in partition order; Partition's alone when set) against the public
+// values alone, as verify_seal does: it derives replica_id, the challenges
+// and their parents, lays out the public inputs of every partition and
+// batch-verifies the proofs. A proof that does not verify gives (false,
+// nil); malformed inputs give an error.
 func VerifySeal(vk *groth16.VerifyingKey, proof []byte, public SealPublic) (bool, error) {
-	if err := public.Check(); err != nil {
-		return false, err
-	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		return false, err
-	}
-	return VerifySealPrepared(pvk, proof, public)
+	bad, err := InvalidPartitions(vk, proof, public)
+	return err == nil && len(bad) == 0, err
 }
 
-// VerifySealPrepared is VerifySeal with a prepared verifying key, for
-// callers that verify many seals of one size.
-func VerifySealPrepared(pvk *groth16.PreparedVerifyingKey, proof []byte, public SealPublic) (bool, error) {
+// InvalidPartitions is VerifySeal naming the partitions whose proofs do
+// not verify, by their position in proof (none: the proof is valid). With
+// Partition set, proof is that partition's 192 bytes or the whole seal
+// proof, of which the 192 bytes at 192·k are taken.
+func InvalidPartitions(vk *groth16.VerifyingKey, proof []byte, public SealPublic) ([]int, error) {
 	if err := public.Check(); err != nil {
-		return false, err
+		return nil, err
 	}
 	if public.Config.Mode == filecoin.NonInteractive {
-		return false, fmt.Errorf("%w: NI-PoRep seal proofs are aggregated", ErrUnsupported)
+		return nil, fmt.Errorf("%w: NI-PoRep seal proofs are aggregated", ErrUnsupported)
 	}
 	parts := public.Config.Partitions()
-	if len(proof) != parts*groth16.ProofSize {
-		return false, fmt.Errorf("%w: %d bytes, want %d partitions of %d", ErrProofLength, len(proof), parts, groth16.ProofSize)
+	if k := public.Partition; k != nil {
+		if err := public.Config.checkPartition(*k); err != nil {
+			return nil, err
+		}
+		switch len(proof) {
+		case groth16.ProofSize:
+		case parts * groth16.ProofSize:
+			proof = proof[*k*groth16.ProofSize : (*k+1)*groth16.ProofSize]
+		default:
+			return nil, fmt.Errorf("%w: %d bytes, want %d (partition %d alone) or %d (%d partitions)", ErrProofLength,
+				len(proof), groth16.ProofSize, *k, parts*groth16.ProofSize, parts)
+		}
+	} else if len(proof) != parts*groth16.ProofSize {
+		return nil, fmt.Errorf("%w: %d bytes, want %d partitions of %d", ErrProofLength, len(proof), parts, groth16.ProofSize)
 	}
-	proofs, err := groth16.DecodeProofs(proof)
+	inputs, err := public.Inputs()
 	if err != nil {
-		return false, fmt.Errorf("porep: seal proof: %w", err)
+		return nil, err
 	}
-	inputs, err := public.AllPublicInputs()
+	bad, err := groth16.InvalidProofs(vk, proof, inputs)
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("porep: seal proof: %w", err)
 	}
-	return groth16.VerifyBatch(pvk, proofs, inputs, nil)
-}
-
-// VerifySealPartition checks the proof of partition k alone against its
-// public inputs (generate_public_inputs with Some(k)), so that one
-// partition of a long proof can be checked, or one proven alone. proof is
-// either that partition's 192 bytes or the whole seal proof, of which the
-// 192 bytes at 192·k are taken.
-func VerifySealPartition(vk *groth16.VerifyingKey, proof []byte, public SealPublic, k int) (bool, error) {
-	if err := public.Check(); err != nil {
-		return false, err
-	}
-	if public.Config.Mode == filecoin.NonInteractive {
-		return false, fmt.Errorf("%w: NI-PoRep seal proofs are aggregated", ErrUnsupported)
-	}
-	if err := public.Config.checkPartition(k); err != nil {
-		return false, err
-	}
-	parts := public.Config.Partitions()
-	switch len(proof) {
-	case groth16.ProofSize:
-	case parts * groth16.ProofSize:
-		proof = proof[k*groth16.ProofSize : (k+1)*groth16.ProofSize]
-	default:
-		return false, fmt.Errorf("%w: %d bytes, want %d (partition %d alone) or %d (%d partitions)", ErrProofLength,
-			len(proof), groth16.ProofSize, k, parts*groth16.ProofSize, parts)
-	}
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil {
-		return false, fmt.Errorf("porep: seal proof of partition %d: %w", k, err)
-	}
-	inputs, err := public.PublicInputs(k)
-	if err != nil {
-		return false, err
-	}
-	pvk, err := groth16.Prepare(vk)
-	if err != nil {
-		return false, err
-	}
-	return groth16.Verify(pvk, &proofs[0], inputs)
+	return bad, nil
 }

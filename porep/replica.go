@@ -65,11 +65,6 @@ func ColumnHash(rows []fr.Element) fr.Element {
 	return hash.Poseidon(len(rows)).Hash(rows)
 }
 
-// CommR is Poseidon-2(comm_c, comm_r_last), in that order.
-func CommR(commC, commRLast fr.Element) fr.Element {
-	return hash.Poseidon(2).Hash([]fr.Element{commC, commRLast})
-}
-
 // Encode is the replica node: key (the last layer's label) plus the data
 // node, in the field (encode.rs).
 func Encode(key, data fr.Element) fr.Element {

@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // ErrVanillaInvalid is returned (wrapped, through one of the errors below)
@@ -119,7 +120,7 @@ func (s *checker) partition(ctx context.Context, k, workers int) error {
 	}
 	commRLast := proofs[0].CommRLastProof.Root
 	commC := proofs[0].ReplicaColumnProofs.CX.InclusionProof.Root
-	commR := CommR(element(&commC), element(&commRLast))
+	commR := sectordir.CommR(element(&commC), element(&commRLast))
 	if want := element(&s.o.CommR); !commR.Equal(&want) {
 		return fmt.Errorf("%w at vanilla_proofs.%s[%d]: H(comm_c, comm_r_last) of partition %d is not comm_r",
 			ErrCommR, s.o.VanillaProofsKey(), k, k)

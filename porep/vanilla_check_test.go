@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // commDR is testdata/rustref/seal/<size>/commdr.json.
@@ -94,7 +95,7 @@ func TestRustC1(t *testing.T) {
 					t.Fatalf("challenge %d: unexpected shapes", c.Challenge)
 				}
 			}
-			commR := CommR(in.CommC, in.CommRLast)
+			commR := sectordir.CommR(in.CommC, in.CommRLast)
 			if !commR.Equal(&in.CommR) {
 				t.Error("comm_r != H(comm_c, comm_r_last)")
 			}

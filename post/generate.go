@@ -37,7 +37,7 @@ func GenerateVanillaProof(p filecoin.RegisteredPoStProof, randomness [32]byte, s
 			return nil, err
 		}
 	}
-	return &VanillaProof{SectorID: sectorID, CommR: CommR(commC, sp.CommRLast), Sectors: []SectorProof{sp}}, nil
+	return &VanillaProof{SectorID: sectorID, CommR: sectordir.CommR(commC, sp.CommRLast), Sectors: []SectorProof{sp}}, nil
 }
 
 // ErrSectors is returned when the sectors do not fit the registered proof

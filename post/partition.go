@@ -8,9 +8,9 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/hash"
 	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // Verification sentinels. Each wraps ErrInvalidProof.
@@ -235,11 +235,6 @@ func (pt *Partition) PublicInputs() ([]fr.Element, error) {
 	return PublicInputs(pt.Proof, pt.Randomness, pt.Sectors[:pt.Real], pt.Index)
 }
 
-// CommR is comm_r = Poseidon2(comm_c, comm_r_last).
-func CommR(commC, commRLast fr.Element) fr.Element {
-	return hash.Poseidon(2).Hash([]fr.Element{commC, commRLast})
-}
-
 // Verify checks the partition as FallbackPoSt::verify does, every sector of
 // the circuit included (padding that shares the last real sector's proofs
 // is not verified twice): per sector
@@ -315,7 +310,7 @@ func (pt *Partition) verifySector(i int, shape merkle.Shape, leaves int) error {
 	if commRLast != sp.CommRLast {
 		return fail("inclusion_proofs[0] root differs from comm_r_last: %w", ErrCommRLast)
 	}
-	if CommR(sp.CommC, commRLast) != s.CommR {
+	if sectordir.CommR(sp.CommC, commRLast) != s.CommR {
 		return fail("%w", ErrCommR)
 	}
 	challenges := pt.Challenges(i)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 const curioDir = "../testdata/curio-32gib-window-post/"
@@ -110,7 +111,7 @@ func TestCurioWindowPoSt(t *testing.T) {
 	if v.CommR != commR {
 		t.Fatal("comm_r in the proof differs from the sealed CID")
 	}
-	if got := CommR(v.Sectors[0].CommC, v.Sectors[0].CommRLast); got != commR {
+	if got := sectordir.CommR(v.Sectors[0].CommC, v.Sectors[0].CommRLast); got != commR {
 		t.Fatal("Poseidon2(comm_c, comm_r_last) differs from the sealed CID")
 	}
 	enc, err := v.Encode(p)

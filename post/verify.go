@@ -37,6 +37,18 @@ type Public struct {
 	Partition int
 }
 
+// NewPublic are the public values of a proof of the sectors whose vanilla
+// proofs are vs, in their order, as the verifier will know them: each
+// sector's id and comm_r (which the vanilla proofs carry), the randomness
+// and partition k (Public.Partition).
+func NewPublic(p filecoin.RegisteredPoStProof, randomness [32]byte, k int, vs []*VanillaProof) Public {
+	pub := Public{Proof: p, Randomness: randomness, Partition: k, Sectors: make([]PublicSector, len(vs))}
+	for i, v := range vs {
+		pub.Sectors[i] = PublicSector{ID: v.SectorID, CommR: v.CommR}
+	}
+	return pub
+}
+
 // Partitions is the number of partition proofs the public values make.
 func (pub *Public) Partitions() int {
 	if pub.Proof.Type() == filecoin.WinningPoSt {
@@ -117,15 +129,11 @@ func InvalidPartitions(vk *groth16.VerifyingKey, proof []byte, pub Public) ([]in
 		return nil, fmt.Errorf("%w: %d sectors make %d partition(s) of up to %d for %v; the proof has %d partition proof(s)",
 			ErrProofLength, len(pub.Sectors), len(inputs), p.SectorCount(), p, n)
 	}
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil {
-		return nil, err
-	}
-	pvk, err := groth16.PrepareFor(vk, len(inputs[0]))
+	bad, err := groth16.InvalidProofs(vk, proof, inputs)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", pub.Proof, err)
 	}
-	return groth16.InvalidPartitions(pvk, proofs, inputs)
+	return bad, nil
 }
 
 // VerifyFile checks the proof in proofPath (192 bytes per partition)

@@ -177,7 +177,7 @@ func FuzzAssemble(f *testing.F) {
 		if !bytes.Equal(gotSealed, sealed) || !bytes.Equal(gotTree, tree) || !bytes.Equal(append(commC[:], commRLast[:]...), paux) {
 			t.Fatal("accepted files differ from the tree built from them")
 		}
-		if commR(s.CommC, root) != s.CommR {
+		if CommR(s.CommC, root) != s.CommR {
 			t.Fatal("accepted a tree whose comm_r is not the manifest's")
 		}
 	})

@@ -94,8 +94,10 @@ func (s *Sector) CC() bool {
 	return s.Update == nil && s.CommD == merkle.EmptySha254Root(s.SealProof.SealSpec().TreeDDepth())
 }
 
-// commR is comm_r = Poseidon2(comm_c, comm_r_last).
-func commR(commC, commRLast fr.Element) fr.Element {
+// CommR is a sector's comm_r = Poseidon2(comm_c, comm_r_last), comm_r_last
+// the root of its tree_r_last (of tree_r_new for an updated sector): the
+// one definition PoRep, PoSt and SnapDeals share.
+func CommR(commC, commRLast fr.Element) fr.Element {
 	return hash.Poseidon(2).Hash([]fr.Element{commC, commRLast})
 }
 
@@ -173,7 +175,7 @@ func Write(dir string, s *Sector) error {
 	if t.Shape() != shape || uint64(t.NumLeaves()) != p.SectorSize().Nodes() {
 		return fmt.Errorf("%w: tree_r_last %s over %d leaves, a %v sector has %s over %d", ErrInconsistent, t.Shape(), t.NumLeaves(), p.SectorSize(), shape, p.SectorSize().Nodes())
 	}
-	if commR(s.CommC, t.Root()) != s.CommR {
+	if CommR(s.CommC, t.Root()) != s.CommR {
 		return fmt.Errorf("%w: comm_r is not Poseidon2(comm_c, comm_r_last)", ErrInconsistent)
 	}
 	if s.MinerID != nil && filecoin.ProverID(*s.MinerID) != s.ProverID {
@@ -391,7 +393,7 @@ func assemble(s *Sector, sealed, pauxB, treeB []byte) error {
 	if root := levels[len(levels)-1][0]; root != paux[1] {
 		return fmt.Errorf("%s: root %s is not %s's comm_r_last %s: %w", TreeRLastName, frHex(&root), PAuxName, frHex(&paux[1]), ErrCorrupt)
 	}
-	if commR(paux[0], paux[1]) != s.CommR {
+	if CommR(paux[0], paux[1]) != s.CommR {
 		return fmt.Errorf("%s: Poseidon2(comm_c, comm_r_last) is not %s's comm_r %s: %w", PAuxName, ManifestName, frHex(&s.CommR), ErrCorrupt)
 	}
 	t, err := merkle.PoseidonFromLevels(shape, levels)

@@ -263,7 +263,8 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	u := testkit.SnapUpdate(t, up, sectors[2], 5)
 	snapReq := &cuzkv1.SubmitProofRequest{RequestId: "snap-1000-3", ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, Priority: cuzkv1.Priority_NORMAL,
 		RegisteredProof: uint64(up), SectorNumber: 3, MinerId: miner, VanillaProofs: u.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(u)
+	w := snapkind.UpdateRequest(u)
+	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = w.CommROld, w.CommRNew, w.CommDNew
 	badSnap := proto.Clone(snapReq).(*cuzkv1.SubmitProofRequest)
 	badSnap.RequestId = "snap-1000-3-bad"
 	badSnap.CommRNew[0] ^= 1
@@ -272,12 +273,12 @@ func TestPoStAndSnapOverGRPC(t *testing.T) {
 	}
 	res = prove(t, c, snapReq)
 	vk = readVK(t, dir, filecoin.CircuitUpdate2K)
-	snapPub := snap.Public{CommROld: sectors[2].CommR, CommDNew: u.Sector.CommD, CommRNew: u.Sector.CommR}
-	if !verified(snap.VerifyProof(vk, up, res.GetProof(), snapPub)) {
+	snapPub := snap.Public{Proof: up, CommROld: sectors[2].CommR, CommDNew: u.Sector.CommD, CommRNew: u.Sector.CommR}
+	if !verified(snap.VerifyProof(vk, res.GetProof(), snapPub)) {
 		t.Fatal("SnapDeals proof does not verify")
 	}
 	snapPub.CommROld = sectors[0].CommR
-	if verified(snap.VerifyProof(vk, up, res.GetProof(), snapPub)) {
+	if verified(snap.VerifyProof(vk, res.GetProof(), snapPub)) {
 		t.Fatal("SnapDeals proof verifies for another comm_r_old")
 	}
 	st, err := c.GetStatus(ctx, &cuzkv1.GetStatusRequest{})

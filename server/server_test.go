@@ -28,6 +28,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
+	"github.com/cuzk-dev/cuzk/internal/testserver"
 	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 	"github.com/cuzk-dev/cuzk/srs"
@@ -73,37 +74,16 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 }
 
 // serve serves srv's gRPC on network ("unix": a socket in a directory
-// that Listen creates, under a short temporary one because unix socket
-// paths are limited to about 108 bytes; otherwise a loopback TCP port) and
-// returns its address. srv is shut down when the test ends, after the
-// clients dial registers later are closed.
+// that Listen creates, under a short temporary one; otherwise a loopback
+// TCP port) and returns its address. srv is shut down when the test ends,
+// after the clients dial registers later are closed.
 func serve(t *testing.T, srv *server.Server, network string) string {
 	t.Helper()
 	addr := "127.0.0.1:0"
 	if network == "unix" {
-		dir, err := os.MkdirTemp("", "cuzk")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		addr = "unix://" + filepath.Join(dir, "sub", "cuzk.sock")
+		addr = "unix://" + filepath.Join(testserver.SocketDir(t), "sub", "cuzk.sock")
 	}
-	l, err := server.Listen(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if network != "unix" {
-		addr = l.Addr().String()
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return addr
+	return testserver.Serve(t, srv, addr).Addr
 }
 
 // serveHTTP serves srv's status page on a loopback TCP port (stopped by

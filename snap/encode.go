@@ -8,6 +8,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // ErrSize is returned when replica, data or trees do not have the sector's
@@ -62,7 +63,7 @@ func GeneratePartitionProof(p filecoin.RegisteredUpdateProof, k int, commC fr.El
 	if treeDNew.NumLeaves() != n {
 		return nil, fmt.Errorf("%w: tree_d with %d leaves, want %d", ErrSize, treeDNew.NumLeaves(), n)
 	}
-	challenges, err := Challenges(p, CommR(commC, treeRNew.Root()), k)
+	challenges, err := Challenges(p, sectordir.CommR(commC, treeRNew.Root()), k)
 	if err != nil {
 		return nil, err
 	}

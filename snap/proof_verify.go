@@ -6,7 +6,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 )
 
@@ -14,18 +13,17 @@ import (
 // Groth16 proof per partition of the registered proof.
 var ErrProofLength = errors.New("snap: wrong proof length")
 
-// ProofInputs are the public inputs of every partition of an update
-// proof of p (ONE excluded), from the three commitments alone (pub.K is
-// ignored): partition k's are PublicInputs with K = k.
-func ProofInputs(p filecoin.RegisteredUpdateProof, pub Public) ([][]fr.Element, error) {
-	if !p.Valid() {
-		return nil, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+// Inputs are the public inputs of every partition of the update proof
+// (ONE excluded), from the three commitments alone: partition k's are
+// PartitionInputs(k).
+func (pub *Public) Inputs() ([][]fr.Element, error) {
+	if !pub.Proof.Valid() {
+		return nil, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(pub.Proof))
 	}
-	out := make([][]fr.Element, p.Partitions())
+	out := make([][]fr.Element, pub.Proof.Partitions())
 	for k := range out {
-		pub.K = k
 		var err error
-		if out[k], err = PublicInputs(p, pub); err != nil {
+		if out[k], err = pub.PartitionInputs(k); err != nil {
 			return nil, err
 		}
 	}
@@ -34,17 +32,17 @@ func ProofInputs(p filecoin.RegisteredUpdateProof, pub Public) ([][]fr.Element, 
 
 // VerifyProof checks an update proof (192 bytes per partition, every
 // partition in order) against the public values alone, as
-// verify_empty_sector_update_proof does (pub.K is ignored). A proof that
-// does not verify gives (false, nil); malformed input gives an error.
-func VerifyProof(vk *groth16.VerifyingKey, p filecoin.RegisteredUpdateProof, proof []byte, pub Public) (bool, error) {
-	bad, err := InvalidPartitions(vk, p, proof, pub)
+// verify_empty_sector_update_proof does. A proof that does not verify
+// gives (false, nil); malformed input gives an error.
+func VerifyProof(vk *groth16.VerifyingKey, proof []byte, pub Public) (bool, error) {
+	bad, err := InvalidPartitions(vk, proof, pub)
 	return err == nil && len(bad) == 0, err
 }
 
 // InvalidPartitions is VerifyProof naming the partitions whose proofs do
 // not verify (none: the proof is valid).
-func InvalidPartitions(vk *groth16.VerifyingKey, p filecoin.RegisteredUpdateProof, proof []byte, pub Public) ([]int, error) {
-	inputs, err := ProofInputs(p, pub)
+func InvalidPartitions(vk *groth16.VerifyingKey, proof []byte, pub Public) ([]int, error) {
+	inputs, err := pub.Inputs()
 	if err != nil {
 		return nil, err
 	}
@@ -52,29 +50,26 @@ func InvalidPartitions(vk *groth16.VerifyingKey, p filecoin.RegisteredUpdateProo
 		return nil, fmt.Errorf("%w: %d bytes is not a whole number of %d-byte Groth16 proofs", ErrProofLength, len(proof), groth16.ProofSize)
 	}
 	if n := len(proof) / groth16.ProofSize; n != len(inputs) {
-		return nil, fmt.Errorf("%w: %d partition proof(s), %v has %d partitions", ErrProofLength, n, p, p.Partitions())
+		return nil, fmt.Errorf("%w: %d partition proof(s), %v has %d partitions", ErrProofLength, n, pub.Proof, len(inputs))
 	}
-	proofs, err := groth16.DecodeProofs(proof)
+	bad, err := groth16.InvalidProofs(vk, proof, inputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%v: %w", pub.Proof, err)
 	}
-	pvk, err := groth16.PrepareFor(vk, len(inputs[0]))
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", p, err)
-	}
-	return groth16.InvalidPartitions(pvk, proofs, inputs)
+	return bad, nil
 }
 
-// VerifyFile checks the update proof of p in proofPath (192 bytes per
-// partition) against the verifying key in vkPath, as post.VerifyFile
-// does: the key first, then the proof. It returns the partitions that do
-// not verify (none: the proof is valid) and how many partition proofs the
-// file holds; an error means the check could not be made.
-func VerifyFile(vkPath, proofPath string, p filecoin.RegisteredUpdateProof, pub Public) (bad []int, partitions int, err error) {
+// VerifyFile checks the update proof in proofPath (192 bytes per
+// partition) against the verifying key in vkPath, as post.VerifyFile and
+// porep.VerifyFile do: the key first, then the proof. It returns the
+// partitions that do not verify (none: the proof is valid) and how many
+// partition proofs the file holds; an error means the check could not be
+// made.
+func VerifyFile(vkPath, proofPath string, pub Public) (bad []int, partitions int, err error) {
 	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
 		return nil, 0, err
 	}
-	bad, err = InvalidPartitions(vk, p, proof, pub)
+	bad, err = InvalidPartitions(vk, proof, pub)
 	return bad, len(proof) / groth16.ProofSize, err
 }

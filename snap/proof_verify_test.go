@@ -32,7 +32,7 @@ func rustUpdate(t *testing.T, size string) (filecoin.RegisteredUpdateProof, snap
 		CommDNew        string `json:"comm_d_new"`
 	}
 	golden.ReadJSON(t, filepath.Join(golden.Dir(), "update", size, "update.json"), &u)
-	pub := snap.Public{CommROld: golden.Fr(t, u.CommROld), CommRNew: golden.Fr(t, u.CommRNew), CommDNew: golden.Hex32(t, u.CommDNew)}
+	pub := snap.Public{Proof: filecoin.RegisteredUpdateProof(u.RegisteredProof), CommROld: golden.Fr(t, u.CommROld), CommRNew: golden.Fr(t, u.CommRNew), CommDNew: golden.Hex32(t, u.CommDNew)}
 	inputs := make([][]fr.Element, u.Partitions)
 	for k := range inputs {
 		var g struct {
@@ -52,11 +52,11 @@ func rustUpdate(t *testing.T, size string) (filecoin.RegisteredUpdateProof, snap
 // reordered proof, and refuses what does not fit, naming it.
 func TestVerifyProof(t *testing.T) {
 	p, pub, inputs := rustUpdate(t, "8MiB")
-	if got, err := snap.ProofInputs(p, pub); err != nil || !slices.EqualFunc(got, inputs, slices.Equal) {
-		t.Fatalf("ProofInputs: %v, want rust's", err)
+	if got, err := pub.Inputs(); err != nil || !slices.EqualFunc(got, inputs, slices.Equal) {
+		t.Fatalf("Inputs: %v, want rust's", err)
 	}
 	vk, proof := testkit.StubProof(t, inputs)
-	if ok, err := snap.VerifyProof(vk, p, proof, pub); err != nil || !ok {
+	if ok, err := snap.VerifyProof(vk, proof, pub); err != nil || !ok {
 		t.Fatalf("proof of rust's inputs: %v, %v", ok, err)
 	}
 	var one fr.Element
@@ -68,12 +68,12 @@ func TestVerifyProof(t *testing.T) {
 	} {
 		bad := pub
 		f(&bad)
-		if ok, err := snap.VerifyProof(vk, p, proof, bad); err != nil || ok {
+		if ok, err := snap.VerifyProof(vk, proof, bad); err != nil || ok {
 			t.Errorf("%s changed: %v, %v; want invalid", name, ok, err)
 		}
 	}
 	swapped := slices.Concat(proof[192:384], proof[:192], proof[384:])
-	if bad, err := snap.InvalidPartitions(vk, p, swapped, pub); err != nil || !slices.Equal(bad, []int{0, 1}) {
+	if bad, err := snap.InvalidPartitions(vk, swapped, pub); err != nil || !slices.Equal(bad, []int{0, 1}) {
 		t.Errorf("partitions 0 and 1 swapped: invalid %v, %v", bad, err)
 	}
 	otherKey, _ := testkit.StubProof(t, [][]fr.Element{inputs[0][:3]})
@@ -92,14 +92,16 @@ func TestVerifyProof(t *testing.T) {
 		{"key of another circuit", p, proof, otherKey, groth16.ErrInputCount, "StackedDrg8MiBV1: groth16: public input count does not match the verifying key: the verifying key takes 3 public inputs, the proof has 4"},
 		{"garbage", p, make([]byte, 4*192), vk, nil, "proof"},
 	} {
-		_, err := snap.VerifyProof(c.vk, c.p, c.proof, pub)
+		pub := pub
+		pub.Proof = c.p
+		_, err := snap.VerifyProof(c.vk, c.proof, pub)
 		if err == nil || (c.is != nil && !errors.Is(err, c.is)) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %v %q", c.name, err, c.is, c.want)
 		}
 	}
 	notCanonical := pub
 	notCanonical.CommDNew = [32]byte{31: 0xff}
-	if _, err := snap.VerifyProof(vk, p, proof, notCanonical); !errors.Is(err, snap.ErrCommD) {
+	if _, err := snap.VerifyProof(vk, proof, notCanonical); !errors.Is(err, snap.ErrCommD) {
 		t.Errorf("comm_d_new not a field element: %v", err)
 	}
 }
@@ -107,7 +109,7 @@ func TestVerifyProof(t *testing.T) {
 // VerifyFile reads the key, then the proof, and names the bad partitions
 // with their count.
 func TestVerifyFile(t *testing.T) {
-	p, pub, inputs := rustUpdate(t, "8MiB")
+	_, pub, inputs := rustUpdate(t, "8MiB")
 	vk, proof := testkit.StubProof(t, inputs)
 	dir := t.TempDir()
 	vkPath, good, swapped := filepath.Join(dir, "update.vk"), filepath.Join(dir, "good"), filepath.Join(dir, "swapped")
@@ -120,20 +122,20 @@ func TestVerifyFile(t *testing.T) {
 	if err := os.WriteFile(swapped, slices.Concat(proof[192:384], proof[:192], proof[384:]), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if bad, n, err := snap.VerifyFile(vkPath, good, p, pub); err != nil || len(bad) != 0 || n != 4 {
+	if bad, n, err := snap.VerifyFile(vkPath, good, pub); err != nil || len(bad) != 0 || n != 4 {
 		t.Errorf("valid proof: bad %v, %d partition(s), %v", bad, n, err)
 	}
-	if bad, n, err := snap.VerifyFile(vkPath, swapped, p, pub); err != nil || !slices.Equal(bad, []int{0, 1}) || n != 4 {
+	if bad, n, err := snap.VerifyFile(vkPath, swapped, pub); err != nil || !slices.Equal(bad, []int{0, 1}) || n != 4 {
 		t.Errorf("partitions 0 and 1 swapped: bad %v, %d partition(s), %v", bad, n, err)
 	}
-	if _, _, err := snap.VerifyFile(vkPath, good, filecoin.StackedDrg2KiBUpdateV1, pub); !errors.Is(err, snap.ErrProofLength) {
+	if _, _, err := snap.VerifyFile(vkPath, good, snap.Public{Proof: filecoin.StackedDrg2KiBUpdateV1, CommROld: pub.CommROld, CommDNew: pub.CommDNew, CommRNew: pub.CommRNew}); !errors.Is(err, snap.ErrProofLength) {
 		t.Errorf("4 partition proofs for a 1-partition proof: %v", err)
 	}
 	missing := filepath.Join(dir, "none")
-	if _, _, err := snap.VerifyFile(missing, missing, p, pub); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none") {
+	if _, _, err := snap.VerifyFile(missing, missing, pub); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none") {
 		t.Errorf("missing key: %v", err)
 	}
-	if _, _, err := snap.VerifyFile(vkPath, missing, p, pub); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := snap.VerifyFile(vkPath, missing, pub); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing proof: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // TestSealedCCSectorUpdate updates a CC sector sealed by porep/seal with
@@ -35,7 +36,7 @@ func TestSealedCCSectorUpdate(t *testing.T) {
 	}
 	commC, _ := fr.LittleEndian.Element(new([32]byte(r.CommC())))
 	commROld, _ := fr.LittleEndian.Element(new([32]byte(r.CommR())))
-	if CommR(commC, treeROld.Root()) != commROld {
+	if sectordir.CommR(commC, treeROld.Root()) != commROld {
 		t.Fatal("rebuilt tree_r_old does not give the sealed comm_r")
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -59,7 +60,7 @@ func TestSealedCCSectorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub := Public{CommROld: commROld, CommDNew: treeD.Root(), CommRNew: CommR(commC, treeRNew.Root())}
+	pub := Public{Proof: p, CommROld: commROld, CommDNew: treeD.Root(), CommRNew: sectordir.CommR(commC, treeRNew.Root())}
 	pp, err := GeneratePartitionProof(p, 0, commC, treeROld, treeD, treeRNew)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestSealedCCSectorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(context.Background(), p, pub, back); err != nil {
+	if err := Verify(context.Background(), pub, 0, back); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // xorShift is rand_xorshift 0.3's XorShiftRng (next_u64 = low u32, then
@@ -127,7 +128,7 @@ func newSector(t testing.TB, p filecoin.RegisteredUpdateProof, seed uint64) *sec
 		}
 		dataFr[i], _ = fr.LittleEndian.Element(&data[i])
 	}
-	s := &sector{p: p}
+	s := &sector{p: p, pub: Public{Proof: p}}
 	s.commC.SetUint64(rng.Uint64())
 	var err error
 	if s.treeROld, err = merkle.BuildPoseidon(TreeRShape(p), old, 2); err != nil {
@@ -136,7 +137,7 @@ func newSector(t testing.TB, p filecoin.RegisteredUpdateProof, seed uint64) *sec
 	if s.treeD, err = merkle.BuildSha254(data, 2); err != nil {
 		t.Fatal(err)
 	}
-	s.pub.CommROld = CommR(s.commC, s.treeROld.Root())
+	s.pub.CommROld = sectordir.CommR(s.commC, s.treeROld.Root())
 	s.pub.CommDNew = s.treeD.Root()
 	enc, err := EncodeReplica(p, s.pub.CommDNew, s.pub.CommROld, old, dataFr)
 	if err != nil {
@@ -145,7 +146,7 @@ func newSector(t testing.TB, p filecoin.RegisteredUpdateProof, seed uint64) *sec
 	if s.treeRNew, err = merkle.BuildPoseidon(TreeRShape(p), enc, 2); err != nil {
 		t.Fatal(err)
 	}
-	s.pub.CommRNew = CommR(s.commC, s.treeRNew.Root())
+	s.pub.CommRNew = sectordir.CommR(s.commC, s.treeRNew.Root())
 	return s
 }
 
@@ -177,10 +178,10 @@ func TestPartitionProof2KiB(t *testing.T) {
 	if again, _ := back.Encode(p); !bytes.Equal(again, enc) {
 		t.Fatal("round trip differs")
 	}
-	if err := Verify(context.Background(), p, s.pub, back); err != nil {
+	if err := Verify(context.Background(), s.pub, 0, back); err != nil {
 		t.Fatal(err)
 	}
-	in, err := PublicInputs(p, s.pub)
+	in, err := s.pub.PartitionInputs(0)
 	if err != nil || len(in)+1 != 5 {
 		t.Fatalf("%d inputs, %v", len(in), err)
 	}
@@ -199,7 +200,6 @@ func TestPartitionProof2KiB(t *testing.T) {
 		{"comm_r_new", func(p *Public) { p.CommRNew.Add(&p.CommRNew, &one) }, nil, ErrCommRNew},
 		{"comm_d_new", func(p *Public) { p.CommDNew[0] ^= 1 }, nil, ErrCommD},
 		{"comm_c", nil, func(pp *PartitionProof) { pp.CommC.Add(&pp.CommC, &one) }, ErrCommROld},
-		{"partition", func(p *Public) { p.K = 1 }, nil, ErrPartition},
 		{"apex leaf", nil, func(pp *PartitionProof) { pp.ApexLeafs[3][0] ^= 1 }, ErrApex},
 		{"apex count", nil, func(pp *PartitionProof) { pp.ApexLeafs = pp.ApexLeafs[:7] }, ErrApexCount},
 		{"challenge count", nil, func(pp *PartitionProof) { pp.ChallengeProofs = pp.ChallengeProofs[:9] }, ErrChallengeCount},
@@ -224,10 +224,13 @@ func TestPartitionProof2KiB(t *testing.T) {
 		if c.mutate != nil {
 			c.mutate(b)
 		}
-		err := Verify(context.Background(), p, pub, b)
+		err := Verify(context.Background(), pub, 0, b)
 		if !errors.Is(err, c.want) || !errors.Is(err, ErrInvalidProof) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}
+	}
+	if err := Verify(context.Background(), s.pub, 1, back); !errors.Is(err, ErrPartition) || !errors.Is(err, ErrInvalidProof) {
+		t.Errorf("partition 1: got %v, want %v", err, ErrPartition)
 	}
 	// A wrong encoding (label_r_new != r_old + d_new·ρ) with consistent
 	// trees: re-encode with another comm_d and rebuild tree_r_new.
@@ -240,8 +243,8 @@ func TestPartitionProof2KiB(t *testing.T) {
 	if other.treeRNew, err = merkle.BuildPoseidon(TreeRShape(p), bad, 1); err != nil {
 		t.Fatal(err)
 	}
-	other.pub.CommRNew = CommR(other.commC, other.treeRNew.Root())
-	if err := Verify(context.Background(), p, other.pub, other.prove(t, 0)); !errors.Is(err, ErrLabel) {
+	other.pub.CommRNew = sectordir.CommR(other.commC, other.treeRNew.Root())
+	if err := Verify(context.Background(), other.pub, 0, other.prove(t, 0)); !errors.Is(err, ErrLabel) {
 		t.Errorf("bad encoding: %v", err)
 	}
 }
@@ -265,17 +268,15 @@ func TestPartitionProof8MiB(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub := s.pub
-		pub.K = k
-		if err := Verify(context.Background(), p, pub, back); err != nil {
+		if err := Verify(context.Background(), pub, k, back); err != nil {
 			t.Fatalf("k=%d: %v", k, err)
 		}
-		in, _ := PublicInputs(p, pub)
+		in, _ := pub.PartitionInputs(k)
 		if in[0].Uint64() != uint64(k)|8<<2 {
 			t.Fatalf("k_and_h_select %d", in[0].Uint64())
 		}
-		pub.K = (k + 1) % 4
-		if err := Verify(context.Background(), p, pub, back); !errors.Is(err, ErrChallenge) {
-			t.Fatalf("k=%d verified as %d: %v", k, pub.K, err)
+		if err := Verify(context.Background(), pub, (k+1)%4, back); !errors.Is(err, ErrChallenge) {
+			t.Fatalf("k=%d verified as %d: %v", k, (k+1)%4, err)
 		}
 	}
 }
@@ -318,15 +319,15 @@ func TestDecodeAndVerifyAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyAll(context.Background(), p, s.pub, pps); err != nil {
+	if err := VerifyAll(context.Background(), s.pub, pps); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyAll(context.Background(), p, s.pub, append(pps, pps[0])); !errors.Is(err, ErrPartitionCount) {
+	if err := VerifyAll(context.Background(), s.pub, append(pps, pps[0])); !errors.Is(err, ErrPartitionCount) {
 		t.Errorf("two proofs: %v", err)
 	}
 	pub := s.pub
 	pub.CommRNew = s.pub.CommROld
-	if err := VerifyAll(context.Background(), p, pub, pps); !errors.Is(err, ErrCommRNew) || !strings.HasPrefix(err.Error(), "partition 0: ") {
+	if err := VerifyAll(context.Background(), pub, pps); !errors.Is(err, ErrCommRNew) || !strings.HasPrefix(err.Error(), "partition 0: ") {
 		t.Errorf("wrong comm_r_new: %v", err)
 	}
 	_, err = DecodePartitionProofs([][]byte{enc, enc[:100]}, p)

@@ -27,9 +27,9 @@ type Update struct {
 	VanillaProofs [][]byte
 }
 
-// Public are the update's public values (K = 0).
+// Public are the update's public values.
 func (u *Update) Public() Public {
-	return Public{CommROld: u.Sector.Update.CommROld, CommDNew: u.Sector.CommD, CommRNew: u.Sector.CommR}
+	return Public{Proof: u.Sector.Update.Proof, CommROld: u.Sector.Update.CommROld, CommDNew: u.Sector.CommD, CommRNew: u.Sector.CommR}
 }
 
 // EncodeSector is empty_sector_update_encode_into followed by
@@ -83,7 +83,7 @@ func EncodeSector(ctx context.Context, p filecoin.RegisteredUpdateProof, key *se
 		return nil, fmt.Errorf("tree_r_new: %w", err)
 	}
 	u := &Update{VanillaProofs: make([][]byte, p.Partitions()), Sector: &sectordir.Sector{SealProof: key.SealProof, ID: key.ID,
-		MinerID: key.MinerID, ProverID: key.ProverID, Ticket: key.Ticket, CommD: commDNew, CommR: CommR(key.CommC, treeRNew.Root()),
+		MinerID: key.MinerID, ProverID: key.ProverID, Ticket: key.Ticket, CommD: commDNew, CommR: sectordir.CommR(key.CommC, treeRNew.Root()),
 		CommC: key.CommC, TreeRLast: treeRNew, Update: &sectordir.Update{Proof: p, CommROld: key.CommR, CommDOld: key.CommD}}}
 	for k := range u.VanillaProofs {
 		pp, err := GeneratePartitionProof(p, k, key.CommC, treeROld, treeD, treeRNew)
@@ -98,7 +98,7 @@ func EncodeSector(ctx context.Context, p filecoin.RegisteredUpdateProof, key *se
 	if err != nil {
 		return nil, err
 	}
-	if err := VerifyAll(ctx, p, u.Public(), pps); err != nil {
+	if err := VerifyAll(ctx, u.Public(), pps); err != nil {
 		return nil, fmt.Errorf("the partition proofs made do not verify (a damaged sector key?): %w", err)
 	}
 	return u, nil

@@ -25,14 +25,14 @@ func TestEncodeSector(t *testing.T) {
 	}
 	s := u.Sector
 	if len(u.VanillaProofs) != p.Partitions() || s.Update == nil || s.Update.Proof != p || s.Update.CommROld != key.CommR ||
-		s.Update.CommDOld != key.CommD || s.CommC != key.CommC || s.ID != key.ID || s.CommR != snap.CommR(key.CommC, s.TreeRLast.Root()) {
+		s.Update.CommDOld != key.CommD || s.CommC != key.CommC || s.ID != key.ID || s.CommR != sectordir.CommR(key.CommC, s.TreeRLast.Root()) {
 		t.Fatalf("updated sector %+v", s)
 	}
 	pps, err := snap.DecodePartitionProofs(u.VanillaProofs, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := snap.VerifyAll(ctx, p, u.Public(), pps); err != nil {
+	if err := snap.VerifyAll(ctx, u.Public(), pps); err != nil {
 		t.Fatal(err)
 	}
 	// It is a sector like any: it can be written and loaded back.

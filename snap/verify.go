@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/hash"
 	"github.com/cuzk-dev/cuzk/merkle"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // Verification sentinels; each wraps ErrInvalidProof.
@@ -43,36 +44,48 @@ var (
 	ErrApex = fmt.Errorf("%w: tree_d path not in the apex tree", ErrInvalidProof)
 )
 
-// Public are the public values of one update partition proof.
+// Public are the public values an update proof is verified against, as
+// verify_empty_sector_update_proof takes them: the registered proof and
+// the three commitments. Every partition's public inputs follow from
+// them (Inputs).
 type Public struct {
-	K        int
+	Proof    filecoin.RegisteredUpdateProof
 	CommROld fr.Element
 	CommDNew [32]byte
 	CommRNew fr.Element
 }
 
-// CommR is comm_r = Poseidon2(comm_c, root of tree_r).
-func CommR(commC, root fr.Element) fr.Element {
-	return hash.Poseidon(2).Hash([]fr.Element{commC, root})
-}
+// Partitions is the number of partition proofs of an update proof.
+func (pub *Public) Partitions() int { return pub.Proof.Partitions() }
 
-// PublicInputs is circuit::PublicInputs::to_vec without ONE:
-// k_and_h_select = k | h_select << log2(partitions), comm_r_old, comm_d_new
-// (as a field element), comm_r_new. h is h_default, as filecoin-proofs uses.
-func PublicInputs(p filecoin.RegisteredUpdateProof, pub Public) ([]fr.Element, error) {
-	if !p.Valid() {
-		return nil, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
-	}
-	if pub.K < 0 || pub.K >= p.Partitions() {
-		return nil, fmt.Errorf("%w: %d of %d", ErrPartition, pub.K, p.Partitions())
+// PartitionInputs are the public inputs of partition k:
+// circuit::PublicInputs::to_vec without ONE, k_and_h_select = k |
+// h_select << log2(partitions), comm_r_old, comm_d_new (as a field
+// element), comm_r_new. h is h_default, as filecoin-proofs uses.
+func (pub *Public) PartitionInputs(k int) ([]fr.Element, error) {
+	p := pub.Proof
+	if err := checkPartition(p, k); err != nil {
+		return nil, err
 	}
 	d, err := fr.LittleEndian.Element(&pub.CommDNew)
 	if err != nil {
 		return nil, fmt.Errorf("%w: comm_d_new %x is not a field element", ErrCommD, pub.CommDNew)
 	}
 	var kh fr.Element
-	kh.SetUint64(uint64(pub.K) | p.HSelect()<<p.PartitionBits())
+	kh.SetUint64(uint64(k) | p.HSelect()<<p.PartitionBits())
 	return []fr.Element{kh, pub.CommROld, d, pub.CommRNew}, nil
+}
+
+// checkPartition refuses an invalid registered proof and a partition
+// index outside it.
+func checkPartition(p filecoin.RegisteredUpdateProof, k int) error {
+	if !p.Valid() {
+		return fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+	}
+	if k < 0 || k >= p.Partitions() {
+		return fmt.Errorf("%w: %d of %d", ErrPartition, k, p.Partitions())
+	}
+	return nil
 }
 
 // Verify checks partition proof pp for pub as EmptySectorUpdate::verify
@@ -83,12 +96,10 @@ func PublicInputs(p filecoin.RegisteredUpdateProof, pub Public) ([]fr.Element, e
 // label_r_old + label_d_new·ρ(φ, high bits), and the apex part of the
 // tree_d path (each sibling in its apex tree row, upstream's membership
 // test). ctx is checked between challenges.
-func Verify(ctx context.Context, p filecoin.RegisteredUpdateProof, pub Public, pp *PartitionProof) error {
-	if !p.Valid() {
-		return fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
-	}
-	if pub.K < 0 || pub.K >= p.Partitions() {
-		return fmt.Errorf("%w: %d of %d", ErrPartition, pub.K, p.Partitions())
+func Verify(ctx context.Context, pub Public, k int, pp *PartitionProof) error {
+	p := pub.Proof
+	if err := checkPartition(p, k); err != nil {
+		return err
 	}
 	if len(pp.ApexLeafs) != p.ApexLeafCount() {
 		return fmt.Errorf("apex_leafs: %d, want %d: %w", len(pp.ApexLeafs), p.ApexLeafCount(), ErrApexCount)
@@ -114,17 +125,17 @@ func Verify(ctx context.Context, p filecoin.RegisteredUpdateProof, pub Public, p
 	apexHeight := p.ChallengeBits() - p.PartitionBits() - p.ApexLeafBits()
 
 	rootROld, rootRNew := pp.ChallengeProofs[0].ROld.Root, pp.ChallengeProofs[0].RNew.Root
-	if CommR(pp.CommC, rootROld) != pub.CommROld {
+	if sectordir.CommR(pp.CommC, rootROld) != pub.CommROld {
 		return ErrCommROld
 	}
-	if CommR(pp.CommC, rootRNew) != pub.CommRNew {
+	if sectordir.CommR(pp.CommC, rootRNew) != pub.CommRNew {
 		return ErrCommRNew
 	}
 	phi, err := Phi(pub.CommDNew, pub.CommROld)
 	if err != nil {
 		return err
 	}
-	challenges, err := Challenges(p, pub.CommRNew, pub.K)
+	challenges, err := Challenges(p, pub.CommRNew, k)
 	if err != nil {
 		return err
 	}
@@ -194,9 +205,10 @@ func contains(row [][32]byte, x *[32]byte) bool {
 // one partition proof per partition.
 var ErrPartitionCount = fmt.Errorf("%w: wrong number of partition proofs", ErrInvalidProof)
 
-// VerifyAll is verify_all_partitions: exactly p.Partitions() proofs, proof
-// k verified as partition k (pub.K is ignored).
-func VerifyAll(ctx context.Context, p filecoin.RegisteredUpdateProof, pub Public, proofs []*PartitionProof) error {
+// VerifyAll is verify_all_partitions: exactly pub.Proof.Partitions()
+// proofs, proof k verified as partition k.
+func VerifyAll(ctx context.Context, pub Public, proofs []*PartitionProof) error {
+	p := pub.Proof
 	if !p.Valid() {
 		return fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
 	}
@@ -204,8 +216,7 @@ func VerifyAll(ctx context.Context, p filecoin.RegisteredUpdateProof, pub Public
 		return fmt.Errorf("%w: %d, %v has %d", ErrPartitionCount, len(proofs), p, p.Partitions())
 	}
 	for k, pp := range proofs {
-		pub.K = k
-		if err := Verify(ctx, p, pub, pp); err != nil {
+		if err := Verify(ctx, pub, k, pp); err != nil {
 			return fmt.Errorf("partition %d: %w", k, err)
 		}
 	}

@@ -296,8 +296,9 @@ func (m *Manager) mapped(s Sizes) bool {
 }
 
 // Lease is a pinned, hot parameter set plus the extra memory its holder
-// asked for. Release unpins the parameters; the holder closes Mem itself
-// (typically in steps, as a partition's buffers are freed).
+// asked for. Release unpins the parameters; the holder gives the memory
+// back itself, in steps as a partition's buffers are freed
+// (ReleaseMemory), and the rest with the parameters (Close).
 type Lease struct {
 	Params   *groth16.Params
 	Verifier *groth16.PreparedVerifyingKey
@@ -313,6 +314,17 @@ type Lease struct {
 	m    *Manager
 	e    *entry
 	once sync.Once
+}
+
+// ReleaseMemory gives n bytes of the memory the lease holds back to the
+// budget, as its holder's working set shrinks.
+func (l *Lease) ReleaseMemory(n int64) { l.Mem.Release(n) }
+
+// Close gives back the memory the lease still holds and unpins the
+// parameters. It is idempotent.
+func (l *Lease) Close() {
+	l.Mem.Close()
+	l.Release()
 }
 
 // Release unpins the parameters. It is idempotent.
@@ -759,8 +771,7 @@ func (m *Manager) Preload(ctx context.Context, id string, prio int) (already boo
 	if err != nil {
 		return false, 0, err
 	}
-	l.Mem.Close()
-	l.Release()
+	l.Close()
 	return false, time.Since(t), nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/porep/c1gen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
@@ -217,13 +218,9 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			}
 			break
 		}
-		raw, err := os.ReadFile(p.vanilla)
+		proofs, err := oneshot.ReadVanillaFile(p.vanilla)
 		if err != nil {
 			return nil, err
-		}
-		proofs, err := bench.ParseVanillaFile(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.vanilla, err)
 		}
 		if p.registeredProof < 0 {
 			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)

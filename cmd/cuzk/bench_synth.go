@@ -15,8 +15,8 @@ import (
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/filecoin"
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/synthbench"
 )
 
 func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuzk-dev/cuzk/porep/circuit/synthbench"
+	"github.com/cuzk-dev/cuzk/synthbench"
 )
 
 // The 2 KiB PoRep partition's constraint count, pinned by the PoRep

@@ -197,7 +197,7 @@ func TestProvePostUpdateCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := f.Public.Verify(vk, proof); !ok || err != nil {
+		if ok, err := f.Verify(vk, proof); !ok || err != nil {
 			t.Fatalf("%v: proof does not verify: %v", kind, err)
 		}
 		// Another randomness (PoSt) or comm_r_new (update) is refused as

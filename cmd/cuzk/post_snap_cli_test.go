@@ -303,7 +303,7 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commRNew := snap.CommR(key.CommC, treeRNew.Root())
+	commRNew := sectordir.CommR(key.CommC, treeRNew.Root())
 	commDNew := treeD.Root()
 	if got.CommROld != frHex(&key.CommR) || got.CommRNew != frHex(&commRNew) || got.CommDNew != hex.EncodeToString(commDNew[:]) || got.RegisteredProof != int64(p) {
 		t.Errorf("update.json differs from the snap package's values")
@@ -317,8 +317,8 @@ func checkUpdateAgainstRust(t *testing.T, cc, out, size string) {
 	if len(pps) != p.Partitions() {
 		t.Fatalf("%d partition proofs, want %d", len(pps), p.Partitions())
 	}
-	pub := snap.Public{CommROld: key.CommR, CommDNew: commDNew, CommRNew: commRNew}
-	if err := snap.VerifyAll(context.Background(), p, pub, pps); err != nil {
+	pub := snap.Public{Proof: p, CommROld: key.CommR, CommDNew: commDNew, CommRNew: commRNew}
+	if err := snap.VerifyAll(context.Background(), pub, pps); err != nil {
 		t.Errorf("partition proofs do not verify natively: %v", err)
 	}
 

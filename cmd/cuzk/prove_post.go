@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/oneshot"
 	"github.com/cuzk-dev/cuzk/post"
@@ -68,21 +66,6 @@ func (o *oneShotFlags) prove(ctx context.Context, job oneshot.Job, stdout, stder
 	return proveJob(ctx, job, opt, *o.out, stdout, fail)
 }
 
-// readVanillaFile reads vanilla proofs as Curio sends them: a JSON array
-// of base64 strings (one per sector for PoSt, per partition for
-// SnapDeals), or one raw bincode proof.
-func readVanillaFile(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	v, err := bench.ParseVanillaFile(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
-}
-
 // runProvePost proves a WindowPoSt partition or a WinningPoSt from its
 // vanilla proofs through an in-process engine: the daemon's decoding,
 // native check, planning, pipeline, self-check and encoding.
@@ -137,7 +120,7 @@ func runProvePost(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail("--randomness: %v", err)
 	}
-	proofs, err := readVanillaFile(*vanilla)
+	proofs, err := oneshot.ReadVanillaFile(*vanilla)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -187,7 +170,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("--registered-proof: %v", err)
 	}
-	proofs, err := readVanillaFile(*vanilla)
+	proofs, err := oneshot.ReadVanillaFile(*vanilla)
 	if err != nil {
 		return fail("%v", err)
 	}

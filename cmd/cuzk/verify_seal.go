@@ -28,7 +28,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Var(&porepID, "porep-id", "porep_id, 64 hex characters (instead of --registered-proof)")
 	proofID := fs.Int64("registered-proof", -1, "registered seal proof id")
 	apiVersion := fs.String("api-version", "", "api version override, e.g. 1.2.0 (needed with a --porep-id that names no registered proof)")
-	partition := fs.Int("partition", seal.AllPartitions, "check partition `K` alone (its public inputs only; --proof holds its 192 bytes or the whole proof); default: every partition")
+	partition := fs.Int("partition", -1, "check partition `K` alone (its public inputs only; --proof holds its 192 bytes or the whole proof); default: every partition")
 	commdrPath := fs.String("commdr", "", "read every public value from a commdr.json written by 'cuzk seal' (flags given as well must agree with it)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -78,7 +78,7 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if *proofPath == "" {
 		return fail("--proof is required")
 	}
-	if *partition < seal.AllPartitions {
+	if *partition < -1 {
 		return fail("--partition %d: want a partition index (0 upwards)", *partition)
 	}
 	for _, f := range []struct {
@@ -96,10 +96,11 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail("%v", err)
 	}
-	cfg, err := sealed.Config()
+	pub, err := sealed.Public()
 	if err != nil {
 		return fail("%v", err)
 	}
+	cfg := pub.Config
 	path := *vkPath
 	if path == "" {
 		// Only published sizes have official keys; --vk serves the others.
@@ -111,9 +112,12 @@ func runVerifySeal(_ context.Context, args []string, stdout, stderr io.Writer) i
 			return fail("%v", err)
 		}
 	}
-	pub := seal.Public{CommR: commR.v, CommD: commD.v, ProverID: proverID.v, Sector: *sector, Ticket: ticket.v, Seed: seed.v}
-	ok, err := seal.VerifyFile(path, *proofPath, cfg, pub, *partition)
-	return reportVerdict(stdout, fail, ok, err)
+	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = commR.v, commD.v, proverID.v, *sector, ticket.v, seed.v
+	if *partition >= 0 {
+		pub.Partition = partition
+	}
+	bad, n, err := seal.VerifyFile(path, *proofPath, pub)
+	return reportPartitions(stdout, fail, bad, n, err)
 }
 
 // sealConfig resolves how the sector was sealed: from --registered-proof,

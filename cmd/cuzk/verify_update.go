@@ -63,7 +63,7 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("--registered-proof: %v", err)
 	}
-	pub := snap.Public{CommDNew: commDNew.v}
+	pub := snap.Public{Proof: p, CommDNew: commDNew.v}
 	for _, f := range []struct {
 		name string
 		v    *hex32
@@ -84,6 +84,6 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", err)
 	}
-	bad, n, err := snap.VerifyFile(vk, *proofPath, p, pub)
+	bad, n, err := snap.VerifyFile(vk, *proofPath, pub)
 	return reportPartitions(stdout, fail, bad, n, err)
 }

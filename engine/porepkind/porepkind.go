@@ -3,12 +3,12 @@ package porepkind
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/c2"
+	"github.com/cuzk-dev/cuzk/proofkind"
 )
 
 // Planner plans PoRep C2 requests.
@@ -26,10 +26,17 @@ type Planner struct {
 	Partition *int
 }
 
-// invalid wraps engine.ErrInvalidRequest; format may use %w, so the cause
-// stays matchable (porep.ErrVanillaInvalid, c2.ErrReplicaID, ...).
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: porep: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
+// invalid is engine.Invalid of this kind ("porep: ..."); the cause stays
+// matchable (porep.ErrVanillaInvalid, c2.ErrReplicaID, ...).
+func invalid(format string, args ...any) error { return engine.Invalid("porep", format, args...) }
+
+// NewRequest is the request this planner reads: a C2 of proof from c1, the
+// C1 output in Curio's envelope (c1.Wrap), for sector of miner. A miner of
+// 0 leaves the proofs checked against the C1's own replica id only; a
+// sector of 0 takes the envelope's. oneshot, demo and the tests build
+// their requests here rather than by hand.
+func NewRequest(proof filecoin.RegisteredSealProof, miner, sector uint64, c1 []byte) *engine.Request {
+	return &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: miner, SectorNumber: sector, VanillaProof: c1}
 }
 
 // Plan implements engine.Planner.

@@ -35,18 +35,31 @@ func Window() *Planner { return &Planner{Type: filecoin.WindowPoSt} }
 // Winning is the Planner of WINNING_POST requests.
 func Winning() *Planner { return &Planner{Type: filecoin.WinningPoSt} }
 
-// name is the kind's queue name, the prefix of its error messages.
-func (k *Planner) name() string {
-	if k.Type == filecoin.WinningPoSt {
-		return proofkind.WinningPoSt.String()
+// kindOf is the proof kind of a PoSt type's requests.
+func kindOf(t filecoin.PoStType) proofkind.Kind {
+	if t == filecoin.WinningPoSt {
+		return proofkind.WinningPoSt
 	}
-	return proofkind.WindowPoSt.String()
+	return proofkind.WindowPoSt
 }
 
-// invalid wraps engine.ErrInvalidRequest; format may use %w, so the cause
-// stays matchable (post.ErrChallenge, post.ErrDecode, ...).
+// name is the kind's queue name, the prefix of its error messages.
+func (k *Planner) name() string { return kindOf(k.Type).String() }
+
+// invalid is engine.Invalid of the planner's kind; the cause stays
+// matchable (post.ErrChallenge, post.ErrDecode, ...).
 func (k *Planner) invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: "+format, append([]any{engine.ErrInvalidRequest, k.name()}, args...)...)
+	return engine.Invalid(k.name(), format, args...)
+}
+
+// NewRequest is the request the planner of p's type reads: a WindowPoSt
+// partition (partition, one vanilla proof per sector) or a WinningPoSt
+// (partition 0, one vanilla proof), with the randomness as given (Plan
+// checks its length and canonicity) for miner. oneshot, demo and the
+// tests build their requests here rather than by hand.
+func NewRequest(p filecoin.RegisteredPoStProof, randomness []byte, partition uint32, miner uint64, vanilla [][]byte) *engine.Request {
+	return &engine.Request{Kind: kindOf(p.Type()), RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), MinerID: miner,
+		Randomness: randomness, PartitionIndex: partition, VanillaProofs: vanilla}
 }
 
 func isContext(err error) bool {
@@ -110,10 +123,7 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 	// The verifier's public inputs, from public values alone: the
 	// randomness, the partition index and each sector's id and comm_r
 	// (post.VerifyProof's).
-	pub := post.Public{Proof: p, Randomness: rnd, Partition: part, Sectors: make([]post.PublicSector, len(vs))}
-	for i, v := range vs {
-		pub.Sectors[i] = post.PublicSector{ID: v.SectorID, CommR: v.CommR}
-	}
+	pub := post.NewPublic(p, rnd, part, vs)
 	all, err := pub.Inputs()
 	if err != nil {
 		return nil, k.invalid("public inputs: %w", err)
@@ -155,18 +165,17 @@ func (k *Planner) proofRange() string {
 // sameInputs compares the circuit's public inputs with the derived ones,
 // naming the first difference by sector and challenge.
 func sameInputs(got, want []fr.Element, challenges int) error {
-	if len(got) != len(want) {
-		return fmt.Errorf("%w: the circuit has %d public inputs, the verifier %d", ErrChallengeMismatch, len(got), len(want))
+	i, err := engine.FirstDifference(got, want)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrChallengeMismatch, err)
+	case i < 0:
+		return nil
 	}
 	per := 1 + challenges
-	for i := range got {
-		if got[i] != want[i] {
-			s, j := i/per, i%per
-			if j == 0 {
-				return fmt.Errorf("%w: circuit sector %d: comm_r differs from the public one", ErrChallengeMismatch, s)
-			}
-			return fmt.Errorf("%w: circuit sector %d challenge %d opens leaf %s, the challenge is %s", ErrChallengeMismatch, s, j-1, got[i].String(), want[i].String())
-		}
+	s, j := i/per, i%per
+	if j == 0 {
+		return fmt.Errorf("%w: circuit sector %d: comm_r differs from the public one", ErrChallengeMismatch, s)
 	}
-	return nil
+	return fmt.Errorf("%w: circuit sector %d challenge %d opens leaf %s, the challenge is %s", ErrChallengeMismatch, s, j-1, got[i].String(), want[i].String())
 }

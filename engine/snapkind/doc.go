@@ -23,7 +23,7 @@
 // tree); a failure is an error wrapping engine.ErrInvalidRequest naming the
 // entry and the field (ErrCommRNew when comm_r_new does not match the
 // vanilla proofs). Public inputs per partition k: k | h_select << log2
-// (partitions), comm_r_old, comm_d_new, comm_r_new (snap.PublicInputs, h =
+// (partitions), comm_r_old, comm_d_new, comm_r_new (snap.Public.PartitionInputs, h =
 // h_default). Same-circuit requests batch like PoRep's
 // (proofkind.Descriptor.Batchable).
 //

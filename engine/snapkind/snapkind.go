@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -34,9 +35,27 @@ type Planner struct {
 	Workers int
 }
 
-// invalid wraps engine.ErrInvalidRequest; format may use %w.
+// invalid is engine.Invalid of this kind; format may use %w.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: "+format, append([]any{engine.ErrInvalidRequest, proofkind.SnapDeals.String()}, args...)...)
+	return engine.Invalid(proofkind.SnapDeals.String(), format, args...)
+}
+
+// NewRequest is the request this planner reads: an update proof of p, the
+// three commitments as their raw 32 bytes (Plan checks that they are
+// canonical) and one vanilla proof per partition. oneshot, demo and the
+// tests build their requests here rather than by hand; the wire's
+// sector_number and miner_id, which the planner does not read, are the
+// caller's to add.
+func NewRequest(p filecoin.RegisteredUpdateProof, commROld, commRNew, commDNew [32]byte, vanilla [][]byte) *engine.Request {
+	return &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()), VanillaProofs: vanilla,
+		CommROld: commROld[:], CommRNew: commRNew[:], CommDNew: commDNew[:]}
+}
+
+// UpdateRequest is NewRequest of update u: its public values and vanilla
+// proofs.
+func UpdateRequest(u *snap.Update) *engine.Request {
+	pub := u.Public()
+	return NewRequest(pub.Proof, fr32.FromElement(&pub.CommROld), fr32.FromElement(&pub.CommRNew), pub.CommDNew, u.VanillaProofs)
 }
 
 // commitment reads a raw 32-byte commitment field as a canonical field
@@ -98,17 +117,17 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	pub := snap.Public{Proof: p, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}
 	plan := &engine.Plan{CircuitID: string(p.CircuitID()), Partitions: make([]engine.Partition, len(pps))}
 	// One partition per chunk, in order: par.Do reports the lowest failing
 	// partition, so the message does not depend on scheduling.
 	err = par.Do(ctx, len(pps), 1, workers, func(lo, hi int) error {
 		for part := lo; part < hi; part++ {
-			pub := snap.Public{K: part, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}
-			if err := snap.Verify(ctx, p, pub, pps[part]); err != nil {
+			if err := snap.Verify(ctx, pub, part, pps[part]); err != nil {
 				return checkError(part, err)
 			}
 			// The verifier's public inputs, from the commitments and k alone.
-			inputs, err := snap.PublicInputs(p, pub)
+			inputs, err := pub.PartitionInputs(part)
 			if err != nil {
 				return invalid("partition %d: public inputs: %w", part, err)
 			}
@@ -156,13 +175,9 @@ func checkError(part int, err error) error {
 // sameInputs guards the circuit against public inputs other than the
 // verifier's; a difference is a bug here, not a bad request.
 func sameInputs(got, want []fr.Element) error {
-	if len(got) != len(want) {
-		return fmt.Errorf("circuit has %d public inputs, the verifier %d", len(got), len(want))
+	i, err := engine.FirstDifference(got, want)
+	if err == nil && i >= 0 {
+		err = fmt.Errorf("circuit public input %d differs from the verifier's", i)
 	}
-	for i := range got {
-		if got[i] != want[i] {
-			return fmt.Errorf("circuit public input %d differs from the verifier's", i)
-		}
-	}
-	return nil
+	return err
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
-	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -24,18 +25,16 @@ func update(t testing.TB) *snap.Update {
 // proofOf is the update's registered proof.
 func proofOf(u *snap.Update) filecoin.RegisteredUpdateProof { return u.Sector.Update.Proof }
 
-// public are the update's public values for partition k.
-func public(u *snap.Update, k int) snap.Public {
+// partitionInputs are the verifier's public inputs of partition k.
+func partitionInputs(u *snap.Update, k int) ([]fr.Element, error) {
 	pub := u.Public()
-	pub.K = k
-	return pub
+	return pub.PartitionInputs(k)
 }
 
 func request(u *snap.Update) *engine.Request {
-	p := proofOf(u)
-	r := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(p), SectorSize: uint64(p.SectorSize()),
-		SectorNumber: u.Sector.ID, MinerID: testkit.Miner, VanillaProofs: append([][]byte(nil), u.VanillaProofs...)}
-	r.CommROld, r.CommRNew, r.CommDNew = testkit.UpdateRequest(u)
+	r := UpdateRequest(u)
+	r.VanillaProofs = append([][]byte(nil), u.VanillaProofs...)
+	r.SectorNumber, r.MinerID = u.Sector.ID, testkit.Miner
 	return r
 }
 
@@ -53,7 +52,7 @@ func TestPlan(t *testing.T) {
 	if plan.CircuitID != "snap-2k" || len(plan.Partitions) != 1 {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
 	}
-	want, err := snap.PublicInputs(proofOf(u), public(u, 0))
+	want, err := partitionInputs(u, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +162,7 @@ func TestPlanPartitions8MiB(t *testing.T) {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
 	}
 	for k, part := range plan.Partitions {
-		want, err := snap.PublicInputs(proofOf(u), public(u, k))
+		want, err := partitionInputs(u, k)
 		if err != nil {
 			t.Fatal(err)
 		}

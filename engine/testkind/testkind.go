@@ -18,6 +18,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/srs"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -150,8 +151,21 @@ func (t *Planner) publicInputs(k int) []fr.Element {
 	return in
 }
 
+// NewRequest is the request this planner reads: the test circuit of 2^k
+// rows (registered_proof k, sector_size 2^k) with opt in vanilla_proof,
+// the zero Options as the empty object. engine's tests build theirs here;
+// client.TestRequest is the same request on the wire.
+func NewRequest(k int, opt Options) *engine.Request {
+	b, err := json.Marshal(opt)
+	if err != nil {
+		panic(err) // Options holds ints and a bool only
+	}
+	return &engine.Request{Kind: proofkind.Test, RegisteredProof: uint64(k), SectorSize: 1 << k, VanillaProof: b}
+}
+
+// invalid is engine.Invalid of this kind, named "test circuit".
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: test circuit: "+format, append([]any{engine.ErrInvalidRequest}, args...)...)
+	return engine.Invalid("test circuit", format, args...)
 }
 
 // Plan implements engine.Planner.

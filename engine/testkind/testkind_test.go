@@ -100,3 +100,14 @@ func TestWriteParamsMarksThem(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// NewRequest is the request Plan reads: its circuit, its options.
+func TestNewRequest(t *testing.T) {
+	plan, err := New().Plan(context.Background(), NewRequest(10, Options{Partitions: 2}))
+	if err != nil || plan.CircuitID != CircuitID(10) || len(plan.Partitions) != 2 {
+		t.Fatalf("plan %+v: %v", plan, err)
+	}
+	if _, err := New().Plan(context.Background(), NewRequest(MaxLog+1, Options{})); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Fatalf("2^%d rows: %v", MaxLog+1, err)
+	}
+}

@@ -51,12 +51,13 @@ var layer = map[string]int{
 	"porep": 5, "porep/circuit": 6, "porep/seal": 6, "post": 6, "snap": 6,
 	"porep/c2": 7, "porep/c1gen": 7, "post/circuit": 7, "snap/circuit": 7,
 	// 8: the engine; test parameters (blank circuits of every kind); the synthesis benchmark.
-	"engine": 8, "testparams": 8, "porep/circuit/synthbench": 8,
+	"engine": 8, "testparams": 8, "synthbench": 8,
 	// 9: the proof kinds the engine serves and the gRPC server.
 	"engine/porepkind": 9, "engine/postkind": 9, "engine/snapkind": 9, "engine/testkind": 9, "server": 9,
 	// Test-only: bellperson proof goldens through the engine kinds (its doc.go imports nothing);
-	// the one test harness (parameters, engines, fixtures, golden readers).
-	"internal/proofgolden": 10, "internal/testkit": 10,
+	// the one test harness (parameters, engines, fixtures, golden readers); the in-process
+	// test server (server's and client's tests).
+	"internal/proofgolden": 10, "internal/testkit": 10, "internal/testserver": 10,
 	// 10: the daemon harnesses; the daemon assembled from a configuration.
 	"bench": 10, "daemon": 10,
 	// 11: one proof through the daemon's engine, without a daemon; the demo's

@@ -1,7 +1,8 @@
 // Package jsonfile reads the small JSON files the commands hand each other
-// (commdr.json, update.json, a PoSt public-values file): the file's name
-// on every decoding error, and a way to tell a missing number from a zero,
-// which encoding/json cannot (registered proof 0 is a real proof).
+// (commdr.json, update.json, a PoSt public-values file, the vanilla proofs
+// of PoSt and SnapDeals): the file's name on every decoding error, and a
+// way to tell a missing number from a zero, which encoding/json cannot
+// (registered proof 0 is a real proof).
 package jsonfile
 
 import (

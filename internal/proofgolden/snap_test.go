@@ -57,13 +57,13 @@ func TestUpdate2KiBMatchesBellperson(t *testing.T) {
 	compareInputs(t, "the circuit's public inputs", circ.Public.Vector(), g.PublicInputs)
 
 	// The verifier's inputs, from the three commitments alone.
-	pub := snap.Public{K: k, CommROld: commROld, CommRNew: commRNew}
+	pub := snap.Public{Proof: rp, CommROld: commROld, CommRNew: commRNew}
 	if b, err := hex.DecodeString(u.CommDNew); err != nil || len(b) != 32 {
 		t.Fatalf("comm_d_new %q", u.CommDNew)
 	} else {
 		copy(pub.CommDNew[:], b)
 	}
-	inputs, err := snap.PublicInputs(rp, pub)
+	inputs, err := pub.PartitionInputs(k)
 	if err != nil {
 		t.Fatal(err)
 	}

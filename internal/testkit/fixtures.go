@@ -123,7 +123,7 @@ func RandomSector(t testing.TB, proof filecoin.RegisteredSealProof, id, seed uin
 		miner := uint64(Miner)
 		s := &sectordir.Sector{SealProof: proof, ID: id, MinerID: &miner, ProverID: filecoin.ProverID(Miner), Ticket: seal.DefaultTicket,
 			CommD: merkle.EmptySha254Root(proof.SealSpec().TreeDDepth()), TreeRLast: tree, CommC: randomElement(rng)}
-		s.CommR = post.CommR(s.CommC, tree.Root())
+		s.CommR = sectordir.CommR(s.CommC, tree.Root())
 		return s, nil
 	}).(*sectordir.Sector)
 }
@@ -198,11 +198,4 @@ func Bytes(e fr.Element) []byte {
 	var b [32]byte
 	fr.LittleEndian.PutElement(&b, e)
 	return b[:]
-}
-
-// UpdateRequest are an update's request fields comm_r_old, comm_r_new and
-// comm_d_new: raw 32 bytes, fresh slices.
-func UpdateRequest(u *snap.Update) (commROld, commRNew, commDNew []byte) {
-	pub := u.Public()
-	return Bytes(pub.CommROld), Bytes(pub.CommRNew), append([]byte(nil), pub.CommDNew[:]...)
 }

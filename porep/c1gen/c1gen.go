@@ -36,6 +36,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
 	"github.com/cuzk-dev/cuzk/porep/seal"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // ErrChallengeMode is returned for a registered proof whose challenges
@@ -165,7 +166,7 @@ func Generate(ctx context.Context, p Params, workers int) (*Result, error) {
 	if err := s.buildTrees(leaves); err != nil {
 		return nil, err
 	}
-	commR := porep.CommR(s.treeC.Root(), s.treeR.Root())
+	commR := sectordir.CommR(s.treeC.Root(), s.treeR.Root())
 	proofs, err := seal.VanillaProofs(ctx, cfg, g, s, s.replicaID, fr32.FromElement(&commR), p.Seed, workers)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package seal
 
 import (
+	"context"
+
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/detstream"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // Default test-sector values, shared with the Rust reference harness
@@ -50,4 +53,19 @@ func DefaultInput(p filecoin.RegisteredSealProof) Input {
 // sectors; PoSt proves them as it proves any.
 func CCInput(p filecoin.RegisteredSealProof, miner, id uint64) Input {
 	return Input{Proof: p, Data: make([]byte, int(p.SectorSize())/128*127), ProverID: filecoin.ProverID(miner), Sector: id, Ticket: DefaultTicket}
+}
+
+// CCSectors seals CC sectors first, first+1, … of miner in memory
+// (CCInput) and returns them as a verifier or prover of them sees them on
+// disk, as PoSt and SnapDeals take them.
+func CCSectors(ctx context.Context, p filecoin.RegisteredSealProof, miner, first uint64, n, workers int) ([]*sectordir.Sector, error) {
+	out := make([]*sectordir.Sector, n)
+	for i := range out {
+		r, err := PreCommit(ctx, CCInput(p, miner, first+uint64(i)), workers)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r.Sector(miner)
+	}
+	return out, nil
 }

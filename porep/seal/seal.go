@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
+	"github.com/cuzk-dev/cuzk/sectordir"
 )
 
 // Errors returned for bad inputs.
@@ -204,7 +205,7 @@ func PreCommit(ctx context.Context, in Input, workers int) (*Replica, error) {
 		return nil, fmt.Errorf("seal: tree_r_last: %w", err)
 	}
 	commC, commRLast := r.treeC.Root(), r.treeR.Root()
-	commR := porep.CommR(commC, commRLast)
+	commR := sectordir.CommR(commC, commRLast)
 	r.commC, r.commRLast, r.commR = fr32.FromElement(&commC), fr32.FromElement(&commRLast), fr32.FromElement(&commR)
 	return r, nil
 }

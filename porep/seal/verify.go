@@ -44,31 +44,26 @@ func (s Sealed) Config() (porep.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// Public is a sealed sector's public values besides its configuration.
-type Public struct {
-	CommR, CommD, ProverID, Ticket, Seed [32]byte
-	Sector                               uint64
+// Public are the public values of a sector sealed as s, its commitments,
+// ids, ticket and seed left for the caller to fill.
+func (s Sealed) Public() (porep.SealPublic, error) {
+	cfg, err := s.Config()
+	return porep.SealPublic{Config: cfg}, err
 }
 
-// AllPartitions is VerifyFile's partition for a check of the whole proof.
-const AllPartitions = -1
-
-// VerifyFile checks the seal proof in proofPath (192 bytes per partition)
-// against the verifying key in vkPath: every partition when partition is
-// AllPartitions, else that partition alone (porep.VerifySealPartition:
-// the file holds its 192 bytes or the whole proof). It reads the key first,
-// so that a missing parameter is told before a missing proof. An invalid
-// proof is false with a nil error; an error means the check could not be
+// VerifyFile checks the seal proof in proofPath (192 bytes per partition,
+// or pub.Partition's alone: the file holds its 192 bytes or the whole
+// proof) against the verifying key in vkPath, as post.VerifyFile and
+// snap.VerifyFile do: the key is read first, so that a missing parameter
+// is told before a missing proof. It returns the partitions that do not
+// verify (porep.InvalidPartitions; none: the proof is valid) and how many
+// partition proofs were checked; an error means the check could not be
 // made.
-func VerifyFile(vkPath, proofPath string, cfg porep.Config, pub Public, partition int) (bool, error) {
+func VerifyFile(vkPath, proofPath string, pub porep.SealPublic) (bad []int, partitions int, err error) {
 	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
 	if err != nil {
-		return false, err
+		return nil, 0, err
 	}
-	sp := porep.SealPublic{Config: cfg, CommR: pub.CommR, CommD: pub.CommD, ProverID: pub.ProverID,
-		Sector: pub.Sector, Ticket: pub.Ticket, Seed: pub.Seed}
-	if partition == AllPartitions {
-		return porep.VerifySeal(vk, proof, sp)
-	}
-	return porep.VerifySealPartition(vk, proof, sp, partition)
+	bad, err = porep.InvalidPartitions(vk, proof, pub)
+	return bad, pub.Partitions(), err
 }

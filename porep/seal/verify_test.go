@@ -16,10 +16,10 @@ import (
 // porep_id 0 (StackedDrg2KiBV1) with api version 1.2.0.
 var polkaDir = filepath.Join("..", "..", "testdata", "polka-2kib-porep")
 
-func polkaPublic(t *testing.T) Public {
+func polkaPublic(t *testing.T) porep.SealPublic {
 	t.Helper()
 	h := func(s string) [32]byte { return golden.Hex32(t, s) }
-	return Public{
+	return porep.SealPublic{
 		CommR:  h("70e82695a03f9dbd96e568fef583283266a2048766e2c7abe78dcd9896996d68"),
 		CommD:  h("129c7562bb0c189544f5dccd365feaec2141eab458097a5ca8429c109d154421"),
 		Ticket: h("0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c"),
@@ -42,7 +42,7 @@ func TestVerifyFilePolka(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}
-		if ok, err := VerifyFile(vk, proof, cfg, pub, AllPartitions); !ok || err != nil {
+		if ok, err := verifyFile(vk, proof, cfg, pub, nil); !ok || err != nil {
 			t.Errorf("%+v: ok=%v err=%v", s, ok, err)
 		}
 	}
@@ -53,26 +53,26 @@ func TestVerifyFilePolka(t *testing.T) {
 	if cfg.APIVersion != filecoin.V1_0_0 {
 		t.Fatalf("api version %v", cfg.APIVersion)
 	}
-	if ok, err := VerifyFile(vk, proof, cfg, pub, AllPartitions); ok || err != nil {
+	if ok, err := verifyFile(vk, proof, cfg, pub, nil); ok || err != nil {
 		t.Errorf("under api 1.0.0: ok=%v err=%v, want invalid", ok, err)
 	}
 	cfg.APIVersion = filecoin.V1_2_0
 	bad := pub
 	bad.Sector++
-	if ok, err := VerifyFile(vk, proof, cfg, bad, AllPartitions); ok || err != nil {
+	if ok, err := verifyFile(vk, proof, cfg, bad, nil); ok || err != nil {
 		t.Errorf("another sector: ok=%v err=%v, want invalid", ok, err)
 	}
-	if _, err := VerifyFile(filepath.Join(t.TempDir(), "none.vk"), proof, cfg, pub, AllPartitions); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := verifyFile(filepath.Join(t.TempDir(), "none.vk"), proof, cfg, pub, nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing key: %v", err)
 	}
-	if _, err := VerifyFile(vk, filepath.Join(t.TempDir(), "none"), cfg, pub, AllPartitions); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := verifyFile(vk, filepath.Join(t.TempDir(), "none"), cfg, pub, nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing proof: %v", err)
 	}
 	short := filepath.Join(t.TempDir(), "short")
 	if err := os.WriteFile(short, make([]byte, 100), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifyFile(vk, short, cfg, pub, AllPartitions); !errors.Is(err, porep.ErrProofLength) {
+	if _, err := verifyFile(vk, short, cfg, pub, nil); !errors.Is(err, porep.ErrProofLength) {
 		t.Errorf("short proof: %v", err)
 	}
 }
@@ -87,15 +87,15 @@ func TestVerifyFilePartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := VerifyFile(vk, proof, cfg, pub, 0); !ok || err != nil {
+	if ok, err := verifyFile(vk, proof, cfg, pub, part(0)); !ok || err != nil {
 		t.Errorf("partition 0: ok=%v err=%v", ok, err)
 	}
 	bad := pub
 	bad.Sector++
-	if ok, err := VerifyFile(vk, proof, cfg, bad, 0); ok || err != nil {
+	if ok, err := verifyFile(vk, proof, cfg, bad, part(0)); ok || err != nil {
 		t.Errorf("partition 0, another sector: ok=%v err=%v, want invalid", ok, err)
 	}
-	if _, err := VerifyFile(vk, proof, cfg, pub, 1); !errors.Is(err, porep.ErrPartition) {
+	if _, err := verifyFile(vk, proof, cfg, pub, part(1)); !errors.Is(err, porep.ErrPartition) {
 		t.Errorf("partition 1 of 1: %v, want ErrPartition", err)
 	}
 }
@@ -120,4 +120,14 @@ func TestSealedConfig(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+func part(k int) *int { return &k }
+
+// verifyFile is VerifyFile of the sector sealed as cfg, valid when no
+// partition is bad.
+func verifyFile(vk, proof string, cfg porep.Config, pub porep.SealPublic, partition *int) (bool, error) {
+	pub.Config, pub.Partition = cfg, partition
+	bad, _, err := VerifyFile(vk, proof, pub)
+	return err == nil && len(bad) == 0, err
 }

@@ -238,7 +238,9 @@ func wordsPtr(v []uint64) *C.uint64_t {
 // backing arrays are pinned for the call, never copied) and left intact.
 // The call cannot be interrupted: ctx is checked before it starts.
 func (b *Backend) Start(ctx context.Context, p *groth16.Params, parts []*r1cs.ProvingAssignment, rnd []groth16.Randomness) (prover.Pending, error) {
-	if err := checkBatch(p, parts, rnd); err != nil {
+	// The kernels only assert shapes (an assert aborts the process), so
+	// every count they rely on is checked first.
+	if err := groth16.CheckBatch(p, parts, rnd); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

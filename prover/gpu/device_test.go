@@ -362,9 +362,8 @@ func TestDeviceKinds2KiB(t *testing.T) {
 	window := testkit.PoStVanilla(t, filecoin.StackedDrgWindow2KiBV1_2, rnd, []*sectordir.Sector{sector}, 0)
 	winning := testkit.PoStVanilla(t, filecoin.StackedDrgWinning2KiBV1, rnd, []*sectordir.Sector{sector}, 0)
 	upd := testkit.SnapUpdate(t, filecoin.StackedDrg2KiBUpdateV1, sector, 1)
-	snapReq := &engine.Request{Kind: proofkind.SnapDeals, RegisteredProof: uint64(filecoin.StackedDrg2KiBUpdateV1), SectorNumber: 7, MinerID: miner,
-		VanillaProofs: upd.VanillaProofs}
-	snapReq.CommROld, snapReq.CommRNew, snapReq.CommDNew = testkit.UpdateRequest(upd)
+	snapReq := snapkind.UpdateRequest(upd)
+	snapReq.SectorNumber, snapReq.MinerID = 7, miner
 	cases := []struct {
 		name string
 		kind engine.Planner

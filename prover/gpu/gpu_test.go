@@ -130,22 +130,22 @@ func TestCheckBatch(t *testing.T) {
 	p, _ := setup(t, c, "one")
 	rnd := make([]groth16.Randomness, 1)
 	pa := testcircuits.Assignment(t, c)
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa}, rnd); err != nil {
+	if err := groth16.CheckBatch(p, []*r1cs.ProvingAssignment{pa}, rnd); err != nil {
 		t.Fatalf("matching circuit refused: %v", err)
 	}
-	if err := checkBatch(p, nil, nil); err == nil {
+	if err := groth16.CheckBatch(p, nil, nil); err == nil {
 		t.Fatal("empty batch accepted")
 	}
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa}, nil); err == nil {
+	if err := groth16.CheckBatch(p, []*r1cs.ProvingAssignment{pa}, nil); err == nil {
 		t.Fatal("missing randomness accepted")
 	}
 	other := testcircuits.Assignment(t, mixed(300, 2))
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{pa, other}, make([]groth16.Randomness, 2)); !errors.Is(err, groth16.ErrShape) {
+	if err := groth16.CheckBatch(p, []*r1cs.ProvingAssignment{pa, other}, make([]groth16.Randomness, 2)); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("other circuit: %v, want ErrShape", err)
 	}
 	short := testcircuits.Assignment(t, c)
 	short.Aux = short.Aux[:len(short.Aux)-1]
-	if err := checkBatch(p, []*r1cs.ProvingAssignment{short}, rnd); !errors.Is(err, groth16.ErrShape) {
+	if err := groth16.CheckBatch(p, []*r1cs.ProvingAssignment{short}, rnd); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("short witness: %v, want ErrShape", err)
 	}
 }

@@ -1,11 +1,12 @@
 // Package synthbench is the synthesis microbenchmark behind `cuzk bench
-// synth`: it synthesises partition circuits (the PoRep circuit of package
-// circuit, planned from a C1 by porep/c2) into each kind of constraint
-// system and measures wall time, allocation and peak memory per row; it
-// also builds the synthetic partitions of random C1-shaped inputs
-// (Synthetic) and measures one through the prover's H stage (ThroughH). It
-// sits beside the circuits it measures rather than with the daemon
-// harnesses of package bench, which only talk to a daemon.
+// synth`: it synthesises partition circuits (the PoRep circuit of
+// porep/circuit, planned from a C1 by porep/c2) into each kind of
+// constraint system and measures wall time, allocation and peak memory per
+// row; it also builds the synthetic partitions of random inputs shaped as
+// each kind's (Synthetic: PoRep, WindowPoSt, WinningPoSt) and measures one
+// through the prover's H stage (ThroughH). It benchmarks every kind, so it
+// lives under none of them, and apart from the daemon harnesses of package
+// bench, which only talk to a daemon.
 package synthbench
 
 import (
