@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// ErrInsecureListener is returned by CheckListeners when a TCP listener
-// would authenticate nobody and daemon.insecure_tcp does not allow it.
+// ErrInsecureListener is returned when a TCP listener would authenticate
+// nobody off loopback and daemon.insecure_tcp does not allow it: the
+// daemon's check of the address it bound (a name may resolve anywhere).
 var ErrInsecureListener = errors.New("unauthenticated TCP listener")
 
 // checkTLSKeys checks that the TLS keys come in the combinations that mean
@@ -84,43 +85,56 @@ func (d Daemon) Authenticates() bool {
 
 // CheckListeners applies the daemon's transport rule, after Validate:
 //
-//   - a TCP gRPC listener on an address other than loopback needs
-//     token_file or TLS with client certificates;
+//   - a TCP listener (gRPC or status) on an address other than loopback
+//     that would authenticate nobody is moved to the loopback address of
+//     the same port ("0.0.0.0:9820" listens on "127.0.0.1:9820"), with a
+//     warning that names the two ways to serve other machines:
+//     credentials (token_file, or TLS with client certificates) or
+//     insecure_tcp. The Rust cuzk's example config listens on
+//     0.0.0.0:9820 and Curio's client sends no credentials, so this
+//     serves a co-located Curio from that file unchanged, and nobody
+//     beyond the machine;
 //   - a TCP gRPC listener on a loopback address (127.0.0.0/8, ::1,
-//     localhost) may go without them, with a warning: Curio's client
-//     dials plain TCP and sends no token, and its documented address is
-//     127.0.0.1:9820, so refusing it would make this daemon no drop-in for
-//     the Rust cuzk. Any local user can still reach such a port, which is
-//     what the warning says;
-//   - a TCP status listener on an address other than loopback needs the
-//     same credentials (a loopback one is reachable from the machine only);
-//   - daemon.insecure_tcp = true lifts the rules for other addresses.
+//     localhost) may go without credentials, with a warning: any local
+//     user can still reach such a port;
+//   - daemon.insecure_tcp = true serves other addresses as written,
+//     unauthenticated, with a warning.
 //
-// Unix sockets are always allowed: the daemon creates them with mode 0660.
-// The returned warnings (an unauthenticated listener, tokens sent over
-// plain TCP) are for the daemon to log loudly at start-up.
+// It rewrites c.Daemon.Listen and c.Daemon.StatusListen where it moves
+// them. Unix sockets are always allowed: the daemon creates them with
+// mode 0660. The returned warnings (a moved or unauthenticated listener,
+// tokens sent over plain TCP) are for the daemon to log loudly at
+// start-up, one per listener.
 func (c *Config) CheckListeners() (warnings []string, err error) {
-	d := c.Daemon
+	d := &c.Daemon
 	auth := d.Authenticates()
-	var errs []error
-	// example is a loopback address the key could take instead.
-	need := func(key, addr, serves, example string) {
-		why := "set daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates)"
-		if d.TLSCertFile != "" {
-			why = "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller: set daemon.tls_client_ca_file or daemon.token_file"
-		}
+	// confine keeps *addr, unauthenticated and off loopback, on this
+	// machine.
+	confine := func(key string, addr *string, serves string) error {
 		if d.InsecureTCP {
-			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it %s", key, addr, serves))
-			return
+			warnings = append(warnings, fmt.Sprintf("daemon.insecure_tcp = true: %s = %q authenticates nobody; anyone who can reach it can %s", key, *addr, serves))
+			return nil
 		}
-		errs = append(errs, fmt.Errorf("%w: %s = %q would let anyone who can reach it %s: %s, or use a unix socket or a loopback address (%s); daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk",
-			ErrInsecureListener, key, addr, serves, why, example))
+		lo, err := loopbackOf(*addr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		how := "authenticate callers: daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates)"
+		if d.TLSCertFile != "" {
+			how = "authenticate callers: TLS without daemon.tls_client_ca_file encrypts but identifies nobody, so set daemon.tls_client_ca_file or daemon.token_file"
+		}
+		warnings = append(warnings, fmt.Sprintf("%s = %q authenticates nobody, so the daemon listens on %s instead: this machine only, where every local user and process can %s. "+
+			"To serve other machines, %s (docs/security.md), or set daemon.insecure_tcp = true (--insecure-tcp) on a network that is already private",
+			key, *addr, lo, serves, how))
+		*addr = lo
+		return nil
 	}
 	plainToken := func(key, addr string) {
 		if d.TokenFile != "" && d.TLSCertFile == "" && !IsLoopback(addr) {
 			warnings = append(warnings, fmt.Sprintf("%s = %q: bearer tokens cross the network in clear text (set daemon.tls_cert_file and tls_key_file)", key, addr))
 		}
 	}
+	var errs []error
 	if isTCP(d.Listen) {
 		const serves = "submit and cancel proofs and preload or evict parameters"
 		switch {
@@ -130,23 +144,36 @@ func (c *Config) CheckListeners() (warnings []string, err error) {
 				"allowed on loopback because Curio's client sends no credentials; a unix socket (mode 0660) or daemon.token_file closes it",
 				"daemon.listen", d.Listen, serves))
 		default:
-			need("daemon.listen", d.Listen, serves, "127.0.0.1:9820 when Curio runs on this machine")
+			errs = append(errs, confine("daemon.listen", &d.Listen, serves))
 		}
 		plainToken("daemon.listen", d.Listen)
 	}
 	if sa := d.StatusAddr(); isTCP(sa) && !IsLoopback(sa) {
 		if !auth {
-			need("daemon.status_listen", sa, "read /status, /metrics and /debug/pprof (profiles, command line)", "127.0.0.1:9821, reached through an SSH tunnel")
+			errs = append(errs, confine("daemon.status_listen", &d.StatusListen, "read /status, /metrics and /debug/pprof (profiles, command line)"))
 		}
-		plainToken("daemon.status_listen", sa)
+		plainToken("daemon.status_listen", d.StatusAddr())
 	}
 	if d.InsecureTCP && auth {
 		warnings = append(warnings, "daemon.insecure_tcp = true has no effect: callers are authenticated")
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("config: %w", errors.Join(errs...))
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	return warnings, nil
+}
+
+// loopbackOf is the loopback address of addr's port: [::1] for an IPv6
+// host, 127.0.0.1 for any other.
+func loopbackOf(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+		return net.JoinHostPort("::1", port), nil
+	}
+	return net.JoinHostPort("127.0.0.1", port), nil
 }
 
 // isTCP says addr is a host:port address (not empty, not a unix socket).

@@ -30,6 +30,12 @@ const DefaultMaxPending = engine.DefaultMaxPending
 // returns stopped it before it served.
 var ErrServe = errors.New("daemon: serving failed")
 
+// ErrListen wraps a listener that could not be opened (a port in use, a
+// missing socket directory): the machine's state, not the configuration's
+// syntax. New opens its listeners before it builds the engine, so nothing
+// has started when it returns this.
+var ErrListen = errors.New("daemon: cannot listen")
+
 // Daemon is a proving engine with its gRPC and status servers, built from
 // a configuration. New builds it and opens its listeners, Serve serves
 // until its context ends, Close stops it. Its methods may be called from
@@ -70,10 +76,23 @@ func New(cfg config.Config, opt Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The listeners open before the engine is built: a second daemon on a
+	// busy port fails at once and says only why.
+	lis, statusLis, err := listen(cfg.Daemon)
+	if err != nil {
+		return nil, err
+	}
+	closeListeners := func() {
+		lis.Close()
+		if statusLis != nil {
+			statusLis.Close()
+		}
+	}
 	metrics := server.NewMetrics()
 	opt.OnGPURetry = alsoRetry(metrics.GPURetry, opt.OnGPURetry)
 	d, err := build(&cfg, opt, metrics)
 	if err != nil {
+		closeListeners()
 		return nil, err
 	}
 	warnMissingParams(log, cfg.SRS.ParamCache)
@@ -86,30 +105,9 @@ func New(cfg config.Config, opt Options) (*Daemon, error) {
 		srvOpts = append(srvOpts, server.WithAuth(auth))
 	}
 	d.srv = server.New(d.eng, srvOpts...)
-	if err := d.listen(cfg.Daemon); err != nil {
-		_ = d.stop(context.Background())
-		return nil, err
-	}
+	d.lis, d.statusLis = lis, statusLis
 	d.logStarted(&cfg, opt)
 	return d, nil
-}
-
-// listen opens the gRPC listener and, when configured, the status one.
-func (d *Daemon) listen(c config.Daemon) error {
-	lis, err := server.Listen(c.Listen)
-	if err != nil {
-		return err
-	}
-	d.lis = lis
-	if err := checkBound(c, lis.Addr()); err != nil {
-		return err
-	}
-	if c.StatusListen != "" {
-		if d.statusLis, err = server.Listen(c.StatusAddr()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // logStarted logs the start-up line (and warns of an intake bound below
@@ -235,6 +233,27 @@ func alsoRetry(a, b func(reason string)) func(reason string) {
 		return a
 	}
 	return func(reason string) { a(reason); b(reason) }
+}
+
+// listen opens the gRPC listener and the status one (nil without
+// status_listen). A second daemon on a busy port thus fails before its
+// engine starts, and says only why.
+func listen(d config.Daemon) (grpcLis, statusLis net.Listener, err error) {
+	grpcLis, err = server.Listen(d.Listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: daemon.listen: %w", ErrListen, err)
+	}
+	if err := checkBound(d, grpcLis.Addr()); err != nil {
+		grpcLis.Close()
+		return nil, nil, err
+	}
+	if d.StatusListen != "" {
+		if statusLis, err = server.Listen(d.StatusAddr()); err != nil {
+			grpcLis.Close()
+			return nil, nil, fmt.Errorf("%w: daemon.status_listen: %w", ErrListen, err)
+		}
+	}
+	return grpcLis, statusLis, nil
 }
 
 // laneNames lists the prover lanes for the start-up line: "cpu", or

@@ -73,15 +73,15 @@ func startDaemon(t *testing.T, network string, cfg engine.Config, total int64) *
 	return &daemon{c: c, srv: srv, hl: hl, eng: eng, budget: b, params: params, http: "http://" + hl.Addr().String(), addr: addr}
 }
 
-// serve serves srv's gRPC on network ("unix": a socket in a directory
-// that Listen creates, under a short temporary one; otherwise a loopback
-// TCP port) and returns its address. srv is shut down when the test ends,
-// after the clients dial registers later are closed.
+// serve serves srv's gRPC on network ("unix": a socket in a short
+// temporary directory; otherwise a loopback TCP port) and returns its
+// address. srv is shut down when the test ends, after the clients dial
+// registers later are closed.
 func serve(t *testing.T, srv *server.Server, network string) string {
 	t.Helper()
 	addr := "127.0.0.1:0"
 	if network == "unix" {
-		addr = "unix://" + filepath.Join(testserver.SocketDir(t), "sub", "cuzk.sock")
+		addr = "unix://" + filepath.Join(testserver.SocketDir(t), "cuzk.sock")
 	}
 	return testserver.Serve(t, srv, addr).Addr
 }
@@ -697,6 +697,23 @@ func TestListenUnixSocket(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "a", "b", "s.sock")
+	// A missing directory is not made (it would be a system directory
+	// such as /run/curio): the error names it and the fixes.
+	_, err = server.Listen("unix://" + path)
+	if !errors.Is(err, server.ErrNoSocketDir) || !strings.Contains(err.Error(), filepath.Dir(path)) || !strings.Contains(err.Error(), "install -d") {
+		t.Fatalf("missing directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Listen created a directory: %v", err)
+	}
+	// Under /run it is what systemd's RuntimeDirectory makes.
+	const runDir = "/run/cuzk-test-absent-5f0c"
+	if _, err := server.Listen("unix://" + runDir + "/cuzk.sock"); !errors.Is(err, server.ErrNoSocketDir) || !strings.Contains(err.Error(), "RuntimeDirectory=cuzk-test-absent-5f0c") {
+		t.Fatalf("missing directory under /run: %v", err)
+	}
+	if _, err := os.Stat(runDir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Listen created %s: %v", runDir, err)
+	}
 	// A stale socket: bound, then its listener gone without unlinking.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,18 @@ import (
 // line (`cuzk --config FILE`, `cuzk -l ADDR`) reads it when no --config is
 // given and it exists, as the Rust daemon does.
 const RustDefaultConfig = "/data/zk/cuzk.toml"
+
+// exitRuntime is the daemon's exit code when it cannot listen or stops
+// serving on an error: the machine's state (a port in use, a missing
+// socket directory), not a bad command line or config (exitError).
+const exitRuntime = 1
+
+// flagSet says the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 // runDaemon is `cuzk daemon`: it serves proofs over gRPC until SIGINT or
 // SIGTERM (ctx), then shuts down within --shutdown-timeout.
@@ -45,7 +58,7 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	fs.StringVar(cfgPath, "c", "", "short for --config (the Rust cuzk's flag)")
 	listen := fs.String("listen", "", "gRPC `address`, unix:///path.sock or host:port (overrides daemon.listen)")
 	fs.StringVar(listen, "l", "", "short for --listen (the Rust cuzk's flag)")
-	statusListen := fs.String("status-listen", "", "HTTP `address` for /status, /metrics, /debug/pprof (overrides daemon.status_listen)")
+	statusListen := fs.String("status-listen", "", "HTTP `address` for /status, /metrics, /debug/pprof (overrides daemon.status_listen; \"\" turns it off)")
 	logLevel := fs.String("log-level", "", "trace, debug, info, warn or error (overrides logging.level)")
 	paramCache := fs.String("params", "", "parameter `directory` (overrides srs.param_cache and FIL_PROOFS_PARAMETER_CACHE)")
 	deprecatedFlag(fs, "param-cache", "params")
@@ -86,7 +99,9 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	if *listen != "" {
 		cfg.Daemon.Listen = *listen
 	}
-	if *statusListen != "" {
+	// --status-listen "" is how a unit turns off a status listener its
+	// config file sets, so an empty value counts when it is given.
+	if flagSet(fs, "status-listen") {
 		cfg.Daemon.StatusListen = *statusListen
 	}
 	if *logLevel != "" {
@@ -116,7 +131,10 @@ func startDaemon(ctx context.Context, name string, args []string, defaultConfig 
 	err = daemon.Run(ctx, cfg, daemon.Options{EnableTest: *enableTest, TrustParams: *trustParams, ShutdownTimeout: *shutdownTimeout, Log: log})
 	switch {
 	case errors.Is(err, daemon.ErrServe):
-		return 1 // logged
+		return exitRuntime // logged
+	case errors.Is(err, daemon.ErrListen):
+		fmt.Fprintf(stderr, "%s: %v\n", strings.TrimSpace("cuzk "+name), err)
+		return exitRuntime
 	case err != nil:
 		return fail("%v", err)
 	}

@@ -18,24 +18,19 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
-// TestDaemonRefusesInsecureTCP: a TCP listener off loopback that would
-// authenticate nobody, or credentials that do not hold together, stop the
-// daemon before it listens, with an error naming the key and the remedy.
+// TestDaemonRefusesInsecureTCP: credentials that do not hold together
+// stop the daemon before it listens, with an error naming the key and the
+// remedy.
 func TestDaemonRefusesInsecureTCP(t *testing.T) {
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short")
 	os.WriteFile(short, []byte("abc\n"), 0o600)
 	empty := filepath.Join(dir, "empty")
 	os.WriteFile(empty, nil, 0o600)
-	sock := "unix://" + filepath.Join(dir, "cuzk.sock")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"daemon", "--listen", "192.0.2.1:0"}, `unauthenticated TCP listener: daemon.listen = "192.0.2.1:0" would let anyone who can reach it submit and cancel proofs`},
-		{[]string{"daemon", "--listen", "0.0.0.0:0"}, "daemon.insecure_tcp = true (cuzk daemon --insecure-tcp) accepts the risk"},
-		{[]string{"daemon", "--listen", sock, "--status-listen", "0.0.0.0:0"}, `daemon.status_listen = "0.0.0.0:0" would let anyone who can reach it read /status, /metrics and /debug/pprof`},
-		{[]string{"daemon", "--listen", "0.0.0.0:0", "--tls-cert", "/c", "--tls-key", "/k"}, "TLS without daemon.tls_client_ca_file encrypts but authenticates no caller"},
 		{[]string{"daemon", "--listen", "127.0.0.1:0", "--tls-cert", "/c"}, "daemon.tls_cert_file and daemon.tls_key_file are set together"},
 		{[]string{"daemon", "--tls-client-ca", "/ca"}, "client certificates need TLS"},
 		{[]string{"daemon", "--listen", "127.0.0.1:0", "--token-file", short}, "token is 3 characters, want at least 32"},
@@ -46,6 +41,63 @@ func TestDaemonRefusesInsecureTCP(t *testing.T) {
 		if code != exitError || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: code %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestDaemonMovesOffLoopback: listeners off loopback that would
+// authenticate nobody listen on loopback at the same port instead, with
+// one WARN each naming the two ways to serve other machines; the status
+// listener's --status-listen "" turns it off.
+func TestDaemonMovesOffLoopback(t *testing.T) {
+	params := t.TempDir()
+	started := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var logs testkit.SyncBuffer
+		done := make(chan int, 1)
+		go func() { done <- run(ctx, append(args, "--params", params), &logs, &logs) }()
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(logs.String(), "cuzk daemon started") {
+			select {
+			case code := <-done:
+				t.Fatalf("%v: exit %d before it started:\n%s", args, code, logs.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%v: not started:\n%s", args, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Fatalf("%v: exit %d:\n%s", args, code, logs.String())
+		}
+		return logs.String()
+	}
+	logs := started("daemon", "--listen", "0.0.0.0:0", "--status-listen", "[::]:0")
+	for _, want := range []string{
+		`level=WARN msg="SECURITY: daemon.listen = \"0.0.0.0:0\" authenticates nobody, so the daemon listens on 127.0.0.1:0 instead: this machine only`,
+		"To serve other machines, authenticate callers: daemon.token_file (bearer tokens) or daemon.tls_cert_file, tls_key_file and tls_client_ca_file (client certificates) (docs/security.md), or set daemon.insecure_tcp = true (--insecure-tcp) on a network that is already private",
+		`level=WARN msg="SECURITY: daemon.status_listen = \"[::]:0\" authenticates nobody, so the daemon listens on [::1]:0 instead`,
+		"listen=127.0.0.1:0 status_listen=[::1]:0 ",
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	if n := strings.Count(logs, "SECURITY:"); n != 2 {
+		t.Errorf("%d SECURITY lines, want one per listener:\n%s", n, logs)
+	}
+
+	// A config's status listener, turned off on the command line.
+	cfg := filepath.Join(t.TempDir(), "cuzk.toml")
+	if err := os.WriteFile(cfg, []byte("[daemon]\nstatus_listen = \"127.0.0.1:0\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs = started("daemon", "--config", cfg, "--listen", "127.0.0.1:0", "--status-listen", "")
+	if !strings.Contains(logs, "status_listen=\"\" ") || strings.Contains(logs, "listener=status_listen") {
+		t.Errorf("--status-listen \"\" left the status listener on:\n%s", logs)
 	}
 }
 

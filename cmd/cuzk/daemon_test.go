@@ -35,7 +35,7 @@ func daemonFixture(t *testing.T) (cfgPath, addr string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	addr = "unix://" + filepath.Join(sockDir, "run", "cuzk.sock")
+	addr = "unix://" + filepath.Join(sockDir, "cuzk.sock")
 	cfg := fmt.Sprintf(`
 [daemon]
 listen = %q

@@ -83,11 +83,11 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		return runBare(ctx, RustDefaultConfig, stdout, stderr)
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr, cmds)
-		if len(args) == 0 {
-			return exitError
-		}
 		return exitOK
 	}
 	if args[0] == "--version" || args[0] == "-version" {
@@ -133,6 +133,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cmd.run(ctx, args[1:], stdout, stderr)
 }
 
+// runBare is `cuzk` alone. The Rust cuzk starts its daemon then, from
+// defaultConfig; so does this one when that file exists (a machine set up
+// for the Rust daemon). Elsewhere a bare word that starts a daemon on the
+// default socket would surprise more than the command list does.
+func runBare(ctx context.Context, defaultConfig string, stdout, stderr io.Writer) int {
+	switch _, err := os.Stat(defaultConfig); {
+	case err == nil:
+		return startDaemon(ctx, "", nil, defaultConfig, stderr)
+	case !errors.Is(err, os.ErrNotExist):
+		fmt.Fprintf(stderr, "cuzk: %v\n\n", err)
+	}
+	usage(stderr, commands())
+	return exitError
+}
+
 // groupOf returns the two-word commands whose first word is name.
 func groupOf(cmds map[string]command, name string) map[string]command {
 	group := map[string]command{}
@@ -147,6 +162,7 @@ func groupOf(cmds map[string]command, name string) map[string]command {
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "usage: cuzk <command> [flags]")
 	fmt.Fprintln(w, "       cuzk [-c|--config FILE] [-l|--listen ADDR] [daemon flags]   (the Rust cuzk's command line: cuzk daemon, reading "+RustDefaultConfig+" by default)")
+	fmt.Fprintln(w, "       cuzk alone starts the daemon too when "+RustDefaultConfig+" exists, as the Rust cuzk does")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {

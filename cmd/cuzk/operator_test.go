@@ -140,7 +140,13 @@ func TestOperatorFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	addr := "unix://" + filepath.Join(dir, "curio", "cuzk.sock")
+	// systemd makes the unit's RuntimeDirectory before ExecStart; the
+	// daemon makes no directory of its own.
+	runtimeDir := filepath.Join(dir, u.one(t, "Service.RuntimeDirectory"))
+	if err := os.Mkdir(runtimeDir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	addr := "unix://" + filepath.Join(runtimeDir, "cuzk.sock")
 	args = append(args, "--listen", addr, "--status-listen", "127.0.0.1:0", "--params", dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
