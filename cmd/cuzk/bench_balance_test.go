@@ -75,7 +75,7 @@ func TestBenchSeveralDaemons(t *testing.T) {
 		}
 	}
 
-	code, out, stderr = runCmd(t, "bench", "batch", "--addr", list, "-t", "test", "-c", "6", "-j", "6", "--json")
+	code, out, stderr = runCmd(t, "bench", "batch", "--addr", list, "-t", "test", "-n", "6", "-j", "6", "--json")
 	var br bench.BatchReport
 	if err := json.Unmarshal([]byte(out), &br); err != nil || code != exitOK || br.Summary.Completed != 6 || len(br.Daemons) != 3 {
 		t.Fatalf("batch exit %d %v: %+v\n%s", code, err, br.Daemons, stderr)
@@ -85,11 +85,11 @@ func TestBenchSeveralDaemons(t *testing.T) {
 		t.Fatalf("single exit %d:\n%s\n%s", code, out, stderr)
 	}
 	// Preload and evict act on every daemon.
-	code, out, stderr = runCmd(t, "bench", "evict", "--addr", list, "-c", "test-k10")
+	code, out, stderr = runCmd(t, "bench", "evict", "--addr", list, "--circuit-id", "test-k10")
 	if code != exitOK || !strings.Contains(out, "test-k10 evicted") {
 		t.Fatalf("evict exit %d:\n%s\n%s", code, out, stderr)
 	}
-	code, out, stderr = runCmd(t, "bench", "preload", "--addr", list, "-c", "test-k10")
+	code, out, stderr = runCmd(t, "bench", "preload", "--addr", list, "--circuit-id", "test-k10")
 	if code != exitOK || !strings.Contains(out, "test-k10 loaded in ") {
 		t.Fatalf("preload exit %d:\n%s\n%s", code, out, stderr)
 	}

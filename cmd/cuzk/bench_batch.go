@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
@@ -21,10 +20,13 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	pf := addProofFlags(fs, true)
 	var count, conc int
 	fs.IntVar(&count, "count", 3, "number of proofs")
-	fs.IntVar(&count, "c", 3, "shorthand for --count")
+	fs.IntVar(&count, "n", 3, "shorthand for --count")
+	// -c was --count (the Rust cuzk-bench's); everywhere else in cuzk it
+	// is --config.
+	deprecatedFlag(fs, "c", "count")
 	fs.IntVar(&conc, "concurrency", 1, "proofs in flight at once")
 	fs.IntVar(&conc, "j", 1, "shorthand for --concurrency")
-	every := fs.Duration("progress", 30*time.Second, "progress line interval when stderr is not a terminal (0: off)")
+	pg := addProgressFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON report (per-proof lines go to stderr)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -34,6 +36,10 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("--count and --concurrency must be at least 1")
 	}
 	spec, err := pf.flagSpec(ctx, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	sc, err := df.status()
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -50,15 +56,21 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	conc = min(conc, count)
 	fmt.Fprintf(lines, "=== Batch Benchmark ===\nproof:       %s\ncount:       %d\nconcurrency: %d\ndaemon:      %s\n\n", spec.Describe(), count, conc, df.addr)
 	var done atomic.Int64
-	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
+	runID := bench.NewRunID("bench-batch")
+	watch := newJobWatch(c, sc, spec.Kind().String())
+	// Request ids are runID-<index> (bench.RunBatch); a job id may carry
+	// the caller's prefix before it.
+	ofRun := func(jobID string) bool { return strings.Contains(jobID, runID+"-") }
+	index := func(jobID string) string { return "#" + jobID[strings.LastIndex(jobID, "-")+1:] }
+	prog, stopProgress := pg.start(ctx, stderr, func(ctx context.Context) string {
 		n := int(done.Load())
-		return fmt.Sprintf("%s %d/%d proofs; %s", bench.Bar(n, count, 20), n, count, daemonBrief(ctx, c))
+		return fmt.Sprintf("%s %d/%d proofs; %s", bench.Bar(n, count, 20), n, count, watch.describe(ctx, ofRun, index))
 	})
-	rep := bench.RunBatch(ctx, c, spec.Spec, bench.BatchOptions{Count: count, Concurrency: conc}, func(r bench.Result) {
+	rep := bench.RunBatch(ctx, c, spec.Spec, bench.BatchOptions{Count: count, Concurrency: conc, RunID: runID}, func(r bench.Result) {
 		n := done.Add(1)
 		prog.Println(lines, proofLine(int(n), count, &r)+daemonSuffix(c, &r))
 	})
-	prog.Stop()
+	stopProgress()
 	if *asJSON {
 		if err := printJSON(stdout, rep); err != nil {
 			return fail("%v", err)

@@ -138,13 +138,13 @@ func printEngineStatus(w io.Writer, s *statusdoc.Status) {
 	}
 }
 
-// runBenchPreload is `cuzk bench preload -c ID`.
+// runBenchPreload is `cuzk bench preload --circuit-id ID`.
 func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench preload", stderr)
 	df := addDaemonFlags(fs)
 	var id string
 	fs.StringVar(&id, "circuit-id", "", "circuit `id` to load (porep-2k, porep-32g, test-k10, ...)")
-	fs.StringVar(&id, "c", "", "shorthand for --circuit-id")
+	deprecatedFlag(fs, "c", "circuit-id") // -c is --config elsewhere in cuzk
 	every := fs.Duration("progress", 10*time.Second, "progress line interval when stderr is not a terminal (0: off)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -152,7 +152,7 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	fail := failer(stderr, "cuzk bench preload")
 	if id == "" {
-		return fail("-c/--circuit-id is required")
+		return fail("--circuit-id is required")
 	}
 	c, err := df.dial()
 	if err != nil {
@@ -191,20 +191,20 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	return exitOK
 }
 
-// runBenchEvict is `cuzk bench evict -c ID`.
+// runBenchEvict is `cuzk bench evict --circuit-id ID`.
 func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench evict", stderr)
 	df := addDaemonFlags(fs)
 	var id string
 	fs.StringVar(&id, "circuit-id", "", "circuit `id` whose parameters to drop from memory")
-	fs.StringVar(&id, "c", "", "shorthand for --circuit-id")
+	deprecatedFlag(fs, "c", "circuit-id") // -c is --config elsewhere in cuzk
 	asJSON := fs.Bool("json", false, "print JSON")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk bench evict")
 	if id == "" {
-		return fail("-c/--circuit-id is required")
+		return fail("--circuit-id is required")
 	}
 	c, err := df.dial()
 	if err != nil {

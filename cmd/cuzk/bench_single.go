@@ -49,6 +49,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	requestID := fs.String("request-id", "", "request id (default: a fresh one)")
 	asJSON := fs.Bool("json", false, "print one JSON report")
 	out := fs.String("out", "", "also write the proof bytes (192 per partition) to this `file`")
+	pg := addProgressFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -65,6 +66,10 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		rep.Verify = &verifyReport{VK: verifier.Path}
 	}
+	sc, err := df.status()
+	if err != nil {
+		return fail("%v", err)
+	}
 	c, err := df.dial()
 	if err != nil {
 		return fail("%v", err)
@@ -77,11 +82,12 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	if !*asJSON {
 		fmt.Fprintf(stdout, "submitting %s to %s as %s\n", spec.Describe(), df.addr, id)
 	}
-	prog := bench.StartProgress(stderr, isTerminal(stderr), 30*time.Second, func() string {
-		return "waiting for the proof; " + daemonBrief(ctx, c)
+	watch := newJobWatch(c, sc, spec.Kind().String())
+	_, stopProgress := pg.start(ctx, stderr, func(ctx context.Context) string {
+		return watch.describe(ctx, func(jobID string) bool { return strings.HasSuffix(jobID, id) }, func(string) string { return "job" })
 	})
 	rep.Result = bench.Prove(ctx, c, spec.Spec, 0, id)
-	prog.Stop()
+	stopProgress()
 	r := &rep.Result
 	code := exitOK
 	switch {

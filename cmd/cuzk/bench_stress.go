@@ -25,7 +25,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	seed := fs.Uint64("seed", 1, "seed of the Poisson arrivals")
 	drain := fs.Duration("drain", 10*time.Minute, "after the window, how long to wait for outstanding jobs before cancelling them")
 	sample := fs.Duration("sample", time.Second, "memory sampling interval")
-	every := fs.Duration("progress", 10*time.Second, "progress line interval when stderr is not a terminal (0: off)")
+	pg := addProgressFlags(fs)
 	verbose := fs.Bool("v", false, "print a line per finished job")
 	asJSON := fs.Bool("json", false, "print one JSON report (with every job)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -87,14 +87,22 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(out, "(no --status-addr: the memory budget is not reported)\n")
 	}
 	fmt.Fprintln(out)
-	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
+	prog, stopProgress := pg.start(ctx, stderr, func(ctx context.Context) string {
 		p := st.Progress()
 		phase := "arriving"
 		if p.Draining {
 			phase = "draining"
 		}
-		return fmt.Sprintf("%s: submitted %d/%d, completed %d, failed %d, in flight %d, peak rss %s", phase,
+		line := fmt.Sprintf("%s: submitted %d/%d, completed %d, failed %d, in flight %d, peak rss %s", phase,
 			p.Submitted, p.Planned, p.Completed, p.Failed, p.InFlight, bytesize.Format(int64(p.PeakRSS)))
+		if sc != nil {
+			sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			if ds, _, err := sc.Status(sctx); err == nil {
+				line += "; daemon jobs: " + jobCounts(ds)
+			}
+		}
+		return line
 	})
 	finished := 0
 	rep, err := st.Run(ctx, func(r bench.Result) {
@@ -103,7 +111,7 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 			prog.Println(out, fmt.Sprintf("  %-6s %s%s", r.Kind, proofLine(finished, len(st.Plan()), &r), daemonSuffix(c, &r)))
 		}
 	})
-	prog.Stop()
+	stopProgress()
 	if err != nil {
 		return fail("%v", err)
 	}

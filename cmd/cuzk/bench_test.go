@@ -301,9 +301,14 @@ var (
 func TestBenchBatch(t *testing.T) {
 	d := startBenchDaemon(t, "", "2GiB")
 	const n = 6
+	// -c, the Rust cuzk-bench's --count, still counts, with a note: -c is
+	// --config elsewhere in cuzk.
 	code, out, stderr := d.bench(t, "batch", "-t", "test", "--partitions", "2", "-c", strconv.Itoa(n), "-j", "3")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "cuzk bench batch: -c is deprecated; use --count") {
+		t.Errorf("no deprecation note for -c:\n%s", stderr)
 	}
 	// Every proof has its line, and the summary is what those lines give.
 	lines := proofLineRE.FindAllStringSubmatch(out, -1)
@@ -359,7 +364,7 @@ func TestBenchBatch(t *testing.T) {
 	}
 
 	// --json: the report parses, per-proof lines go to stderr.
-	code, out, stderr = d.bench(t, "batch", "-t", "test", "-c", "4", "-j", "2", "--json")
+	code, out, stderr = d.bench(t, "batch", "-t", "test", "-n", "4", "-j", "2", "--json")
 	var rep bench.BatchReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
 		t.Fatalf("exit %d, %v:\n%s", code, err, out)
@@ -379,11 +384,11 @@ func TestBenchBatch(t *testing.T) {
 	}
 
 	// Failed proofs are counted and make the exit code 1.
-	code, out, _ = d.bench(t, "batch", "-t", "test", "-c", "2", "--test-options", `{"corrupt_inputs":true}`)
+	code, out, _ = d.bench(t, "batch", "-t", "test", "-n", "2", "--test-options", `{"corrupt_inputs":true}`)
 	if code != exitInvalid || strings.Count(out, " FAILED ") != 2 || !strings.Contains(out, "0 completed, 2 failed") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if code, _, stderr := d.bench(t, "batch", "-t", "test", "-c", "0"); code != exitError || !strings.Contains(stderr, "at least 1") {
+	if code, _, stderr := d.bench(t, "batch", "-t", "test", "-n", "0"); code != exitError || !strings.Contains(stderr, "at least 1") {
 		t.Fatalf("exit %d %q", code, stderr)
 	}
 }
@@ -471,7 +476,7 @@ func atoi(t *testing.T, s string) int {
 
 func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 	d := startBenchDaemon(t, "", "2GiB")
-	code, out, _ := d.bench(t, "preload", "-c", "test-k10")
+	code, out, _ := d.bench(t, "preload", "--circuit-id", "test-k10")
 	if code != exitOK || !regexp.MustCompile(`^test-k10 loaded in \d+ ms\n$`).MatchString(out) {
 		t.Fatalf("exit %d %q", code, out)
 	}
@@ -479,7 +484,7 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 	if code != exitOK || out != "test-k10 already loaded\n" {
 		t.Fatalf("exit %d %q", code, out)
 	}
-	code, out, _ = d.bench(t, "preload", "-c", "test-k10", "--json")
+	code, out, _ = d.bench(t, "preload", "--circuit-id", "test-k10", "--json")
 	var pre struct {
 		Already bool   `json:"already_loaded"`
 		LoadMs  string `json:"load_time_ms"`
@@ -522,15 +527,15 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 
-	code, out, _ = d.bench(t, "evict", "-c", "test-k10")
+	code, out, _ = d.bench(t, "evict", "--circuit-id", "test-k10")
 	if code != exitOK || !regexp.MustCompile(`^test-k10 evicted, \S+ freed \([1-9]\d* bytes\)\n$`).MatchString(out) {
 		t.Fatalf("exit %d %q", code, out)
 	}
-	code, out, _ = d.bench(t, "evict", "-c", "test-k10")
+	code, out, _ = d.bench(t, "evict", "--circuit-id", "test-k10")
 	if code != exitOK || out != "test-k10 was not loaded\n" {
 		t.Fatalf("exit %d %q", code, out)
 	}
-	code, out, _ = d.bench(t, "evict", "-c", "test-k10", "--json")
+	code, out, _ = d.bench(t, "evict", "--circuit-id", "test-k10", "--json")
 	if code != exitOK || !strings.Contains(out, `"was_loaded": false`) {
 		t.Fatalf("exit %d %q", code, out)
 	}
@@ -538,10 +543,12 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"preload"}, "-c/--circuit-id is required"},
-		{[]string{"evict"}, "-c/--circuit-id is required"},
-		{[]string{"preload", "-c", "porep-3x"}, "PreloadSRS porep-3x"},
-		{[]string{"evict", "-c", "nonsense"}, "EvictSRS nonsense"},
+		{[]string{"preload"}, "--circuit-id is required"},
+		{[]string{"evict"}, "--circuit-id is required"},
+		// -c, the Rust cuzk-bench's, still names the circuit, with a note.
+		{[]string{"preload", "-c", "porep-3x"}, "cuzk bench preload: -c is deprecated; use --circuit-id\ncuzk bench preload: PreloadSRS porep-3x"},
+		{[]string{"preload", "--circuit-id", "porep-3x"}, "PreloadSRS porep-3x"},
+		{[]string{"evict", "--circuit-id", "nonsense"}, "EvictSRS nonsense"},
 	} {
 		if code, _, stderr := d.bench(t, bad.args...); code != exitError || !strings.Contains(stderr, bad.want) {
 			t.Errorf("%v: exit %d %q", bad.args, code, stderr)
@@ -587,7 +594,7 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 // document.
 func TestBenchTimeline(t *testing.T) {
 	d := startBenchDaemon(t, "", "2GiB")
-	code, out, stderr := d.bench(t, "batch", "-t", "test", "--partitions", "2", "-c", "3", "-j", "2", "--json")
+	code, out, stderr := d.bench(t, "batch", "-t", "test", "--partitions", "2", "-n", "3", "-j", "2", "--json")
 	var rep bench.BatchReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
 		t.Fatalf("exit %d %v\n%s", code, err, stderr)
@@ -726,11 +733,11 @@ func TestBenchSinglePoRep(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "porep-2k (tier=HOT") {
 		t.Errorf("status after a PoRep proof:\n%s", out)
 	}
-	code, out, _ = d.bench(t, "evict", "-c", "porep-2k")
+	code, out, _ = d.bench(t, "evict", "--circuit-id", "porep-2k")
 	if code != exitOK || !regexp.MustCompile(`^porep-2k evicted, \S+ freed \([1-9]\d* bytes\)\n$`).MatchString(out) {
 		t.Errorf("evict: exit %d %q", code, out)
 	}
-	code, out, _ = d.bench(t, "preload", "-c", "porep-2k", "--json")
+	code, out, _ = d.bench(t, "preload", "--circuit-id", "porep-2k", "--json")
 	var pre struct {
 		AlreadyLoaded bool   `json:"already_loaded"`
 		LoadTimeMS    uint64 `json:"load_time_ms,string"` // protojson writes uint64 as a string
@@ -739,7 +746,7 @@ func TestBenchSinglePoRep(t *testing.T) {
 		t.Errorf("preload: exit %d %v %q", code, err, out)
 	}
 	// A batch of two real PoRep proofs.
-	code, out, stderr = d.bench(t, "batch", "-t", "porep", "--c1", "../../testdata/rustref/seal/2KiB/c1.json", "-c", "2", "-j", "2")
+	code, out, stderr = d.bench(t, "batch", "-t", "porep", "--c1", "../../testdata/rustref/seal/2KiB/c1.json", "-n", "2", "-j", "2")
 	t.Log(out)
 	if code != exitOK || !strings.Contains(out, "2 completed, 0 failed") || len(proofLineRE.FindAllString(out, -1)) != 2 {
 		t.Fatalf("batch: exit %d\n%s\n%s", code, out, stderr)

@@ -41,7 +41,11 @@ type aliasValue struct {
 func (a *aliasValue) String() string { return "" }
 
 func (a *aliasValue) Set(s string) error {
-	fmt.Fprintf(a.fs.Output(), "%s: --%s is deprecated; use --%s\n", a.fs.Name(), a.old, a.current)
+	dash := "--"
+	if len(a.old) == 1 {
+		dash = "-" // a shorthand
+	}
+	fmt.Fprintf(a.fs.Output(), "%s: %s%s is deprecated; use --%s\n", a.fs.Name(), dash, a.old, a.current)
 	return a.fs.Set(a.current, s)
 }
 
