@@ -282,6 +282,7 @@ func NewLogger(l config.Logging, w io.Writer) (*slog.Logger, error) {
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
 	if l.Format == "json" {
+		opts.ReplaceAttr = secondsAttr
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -293,4 +294,19 @@ func logger(log *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return log
+}
+
+// secondsAttr writes a duration in the JSON log as seconds, with the unit
+// in the key ("timeout": 30s becomes "timeout_s": 30): slog's JSON handler
+// writes integer nanoseconds under the bare key, which a reader of the log
+// would have to know. The text format keeps Go's "30s".
+func secondsAttr(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	key := a.Key
+	if !strings.HasSuffix(key, "_s") {
+		key += "_s"
+	}
+	return slog.Float64(key, a.Value.Duration().Seconds())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/ifma"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 // msmG1Vector and msmG2Vector are msmVector with the adders the tests choose.
@@ -219,7 +220,8 @@ func TestMSMG2Vector(t *testing.T) {
 
 func TestMSMG1VectorIFMA(t *testing.T) {
 	if !ifma.Enabled() {
-		t.Skipf("IFMA not in use (%s); the kernels are tested in internal/ifma, natively or emulated", ifma.Current())
+		testenv.Skip(t, "IFMA MSM (this CPU has no AVX-512 IFMA; internal/ifma tests the kernels emulated)",
+			fmt.Sprintf("IFMA not in use (%s); the kernels are tested in internal/ifma, natively or emulated", ifma.Current()))
 	}
 	sizes := []int{1, 9, 300, 2500, 20000}
 	if testing.Short() {

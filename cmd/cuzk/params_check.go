@@ -26,7 +26,7 @@ func runParamsCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	deprecatedFlag(fs, "dir", "params")
 	manifestPath := fs.String("manifest", "", "paramfetch manifest `file` (default: the official v28 parameters.json, built in)")
 	var size sectorSizeFlag // a --manifest may list any size
-	fs.Var(&size, "sector-size", "check only this sector size's .params files (and every .vk, as paramfetch does): 2KiB, 8MiB, 512MiB, 32GiB, 64GiB")
+	fs.Var(&size, "sector-size", "check only this sector size's .params and .vk files: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code

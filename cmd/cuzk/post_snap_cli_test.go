@@ -68,7 +68,7 @@ func sealedDir(t *testing.T, name string) string {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.Run(m)
 	if sealedDirs.root != "" {
 		os.RemoveAll(sealedDirs.root)
 	}

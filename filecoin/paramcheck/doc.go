@@ -22,9 +22,11 @@
 // and has that marker is reported as test parameters rather than as a
 // corrupt official file.
 //
-// With a sector size, Check looks at the .params files of that size and
-// every verifying key, as paramfetch --params-for-sector-sizes (and
-// go-paramfetch's GetParams) do: verifying keys are small and always kept.
+// With a sector size, Check looks at the .params and .vk files of that
+// size: what proving and verifying its proofs need. paramfetch
+// --params-for-sector-sizes (and go-paramfetch's GetParams) fetch every
+// verifying key besides, but a directory set up for one size lacks the
+// other sizes' keys without being wrong for that size.
 //
 // A Verifier does the digest check for the daemon: once per file path,
 // size and modification time, with the digest recorded in RecordFile

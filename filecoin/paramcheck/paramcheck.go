@@ -95,15 +95,15 @@ func isDigest(s string) bool {
 	return true
 }
 
-// Select returns the entries a prover of sectorSize needs: its .params
-// files and every verifying key. 0 selects everything.
+// Select returns the entries a prover of sectorSize needs: that size's
+// .params and .vk files. 0 selects everything.
 func (m Manifest) Select(sectorSize uint64) Manifest {
 	if sectorSize == 0 {
 		return slices.Clone(m)
 	}
 	var out Manifest
 	for _, e := range m {
-		if e.SectorSize == sectorSize || !strings.HasSuffix(e.Name, filecoin.ParamsExt) {
+		if e.SectorSize == sectorSize {
 			out = append(out, e)
 		}
 	}
@@ -191,8 +191,8 @@ type Result struct {
 
 // Options tune Check.
 type Options struct {
-	// SectorSize, when not 0, checks only that size's .params files (and
-	// every verifying key); see Manifest.Select.
+	// SectorSize, when not 0, checks only that size's files; see
+	// Manifest.Select.
 	SectorSize uint64
 	// Progress, when not nil, is called while a file is read, with the
 	// bytes read so far (r.Size is its length).

@@ -20,8 +20,8 @@ type DirCheck struct {
 	Dir string
 	// ManifestPath is a paramfetch manifest file; empty means Official.
 	ManifestPath string
-	// SectorSize, when not zero, checks only that size's .params files
-	// (and every .vk, as paramfetch does).
+	// SectorSize, when not zero, checks only that size's .params and .vk
+	// files.
 	SectorSize filecoin.SectorSize
 	// JSON writes the results as JSON instead of one line per file.
 	JSON bool

@@ -15,6 +15,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -49,7 +51,8 @@ func Path(t testing.TB) string {
 	if os.Getenv(Env) == "1" {
 		t.Fatalf("%s=1 but none of %v is on PATH (Debian: apt-get install chromium)", Env, names)
 	}
-	t.Skipf("needs headless Chromium: none of %v is on PATH (Debian: apt-get install chromium); %s=1 makes this an error", names, Env)
+	testenv.Skip(t, "status page in headless Chromium (apt-get install chromium)",
+		fmt.Sprintf("needs headless Chromium: none of %v is on PATH (Debian: apt-get install chromium); %s=1 makes this an error", names, Env))
 	return ""
 }
 

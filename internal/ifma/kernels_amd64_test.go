@@ -5,12 +5,13 @@ package ifma
 import (
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"golang.org/x/sys/cpu"
 )
 
 func TestAsmKernelsNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		t.Skip("this CPU has no AVX-512 IFMA: the kernels run only under the emulator here (TestAsmKernelsEmulated)")
+		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: the kernels run only under the emulator here (TestAsmKernelsEmulated)")
 	}
 	testKernels(t, asmKernels)
 }
@@ -21,21 +22,21 @@ func cpuHasIFMA() bool {
 
 func TestG1AdderNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		t.Skip("this CPU has no AVX-512 IFMA: see TestG1AdderEmulated")
+		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestG1AdderEmulated")
 	}
 	testG1Adder(t, asmKernels, adderSizes)
 }
 
 func TestFrKernelsNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		t.Skip("this CPU has no AVX-512 IFMA: see TestFrKernelsEmulated")
+		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestFrKernelsEmulated")
 	}
 	testFrKernels(t, asmKernels)
 }
 
 func TestG2AdderNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		t.Skip("this CPU has no AVX-512 IFMA: see TestG2AdderEmulated")
+		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestG2AdderEmulated")
 	}
 	testG2Adder(t, asmKernels, adderSizes)
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 //go:embed emu.py
@@ -327,7 +329,8 @@ func ForTest(t testing.TB) *Emulator {
 		if os.Getenv(PolicyEnv) == "require" {
 			t.Fatalf("%v (%s=require)", err, PolicyEnv)
 		}
-		t.Skipf("emulated kernel test skipped: %v; %s=require makes this a failure", err, PolicyEnv)
+		testenv.Skip(t, "emulated IFMA kernels (pip install bochscpu-python==0.3.1)",
+			fmt.Sprintf("emulated kernel test skipped: %v; %s=require makes this a failure", err, PolicyEnv))
 	}
 	t.Cleanup(func() {
 		if err := e.Close(); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -116,7 +117,7 @@ func RunWithTestParams(m *testing.M, dir *string, ks ...int) int {
 	}
 	defer remove()
 	*dir = d
-	return m.Run()
+	return testenv.Run(m)
 }
 
 // TestParams is TestParamsDir for one test: the directory is removed when

@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/circuit"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
-
-// FullSizeEnv enables the full-size circuit tests: each synthesises one
-// partition of 130 M rows (about 3 minutes and 6 GiB on 2 cores).
-const FullSizeEnv = "CUZK_FULLSIZE"
 
 // The circuit of partition 0 of the generated 32 and 64 GiB C1 is
 // rust-fil-proofs' circuit for it: tools/rustref synthesised the upstream
@@ -27,9 +23,9 @@ const FullSizeEnv = "CUZK_FULLSIZE"
 // synthesis gives the same digests. 64 GiB is the 8-8-2 shape, whose top
 // arity-2 level no sealed sector here exercises.
 func TestFullSizeGeneratedMatchesRust(t *testing.T) {
-	if os.Getenv(FullSizeEnv) != "1" {
-		t.Skipf("full size (130 M rows per partition): set %s=1 to run it", FullSizeEnv)
-	}
+	// Each synthesises one partition of 130 M rows (about 3 minutes and
+	// 6 GiB on 2 cores).
+	testenv.FullSize(t, "130 M rows per partition")
 	for _, c := range []struct {
 		proof  filecoin.RegisteredSealProof
 		golden string
