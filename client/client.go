@@ -50,6 +50,19 @@ func IsDraining(err error) bool {
 	return st.Code() == codes.Unavailable && st.Message() == cuzkv1.DrainingMessage
 }
 
+// IsUnreachable reports whether err, from a call a running daemon always
+// answers (GetStatus), says the daemon could not be reached: gRPC
+// Unavailable (nothing listens at the address, a refused or broken
+// connection) other than a draining refusal. A job's Unavailable (aborted
+// at a shutdown) comes from a daemon that was reached.
+func IsUnreachable(err error) bool {
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &se) || IsDraining(err) {
+		return false
+	}
+	return se.GRPCStatus().Code() == codes.Unavailable
+}
+
 // drainErr names a draining refusal for what it is; the gRPC status stays
 // in the chain, so status.Code still reads Unavailable.
 func (c *Client) drainErr(err error) error {

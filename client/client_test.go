@@ -85,6 +85,21 @@ func TestIsDraining(t *testing.T) {
 			t.Errorf("%s: IsDraining(%v) = %v", tc.name, tc.err, got)
 		}
 	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{status.Error(codes.Unavailable, `connection error: desc = "transport: Error while dialing: dial unix /run/curio/cuzk.sock: connect: no such file or directory"`), true},
+		{fmt.Errorf("GetStatus: %w", status.Error(codes.Unavailable, "connection refused")), true},
+		{refusal, false},
+		{status.Error(codes.Unauthenticated, "no token"), false},
+		{errors.New("connection refused"), false},
+		{nil, false},
+	} {
+		if got := IsUnreachable(tc.err); got != tc.want {
+			t.Errorf("IsUnreachable(%v) = %v", tc.err, got)
+		}
+	}
 	// drainErr keeps other errors as they are, and the code of a refusal.
 	other := status.Error(codes.Unavailable, "connection refused")
 	if got := (&Client{}).drainErr(other); got != other {

@@ -183,5 +183,5 @@ func snapFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 	req := snapkind.UpdateRequest(u)
 	req.SectorNumber, req.MinerID = s.ID, miner
 	return &Fixture{Request: req, Public: pub, Check: "verify-update", method: methodVanilla,
-		What: fmt.Sprintf("%v: CC sector %d updated with detstream(%s), %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataLabel, p.Partitions(), req.CommRNew)}, nil
+		What: fmt.Sprintf("%v: CC sector %d updated with %s, %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataDescription, p.Partitions(), req.CommRNew)}, nil
 }

@@ -110,6 +110,10 @@ func EncodeSector(ctx context.Context, p filecoin.RegisteredUpdateProof, key *se
 // encode (testdata/rustref/update).
 const DefaultDataLabel = "cuzk-snap-data-v1"
 
+// DefaultDataDescription says what DefaultData is, for people: the demo's
+// and snap encode's output, and update.json's new_data.
+const DefaultDataDescription = "built-in test data (deterministic bytes, the same as tools/rustref's SnapDeals goldens)"
+
 // DefaultData is the default new data of a sector of size, unpadded
 // (sector size × 127/128 bytes; seal.PadData pads it).
 func DefaultData(size filecoin.SectorSize) []byte {

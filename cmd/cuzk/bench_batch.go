@@ -48,6 +48,9 @@ func runBenchBatch(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("%v", err)
 	}
 	defer c.Close()
+	if err := df.probe(ctx, c); err != nil {
+		return fail("%v", err)
+	}
 
 	lines := stdout
 	if *asJSON {

@@ -75,6 +75,32 @@ func (d *daemonFlags) dial() (*client.Client, error) {
 	return client.DialWith(strings.Join(addrs, ","), *d.creds)
 }
 
+// reachErr adds to err, when it says no daemon answered, what to check:
+// gRPC's own text names the socket or port but not the flag that chose it.
+func (d *daemonFlags) reachErr(err error) error {
+	if !client.IsUnreachable(err) {
+		return err
+	}
+	return fmt.Errorf("%w\n  no cuzk daemon answers at %s: is it running (systemctl status cuzk), and is --addr its [daemon] listen? (--addr defaults to $%s, else %s)",
+		err, d.addr, AddrEnv, config.DefaultListen)
+}
+
+// probe asks a single daemon for its status before a run sends work, so
+// that an address nobody listens on fails at once, with reachErr's hint,
+// rather than as every proof's error. A list of daemons is left to the
+// balancer, which skips the ones that do not answer.
+func (d *daemonFlags) probe(ctx context.Context, c *client.Client) error {
+	if c.Several() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := c.Status(ctx); err != nil {
+		return fmt.Errorf("GetStatus: %w", d.reachErr(err))
+	}
+	return nil
+}
+
 func (d *daemonFlags) status() (*bench.StatusClient, error) {
 	if d.statusAddr == "" {
 		return nil, nil

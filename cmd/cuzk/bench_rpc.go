@@ -37,7 +37,7 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	defer c.Close()
 	st, err := c.Status(ctx)
 	if err != nil {
-		return fail("GetStatus: %v", err)
+		return fail("GetStatus: %v", df.reachErr(err))
 	}
 	var eng *statusdoc.Status
 	var raw []byte
@@ -69,8 +69,13 @@ func runBenchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "uptime:           %ds\n", st.GetUptimeSeconds())
 	fmt.Fprintf(stdout, "proofs completed: %d\n", st.GetTotalProofsCompleted())
 	fmt.Fprintf(stdout, "proofs failed:    %d\n", st.GetTotalProofsFailed())
-	fmt.Fprintf(stdout, "pinned memory:    %s / %s (%d / %d bytes)\n", bytesize.Format(int64(st.GetPinnedMemoryBytes())),
-		bytesize.Format(int64(st.GetPinnedMemoryLimitBytes())), st.GetPinnedMemoryBytes(), st.GetPinnedMemoryLimitBytes())
+	// The wire's pinned_memory fields carry the memory budget (the Rust
+	// engine's name, from its pinned host buffers). /status says more of
+	// it, so with --status-addr that line stands alone.
+	if eng == nil {
+		fmt.Fprintf(stdout, "memory budget:    %s used of %s (%d / %d bytes; --status-addr for its peak and parameters)\n", bytesize.Format(int64(st.GetPinnedMemoryBytes())),
+			bytesize.Format(int64(st.GetPinnedMemoryLimitBytes())), st.GetPinnedMemoryBytes(), st.GetPinnedMemoryLimitBytes())
+	}
 	if len(st.GetGpus()) > 0 {
 		fmt.Fprintf(stdout, "\nGPUs:\n")
 		for _, g := range st.GetGpus() {
@@ -174,7 +179,7 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	prog.Stop()
 	if err != nil {
-		return fail("PreloadSRS %s: %v", id, err)
+		return fail("PreloadSRS %s: %v", id, df.reachErr(err))
 	}
 	if *asJSON {
 		b, err := rpcJSON.Marshal(resp)
@@ -222,7 +227,7 @@ func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer)
 		resp, err = c.RPC().EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: id})
 	}
 	if err != nil {
-		return fail("EvictSRS %s: %v", id, err)
+		return fail("EvictSRS %s: %v", id, df.reachErr(err))
 	}
 	if *asJSON {
 		b, err := rpcJSON.Marshal(resp)
@@ -257,7 +262,7 @@ func runBenchMetrics(ctx context.Context, args []string, stdout, stderr io.Write
 	defer c.Close()
 	text, err := c.Metrics(ctx)
 	if err != nil {
-		return fail("GetMetrics: %v", err)
+		return fail("GetMetrics: %v", df.reachErr(err))
 	}
 	if !*asJSON {
 		if *prefix == "" {

@@ -75,6 +75,9 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail("%v", err)
 	}
 	defer c.Close()
+	if err := df.probe(ctx, c); err != nil {
+		return fail("%v", err)
+	}
 	id := *requestID
 	if id == "" {
 		id = bench.NewRunID("bench-single")

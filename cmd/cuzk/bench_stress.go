@@ -60,6 +60,9 @@ func runBenchStress(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fail("%v", err)
 	}
 	defer c.Close()
+	if err := df.probe(ctx, c); err != nil {
+		return fail("%v", err)
+	}
 	st, err := bench.NewStress(c, specs, mix, bench.StressOptions{
 		Duration: *duration, Drain: *drain, Arrivals: arr, Seed: *seed, Status: sc, Sample: *sample,
 	})

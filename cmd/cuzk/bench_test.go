@@ -500,6 +500,14 @@ func TestBenchStatusPreloadEvictMetrics(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
+	// The budget once, and by its name.
+	if n := strings.Count(strings.ToLower(out), "memory budget"); n != 1 || strings.Contains(out, "pinned") {
+		t.Errorf("the memory budget %d times, or called pinned memory:\n%s", n, out)
+	}
+	code, out, _ = d.bench(t, "status")
+	if code != exitOK || !regexp.MustCompile(`(?m)^memory budget:    [\d.]+ ?[KMG]?i?B used of 2(\.0)? ?GiB \(\d+ / 2147483648 bytes`).MatchString(out) || strings.Contains(out, "pinned") {
+		t.Errorf("status without --status-addr:\n%s", out)
+	}
 	code, out, _ = d.bench(t, "status", "--status-addr", d.statusAddr, "--json")
 	var st struct {
 		GRPC struct {
@@ -773,5 +781,31 @@ func TestBenchSinglePoRep(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "--c1-gen: made a 2KiB C1 WITHOUT SEALING") ||
 		!regexp.MustCompile(`(?m)^verify:\s+valid `).MatchString(out) || !strings.Contains(out, "sector 7, miner 1000") {
 		t.Fatalf("--c1-gen: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestBenchUnreachable: with no daemon at --addr, every command that calls
+// one says which address it tried and what to check, before any work.
+func TestBenchUnreachable(t *testing.T) {
+	addr := "unix://" + filepath.Join(t.TempDir(), "none.sock")
+	hint := "no cuzk daemon answers at " + addr + ": is it running (systemctl status cuzk), and is --addr its [daemon] listen? (--addr defaults to $CUZK_ADDR, else unix:///run/curio/cuzk.sock)"
+	for _, args := range [][]string{
+		{"status"}, {"metrics"}, {"preload", "--circuit-id", "test-k10"}, {"evict", "--circuit-id", "test-k10"},
+		{"single", "-t", "test"}, {"batch", "-t", "test", "-n", "2"}, {"stress", "--mix", "test=1/s", "--duration", "1s"},
+	} {
+		code, _, stderr := runCmd(t, append([]string{"bench", args[0], "--addr", addr}, args[1:]...)...)
+		if code != exitError || !strings.Contains(stderr, hint) {
+			t.Errorf("bench %v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// TestSnapFixtureWording: the built-in SnapDeals request describes its new
+// data in words, not by the generator's label.
+func TestSnapFixtureWording(t *testing.T) {
+	addr := "unix://" + filepath.Join(t.TempDir(), "none.sock")
+	code, _, stderr := runCmd(t, "bench", "single", "-t", "snap-update", "--addr", addr)
+	if code != exitError || !strings.Contains(stderr, "updated with built-in test data (deterministic bytes") || strings.Contains(stderr, "detstream") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -17,7 +17,7 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlags("snap encode", stderr)
 	dir := fs.String("sector-dir", "", "sealed CC sector `directory` (cuzk seal --cc --out DIR)")
 	out := fs.String("out", "", "output `directory`: update.json, vproofs.json and the updated sector (same layout as the sector dir)")
-	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: deterministic data, label "+snap.DefaultDataLabel+")")
+	dataPath := fs.String("data", "", "new data `file`: sector size × 127/128 raw bytes (fr32-padded here) or sector size padded bytes (default: "+snap.DefaultDataDescription+")")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = all CPUs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -38,7 +38,7 @@ func runSnapEncode(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	size := key.SectorSize()
 	raw := snap.DefaultData(size)
-	dataName := "detstream(" + snap.DefaultDataLabel + ")"
+	dataName := snap.DefaultDataDescription
 	if *dataPath != "" {
 		if raw, err = os.ReadFile(*dataPath); err != nil {
 			return fail("%v", err)
