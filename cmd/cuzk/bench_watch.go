@@ -119,8 +119,8 @@ func (w *jobWatch) describe(ctx context.Context, match func(jobID string) bool, 
 		}
 		state, detail := jobState(j)
 		// A job first seen waiting has waited since it was submitted; one
-		// first seen running has run at least as long as its partitions
-		// have been in their stages.
+		// seen running has run at least as long as its partitions have
+		// been in their stages.
 		var before time.Duration
 		if j.State == "planning" || j.State == "queued" {
 			before = j.Age
@@ -172,7 +172,8 @@ func (w *jobWatch) fromQueues(ctx context.Context) string {
 }
 
 // inState is how long job id has been in state, as far as this watcher
-// has seen; a job seen for the first time has been in it for before.
+// has seen: at least before (what the daemon's own figures show), and on
+// a change no longer than since the previous state was seen to begin.
 func (w *jobWatch) inState(id, state string, now time.Time, before time.Duration) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -182,7 +183,7 @@ func (w *jobWatch) inState(id, state string, now time.Time, before time.Duration
 		s = stateSince{state: state, at: now.Add(-before)}
 		w.since[id] = s
 	case s.state != state:
-		s = stateSince{state: state, at: now}
+		s = stateSince{state: state, at: maxTime(s.at, now.Add(-before))}
 		w.since[id] = s
 	}
 	return roundDuration(now.Sub(s.at))
@@ -299,4 +300,11 @@ func jobCounts(st *statusdoc.Status) string {
 		return "no jobs"
 	}
 	return strings.Join(out, ", ")
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -90,3 +90,26 @@ func TestBenchSingleProgress(t *testing.T) {
 		t.Errorf("--quiet: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestBenchBatchStressProgress: batch names each of its jobs in flight
+// with its state; stress counts the daemon's jobs by state.
+func TestBenchBatchStressProgress(t *testing.T) {
+	d := startBenchDaemon(t, "", "2GiB")
+	opts := `{"synthesis_delay_ms":2000}`
+	code, out, stderr := d.bench(t, "batch", "-t", "test", "--test-options", opts, "-n", "2", "-j", "2", "--status-addr", d.statusAddr, "--progress", "500ms")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	t.Logf("batch stderr:\n%s", stderr)
+	if !regexp.MustCompile(`(?m)^\[\s*[\d.]+s\] \[-+\] 0/2 proofs; #[01] (queued|running) \([\d.]+m?s\)(: [^;]*; \d of 1 done)?(; #[01] |$)`).MatchString(stderr) {
+		t.Errorf("batch progress lacks its jobs' states:\n%s", stderr)
+	}
+	code, out, stderr = d.bench(t, "stress", "--mix", "test=2/s", "--arrivals", "fixed", "--duration", "2s", "--test-options", opts,
+		"--status-addr", d.statusAddr, "--progress", "500ms")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !regexp.MustCompile(`; daemon jobs: (no jobs|\d+ (planning|queued|running|self-check))`).MatchString(stderr) || !strings.Contains(stderr, " running (partitions: ") {
+		t.Errorf("stress progress lacks the daemon's jobs by state:\n%s", stderr)
+	}
+}
