@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -108,9 +109,7 @@ func createLabel(cs *r1cs.CS, id []Boolean, parents [][]Boolean, layer UInt32, n
 }
 
 func TestGoldenCreateLabel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("532k rows")
-	}
+	testenv.Short(t, "532k rows")
 	const layer, node = 3, 22
 	g := loadGolden(t, "create_label")
 	s := caseStream("create_label")
@@ -174,8 +173,8 @@ func TestGoldenPoR(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			sha := tc.name == "por_sha256_base_2"
-			if sha && testing.Short() {
-				t.Skip("272k rows")
+			if sha {
+				testenv.Short(t, "272k rows")
 			}
 			g := loadGolden(t, tc.name)
 			ms := tc.shape

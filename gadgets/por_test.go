@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -151,9 +152,7 @@ func TestPoRPoseidonCounts(t *testing.T) {
 }
 
 func TestPoRSha254Binary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("272k rows")
-	}
+	testenv.Short(t, "272k rows")
 	rng := rand.New(rand.NewPCG(37, 38))
 	leaves := make([][32]byte, 64)
 	for i := range leaves {
@@ -279,9 +278,7 @@ func TestPoRAllocations(t *testing.T) {
 }
 
 func TestSha254HasherAllocations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation count needs several SHA-254 nodes")
-	}
+	testenv.Short(t, "allocation count needs several SHA-254 nodes")
 	const runs = 3
 	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 45400 * (runs + 2), Inputs: 1, Aux: 45400 * (runs + 2)})
 	cs := r1cs.New(pa)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
 
@@ -235,9 +236,7 @@ func TestUInt32Relabelling(t *testing.T) {
 // Steady-state SHA-256 synthesis into a ProvingAssignment allocates
 // nothing.
 func TestSha256Allocations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation count needs several compressions")
-	}
+	testenv.Short(t, "allocation count needs several compressions")
 	const runs = 3
 	pa := r1cs.NewProvingAssignment(r1cs.Size{Constraints: 26000 * (runs + 3), Inputs: 1, Aux: 26000 * (runs + 3)})
 	cs := r1cs.New(pa)

@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -427,8 +428,8 @@ func TestApexPoR(t *testing.T) {
 		for _, k := range []int{0, tc.partitions - 1} {
 			name := fmt.Sprintf("2^%d_%dx%d_k%d", tc.log2Nodes, tc.partitions, tc.apexLeafs, k)
 			t.Run(name, func(t *testing.T) {
-				if testing.Short() && tc.test && k > 0 {
-					t.Skip("one partition in -short")
+				if tc.test && k > 0 {
+					testenv.Short(t, "every partition but the first")
 				}
 				var b r1cs.Sink = r1cs.Counter{}
 				ts := r1cs.NewTestSystem()

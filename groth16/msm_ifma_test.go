@@ -220,7 +220,7 @@ func TestMSMG2Vector(t *testing.T) {
 
 func TestMSMG1VectorIFMA(t *testing.T) {
 	if !ifma.Enabled() {
-		testenv.Skip(t, "IFMA MSM (this CPU has no AVX-512 IFMA; internal/ifma tests the kernels emulated)",
+		testenv.Skip(t, "IFMA MSM, this CPU has no AVX-512 IFMA",
 			fmt.Sprintf("IFMA not in use (%s); the kernels are tested in internal/ifma, natively or emulated", ifma.Current()))
 	}
 	sizes := []int{1, 9, 300, 2500, 20000}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 func elementFromLEHex(t testing.TB, s string) fr.Element {
@@ -202,9 +203,7 @@ func TestPoseidonVectors(t *testing.T) {
 
 // The strengthened set exercises the generators with other R_P values.
 func TestPoseidonStrengthenedVectors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("derives 7 extra constant sets")
-	}
+	testenv.Short(t, "derives 7 extra constant sets")
 	v := loadPoseidonVectors(t)
 	for as, vec := range v.MerkleTreeHash.Strengthened {
 		a, _ := strconv.Atoi(as)

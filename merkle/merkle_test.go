@@ -14,6 +14,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/hash"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 func limbs(t testing.TB, ls []string) fr.Element {
@@ -428,9 +429,7 @@ func TestSha254Tree(t *testing.T) {
 
 // The 8 MiB tree_c/tree_r_last size, built in parallel; skipped under -short.
 func TestPoseidon8MiBTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2^18-leaf tree")
-	}
+	testenv.Short(t, "2^18-leaf tree")
 	leaves := randomLeaves(rand.New(rand.NewPCG(13, 14)), 1<<18)
 	tree, err := BuildPoseidon(ShapeBase, leaves, 4)
 	if err != nil {

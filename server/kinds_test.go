@@ -75,9 +75,7 @@ func kindsDaemon(t *testing.T, dir string) cuzkv1.ProvingEngineClient {
 // naming the first of them, not RESOURCE_EXHAUSTED; the daemon keeps
 // serving.
 func TestWindowPoStPartitionMessageSize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: a 58.6 MB request")
-	}
+	testenv.Short(t, "a 58.6 MB request")
 	one, err := os.ReadFile(filepath.Join(golden.RepoTestdata(), "curio-32gib-window-post", "post.vproof"))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/sectordir"
 )
@@ -252,9 +253,7 @@ func TestPartitionProof2KiB(t *testing.T) {
 // TestPartitionProof8MiB: four partitions, each verifying only as itself;
 // skipped under -short (it builds 2^18-leaf trees).
 func TestPartitionProof8MiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("8 MiB trees")
-	}
+	testenv.Short(t, "8 MiB trees")
 	p := filecoin.StackedDrg8MiBUpdateV1
 	s := newSector(t, p, 2)
 	for k := range p.Partitions() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/synthbench"
 )
 
@@ -65,9 +66,7 @@ func TestBenchSynthCount2KiB(t *testing.T) {
 // The proving and templated constraint systems see the same circuit the
 // counter does, and report the figures the issue asks for.
 func TestBenchSynthProving2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesises 2.7 M constraints twice")
-	}
+	testenv.Short(t, "synthesises 2.7 M constraints twice")
 	for _, cs := range []string{"proving", "templated"} {
 		rep := synthJSON(t, "--cs", cs, "-i", "1", "--rust-bench", rustBench)
 		it := rep.Iterations[0]
@@ -83,9 +82,7 @@ func TestBenchSynthProving2KiB(t *testing.T) {
 // --compare runs an A/B of two builds, alternating; here the binary
 // against itself, so the ratio is about 1.
 func TestBenchSynthCompare(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the cuzk binary")
-	}
+	testenv.Short(t, "builds the cuzk binary")
 	bin := filepath.Join(t.TempDir(), "cuzk")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 )
 
@@ -34,9 +35,7 @@ var (
 // need it are skipped under -short.
 func cuzkBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: builds the cuzk binary")
-	}
+	testenv.Short(t, "builds the cuzk binary")
 	binOnce.Do(func() {
 		if binDir, binErr = os.MkdirTemp("", "cuzk-bin-"); binErr != nil {
 			return
@@ -316,9 +315,7 @@ func runUntil(t *testing.T, at string, limit time.Duration, args ...string) (int
 // TestDemoStopsOnCancel: the demo cancelled while it generates its
 // parameters returns promptly with an error and writes no parameter file.
 func TestDemoStopsOnCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: synthesises the 2 KiB circuit")
-	}
+	testenv.Short(t, "synthesises the 2 KiB circuit")
 	dir := t.TempDir()
 	code, stderr, took := runUntil(t, "params gen: fold u v", 5*time.Minute, "demo", "--params", dir)
 	if code != exitError || !strings.Contains(stderr, "context canceled") {

@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
@@ -149,9 +150,7 @@ func TestPlanRejects(t *testing.T) {
 // partition k (k enters the challenges and the first public input), and
 // entries out of order are refused naming the first misplaced one.
 func TestPlanPartitions8MiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds 8 MiB trees")
-	}
+	testenv.Short(t, "builds 8 MiB trees")
 	u := testkit.SnapUpdate(t, filecoin.StackedDrg8MiBUpdateV1, testkit.RandomSector(t, filecoin.StackedDrg8MiBV1_1, 9, 1), 2)
 	ctx := context.Background()
 	plan, err := (&Planner{Workers: 2}).Plan(ctx, request(u))

@@ -51,7 +51,7 @@ func Path(t testing.TB) string {
 	if os.Getenv(Env) == "1" {
 		t.Fatalf("%s=1 but none of %v is on PATH (Debian: apt-get install chromium)", Env, names)
 	}
-	testenv.Skip(t, "status page in headless Chromium (apt-get install chromium)",
+	testenv.Skip(t, "headless Chromium, apt-get install chromium",
 		fmt.Sprintf("needs headless Chromium: none of %v is on PATH (Debian: apt-get install chromium); %s=1 makes this an error", names, Env))
 	return ""
 }

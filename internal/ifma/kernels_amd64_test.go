@@ -11,7 +11,7 @@ import (
 
 func TestAsmKernelsNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: the kernels run only under the emulator here (TestAsmKernelsEmulated)")
+		testenv.Skip(t, "native IFMA kernels, this CPU has none (emulated instead)", "this CPU has no AVX-512 IFMA: the kernels run only under the emulator here (TestAsmKernelsEmulated)")
 	}
 	testKernels(t, asmKernels)
 }
@@ -22,21 +22,21 @@ func cpuHasIFMA() bool {
 
 func TestG1AdderNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestG1AdderEmulated")
+		testenv.Skip(t, "native IFMA kernels, this CPU has none (emulated instead)", "this CPU has no AVX-512 IFMA: see TestG1AdderEmulated")
 	}
 	testG1Adder(t, asmKernels, adderSizes)
 }
 
 func TestFrKernelsNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestFrKernelsEmulated")
+		testenv.Skip(t, "native IFMA kernels, this CPU has none (emulated instead)", "this CPU has no AVX-512 IFMA: see TestFrKernelsEmulated")
 	}
 	testFrKernels(t, asmKernels)
 }
 
 func TestG2AdderNative(t *testing.T) {
 	if !cpuHasIFMA() {
-		testenv.Skip(t, "native IFMA kernels (this CPU has no AVX-512 IFMA; emulated instead)", "this CPU has no AVX-512 IFMA: see TestG2AdderEmulated")
+		testenv.Skip(t, "native IFMA kernels, this CPU has none (emulated instead)", "this CPU has no AVX-512 IFMA: see TestG2AdderEmulated")
 	}
 	testG2Adder(t, asmKernels, adderSizes)
 }

@@ -329,7 +329,7 @@ func ForTest(t testing.TB) *Emulator {
 		if os.Getenv(PolicyEnv) == "require" {
 			t.Fatalf("%v (%s=require)", err, PolicyEnv)
 		}
-		testenv.Skip(t, "emulated IFMA kernels (pip install bochscpu-python==0.3.1)",
+		testenv.Skip(t, "emulated IFMA kernels, pip install bochscpu-python==0.3.1",
 			fmt.Sprintf("emulated kernel test skipped: %v; %s=require makes this a failure", err, PolicyEnv))
 	}
 	t.Cleanup(func() {

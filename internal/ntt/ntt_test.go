@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/consensys/gnark-crypto/utils"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 func randomVector(n int, seed uint64) []fr.Element {
@@ -206,9 +207,7 @@ func TestNewRejects(t *testing.T) {
 // TestLarge runs the prover's 2^22 domain against gnark-crypto (seconds of
 // work; skipped with -short).
 func TestLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2^22 transforms: skipped with -short")
-	}
+	testenv.Short(t, "2^22 transforms")
 	const lg = 22
 	n := 1 << lg
 	ref := fft.NewDomain(uint64(n))

@@ -6,12 +6,12 @@
 // proof) run only with CUZK_E2E=1; .ci/run runs the suite a second time
 // with it, so nothing that checks exactness stops running in CI.
 //
-// Every skip that a plain `go test ./...` can take goes through Skip (E2E
-// and FullSize do), and every package that has one runs its tests through
-// Run, which prints one line at the end naming what the package skipped
-// and what runs it:
+// Every skip that `go test ./...` (or with -short) can take goes through
+// Skip (E2E, FullSize and Short do), and every package that has one runs
+// its tests through Run, which prints one line at the end naming what the
+// package skipped and what runs it:
 //
-//	github.com/cuzk-dev/cuzk/engine/porepkind: skipped 3 tests: 3 end-to-end proofs (set CUZK_E2E=1)
+//	github.com/cuzk-dev/cuzk/engine/porepkind: skipped 3 tests (end-to-end, set CUZK_E2E=1: 3)
 //
 // The go command prints nothing of a passing package's output in a
 // multi-package run, so that line goes to the go command's own stderr
@@ -41,9 +41,9 @@ const FullSizeEnv = "CUZK_FULLSIZE"
 
 // The reasons Run counts skips under: what a reader does to run them.
 const (
-	ReasonE2E      = "end-to-end proofs (set " + E2EEnv + "=1)"
-	ReasonFullSize = "full-size circuits (set " + FullSizeEnv + "=1)"
-	ReasonShort    = "slow tests (-short)"
+	ReasonE2E      = "end-to-end, set " + E2EEnv + "=1"
+	ReasonFullSize = "full size, set " + FullSizeEnv + "=1"
+	ReasonShort    = "-short"
 )
 
 // E2E skips t unless end-to-end tests are enabled (and never runs them
@@ -55,6 +55,14 @@ func E2E(t testing.TB, why string) {
 	}
 	if os.Getenv(E2EEnv) != "1" {
 		Skip(t, ReasonE2E, fmt.Sprintf("end-to-end (%s): set %s=1 to run it, as .ci/run does", why, E2EEnv))
+	}
+}
+
+// Short skips t under -short. why says what makes it slow.
+func Short(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		Skip(t, ReasonShort, "-short: "+why)
 	}
 }
 
@@ -77,7 +85,7 @@ var skips struct {
 
 // Skip skips t with message, counting it under reason for the package's
 // summary line. reason is shared by the tests skipped for one cause and
-// says what runs them ("end-to-end proofs (set CUZK_E2E=1)").
+// says what runs them ("end-to-end, set CUZK_E2E=1").
 func Skip(t testing.TB, reason, message string) {
 	t.Helper()
 	skips.Lock()
@@ -114,7 +122,7 @@ func summary(pkg string) string {
 	var parts []string
 	for _, r := range skips.order {
 		total += skips.n[r]
-		parts = append(parts, fmt.Sprintf("%d %s", skips.n[r], r))
+		parts = append(parts, fmt.Sprintf("%s: %d", r, skips.n[r]))
 	}
 	if total == 0 {
 		return ""
@@ -123,7 +131,7 @@ func summary(pkg string) string {
 	if total == 1 {
 		tests = "test"
 	}
-	return fmt.Sprintf("%s: skipped %d %s: %s", pkg, total, tests, strings.Join(parts, "; "))
+	return fmt.Sprintf("%s: skipped %d %s (%s)", pkg, total, tests, strings.Join(parts, "; "))
 }
 
 // packagePath is the import path of the package under test: the go

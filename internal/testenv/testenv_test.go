@@ -14,7 +14,7 @@ func TestSummary(t *testing.T) {
 	for i, r := range []string{ReasonE2E, ReasonFullSize, ReasonE2E} {
 		t.Run(strings.Repeat("x", i+1), func(t *testing.T) { Skip(t, r, "because") })
 	}
-	want := "p: skipped 3 tests: 2 end-to-end proofs (set CUZK_E2E=1); 1 full-size circuits (set CUZK_FULLSIZE=1)"
+	want := "p: skipped 3 tests (end-to-end, set CUZK_E2E=1: 2; full size, set CUZK_FULLSIZE=1: 1)"
 	if got := summary("p"); got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 )
 
@@ -536,9 +537,7 @@ func fakeOutput(t testing.TB, p filecoin.RegisteredSealProof) *Output {
 // TestProductionShapes round-trips C1s with the 32 GiB (Sub) and 64 GiB
 // (Top) shapes and checks that the variants are not interchangeable.
 func TestProductionShapes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two 50 MB C1s")
-	}
+	testenv.Short(t, "builds two 50 MB C1s")
 	for _, tc := range []struct {
 		p       filecoin.RegisteredSealProof
 		variant ProofVariant

@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
@@ -60,9 +61,7 @@ func digest(t testing.TB, c r1cs.Circuit) r1cs.Digest {
 // The 2 KiB circuit synthesised from a C1 that rust-fil-proofs sealed must
 // be rust-fil-proofs' circuit: same rows, coefficients, variables, witness.
 func TestGoldenPoRep2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2.7 M rows")
-	}
+	testenv.Short(t, "2.7 M rows")
 	g := golden.Require(t, "porep_2KiB")
 	s := partition(t, rustC1(t, "2KiB"), 0)
 	golden.Compare(t, g, digest(t, s))
@@ -80,9 +79,7 @@ func TestGoldenPoRep2KiB(t *testing.T) {
 }
 
 func TestGoldenPoRep8MiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3.8 M rows")
-	}
+	testenv.Short(t, "3.8 M rows")
 	g := golden.Require(t, "porep_8MiB")
 	golden.Compare(t, g, digest(t, partition(t, rustC1(t, "8MiB"), 0)))
 }
@@ -90,9 +87,7 @@ func TestGoldenPoRep8MiB(t *testing.T) {
 // The four upstream stacked-circuit test shapes, from the vanilla proofs the
 // Rust harness made for them.
 func TestGoldenStackedShapes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1.2 M rows each")
-	}
+	testenv.Short(t, "1.2 M rows each")
 	for _, name := range []string{"stacked_2_0_0", "stacked_8_0_0", "stacked_8_4_0", "stacked_8_4_2"} {
 		t.Run(name, func(t *testing.T) {
 			g := golden.Require(t, name)
@@ -219,8 +214,8 @@ func TestCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.proof.String(), func(t *testing.T) {
-			if c.slowInShort && testing.Short() {
-				t.Skip("large circuit")
+			if c.slowInShort {
+				testenv.Short(t, "large circuit")
 			}
 			shape, in, err := Blank(c.proof)
 			if err != nil {
@@ -245,9 +240,7 @@ func TestCounts(t *testing.T) {
 
 // A real 2 KiB C1 gives a satisfied circuit; a tampered one does not.
 func TestSatisfiedAndTampered(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2.7 M rows per synthesis")
-	}
+	testenv.Short(t, "2.7 M rows per synthesis")
 	o := rustC1(t, "2KiB")
 	check := func(s *Stacked) *r1cs.TestSystem {
 		ts := r1cs.NewTestSystem()

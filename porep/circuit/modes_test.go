@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 // The proving assignment of the real 2 KiB partition (rust-fil-proofs'
@@ -15,9 +16,7 @@ import (
 // the exact assignment of the tree whose proofs are bellperson's bytes
 // (TestGoldenPoRep2KiB pins the R1CS and witness it evaluates).
 func TestAssignmentModes2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2.7 M rows, four times")
-	}
+	testenv.Short(t, "2.7 M rows, four times")
 	exact, digest, err := testcircuits.Modes(partition(t, rustC1(t, "2KiB"), 0))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 )
 
 func mustGraph(t testing.TB, nodes uint64, porepID [32]byte, v filecoin.APIVersion) *Graph {
@@ -148,8 +149,8 @@ func TestParentCacheDigests(t *testing.T) {
 		filecoin.StackedDrg8MiBV1, filecoin.StackedDrg8MiBV1_1,
 	} {
 		t.Run(p.String(), func(t *testing.T) {
-			if p.SectorSize() > filecoin.SectorSize2KiB && testing.Short() {
-				t.Skip("8 MiB parent cache skipped in -short mode")
+			if p.SectorSize() > filecoin.SectorSize2KiB {
+				testenv.Short(t, "the 8 MiB parent cache")
 			}
 			g, err := ForSealProof(p)
 			if err != nil {

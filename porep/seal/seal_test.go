@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/graph"
@@ -143,9 +144,7 @@ func compareRustRef(t *testing.T, size string, p filecoin.RegisteredSealProof) {
 func TestRustRef2KiB(t *testing.T) { compareRustRef(t, "2KiB", filecoin.StackedDrg2KiBV1_1) }
 
 func TestRustRef8MiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("8 MiB sealing takes seconds")
-	}
+	testenv.Short(t, "8 MiB sealing takes seconds")
 	compareRustRef(t, "8MiB", filecoin.StackedDrg8MiBV1_1)
 }
 

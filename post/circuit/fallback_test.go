@@ -12,6 +12,7 @@ import (
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/gadgets"
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -253,8 +254,8 @@ func TestCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.proof.String(), func(t *testing.T) {
-			if testing.Short() && !c.short {
-				t.Skip("125 M rows")
+			if !c.short {
+				testenv.Short(t, "125 M rows")
 			}
 			shape, err := DimsOf(c.proof)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 )
@@ -49,9 +50,7 @@ func loadUpdate(t *testing.T, size string) (*golden.Update, []*snap.PartitionPro
 func TestGoldenUpdate(t *testing.T) {
 	t.Run("update_2KiB_p0", func(t *testing.T) { compareUpdateGolden(t, "2KiB", 0) })
 	t.Run("update_8MiB_p3", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("10 M rows into a recorder")
-		}
+		testenv.Short(t, "10 M rows into a recorder")
 		compareUpdateGolden(t, "8MiB", 3)
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-dev/cuzk/gadgets"
 	"github.com/cuzk-dev/cuzk/hash"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/merkle"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -206,8 +207,8 @@ func TestSatisfied(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%dB_k%d", tc.bytes, tc.k), func(t *testing.T) {
-			if testing.Short() && !tc.short {
-				t.Skip("several million rows in a test system")
+			if !tc.short {
+				testenv.Short(t, "several million rows in a test system")
 			}
 			rng := rand.New(rand.NewPCG(tc.bytes, 7))
 			u := newUpdatedSector(t, rng, mustParams(t, tc.bytes))
@@ -253,8 +254,8 @@ func TestTampered(t *testing.T) {
 		}, "challenge[9]/por to_apex_leaf"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if testing.Short() && tc.name != "path_r_old sibling" && tc.name != "root_r_old" {
-				t.Skip("1.7 M rows each")
+			if tc.name != "path_r_old sibling" && tc.name != "root_r_old" {
+				testenv.Short(t, "1.7 M rows each")
 			}
 			c := u.circuit(t, 0)
 			tc.f(c)
@@ -277,9 +278,7 @@ func TestTampered(t *testing.T) {
 // A leaf_r_new that is not the encoding of its leafs is refused, as the
 // upstream circuit asserts.
 func TestLeafRNewChecked(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1.7 M rows")
-	}
+	testenv.Short(t, "1.7 M rows")
 	rng := rand.New(rand.NewPCG(5, 7))
 	u := newUpdatedSector(t, rng, mustParams(t, 2<<10))
 	c := u.circuit(t, 0)
@@ -366,8 +365,8 @@ func TestCounts(t *testing.T) {
 		{64 << 30, 81049499 + 86*(2*(2+311)+2+45379), false},
 	} {
 		t.Run(fmt.Sprint(tc.bytes), func(t *testing.T) {
-			if testing.Short() && !tc.short {
-				t.Skip("large circuit")
+			if !tc.short {
+				testenv.Short(t, "large circuit")
 			}
 			c, err := Blank(mustParams(t, tc.bytes))
 			if err != nil {
