@@ -23,6 +23,7 @@ import (
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/server"
@@ -118,7 +119,7 @@ func TestMetricsPromtool(t *testing.T) {
 		if os.Getenv(promtoolEnv) == "1" {
 			t.Fatalf("%s=1 but promtool is not on PATH (Debian: apt-get install prometheus)", promtoolEnv)
 		}
-		t.Skipf("needs promtool (Debian: apt-get install prometheus); %s=1 makes this an error", promtoolEnv)
+		testenv.Skip(t, "promtool, apt-get install prometheus", "needs promtool (Debian: apt-get install prometheus); "+promtoolEnv+"=1 makes this an error")
 	}
 	text := busyMetrics(t)
 	cmd := exec.Command(bin, "check", "metrics")

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -176,21 +177,22 @@ func modulePath(gomod string) string {
 // implies it) the test's own output is shown, so stdout. Otherwise, in
 // `go test ./...`, the go command keeps a passing package's output to
 // itself, and the line would be lost: it goes to the go command's stderr
-// (the test binary's parent), when that is a terminal or a pipe. A file
-// is left alone: a second writer at its own offset could overwrite what
+// (the test binary's parent), when that is a terminal, a pipe or a file
+// opened for appending (`>>`). A file written at an offset (`>`) is left
+// alone: a second writer at its own offset would be overwritten by what
 // the go command writes after.
 func summaryOutput() (io.Writer, func()) {
 	if testing.Verbose() {
 		return os.Stdout, func() {}
 	}
-	ppid := os.Getppid()
-	comm, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/comm")
+	proc := "/proc/" + strconv.Itoa(os.Getppid())
+	comm, err := os.ReadFile(proc + "/comm")
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return os.Stderr, func() {}
 	}
-	path := "/proc/" + strconv.Itoa(ppid) + "/fd/2"
+	path := proc + "/fd/2"
 	st, err := os.Stat(path)
-	if err != nil || st.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == 0 {
+	if err != nil || st.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == 0 && !(st.Mode().IsRegular() && appending(proc+"/fdinfo/2")) {
 		return os.Stderr, func() {}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -198,4 +200,20 @@ func summaryOutput() (io.Writer, func()) {
 		return os.Stderr, func() {}
 	}
 	return f, func() { f.Close() }
+}
+
+// appending says the fdinfo file describes a descriptor opened with
+// O_APPEND (its "flags:" line, in octal).
+func appending(fdinfo string) bool {
+	raw, err := os.ReadFile(fdinfo)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&syscall.O_APPEND != 0
+		}
+	}
+	return false
 }
