@@ -26,6 +26,10 @@ type Spec struct {
 // Kind is the request's proof kind.
 func (s *Spec) Kind() proofkind.Kind { return proofkind.Kind(s.Template.GetProofKind()) }
 
+// SetPriority sets the priority the request is sent at
+// (proofkind.PriorityUnspecified: the daemon's for the kind).
+func (s *Spec) SetPriority(p proofkind.Priority) { s.Template.Priority = cuzkv1.Priority(p) }
+
 // Request is Template under requestID: a new message sharing Template's
 // byte fields.
 func (s *Spec) Request(requestID string) *cuzkv1.SubmitProofRequest {

@@ -31,6 +31,10 @@ func TestSpecRequestCopiesEveryField(t *testing.T) {
 	if spec.Kind() != proofkind.WindowPoSt {
 		t.Errorf("Kind %v", spec.Kind())
 	}
+	spec.SetPriority(proofkind.PriorityCritical)
+	if tmpl.Priority != cuzkv1.Priority_CRITICAL || spec.Request("r-2").Priority != cuzkv1.Priority_CRITICAL {
+		t.Errorf("SetPriority: template at %v", tmpl.Priority)
+	}
 }
 
 // A report shows the spec's scalar fields and the kind's name.

@@ -2,10 +2,10 @@
 // no input: sectors sealed in memory, the engine request of each proof
 // kind made from them as Curio's pipeline would (by the kind's planner's
 // request constructor), and the public values its proof is verified
-// against, computed from public values only. It also turns bench's inputs
-// (a C1, vanilla proofs, a test circuit) into requests that know how
-// their proofs verify (Spec), which package bench, knowing only the wire,
-// cannot.
+// against, computed from public values only; and the INSECURE test
+// parameters the demo and `cuzk params gen` make. Bench's requests from
+// its inputs (a C1, vanilla proofs, a test circuit, or a Fixture) are
+// package benchspec's.
 package demo
 
 import (
@@ -13,18 +13,15 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/engine/porepkind"
 	"github.com/cuzk-dev/cuzk/engine/postkind"
 	"github.com/cuzk-dev/cuzk/engine/snapkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
-	"github.com/cuzk-dev/cuzk/porep/c1"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
-	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
@@ -62,8 +59,8 @@ type Fixture struct {
 	// Check names the verification the proof gets, as the verify-*
 	// command that does it from public values.
 	Check string
-	// method is Spec.Method of the fixture's spec.
-	method string
+	// Method says how the proof is verified, for bench's reports.
+	Method string
 }
 
 // Verify checks a proof of the fixture's request against its public
@@ -72,8 +69,8 @@ func (f *Fixture) Verify(vk *groth16.VerifyingKey, proof []byte) (bool, error) {
 	return Verify(vk, proof, f.Public)
 }
 
-// Wire is the fixture's request as Curio sends it.
-func (f *Fixture) Wire() *cuzkv1.SubmitProofRequest { return server.EncodeRequest(f.Request) }
+// vanillaMethod is how a PoSt or SnapDeals fixture's proof is verified.
+const vanillaMethod = "groth16 verify of each partition proof against public inputs computed from public values"
 
 // fixtureOf makes the fixture of one kind: the request of circuit cid
 // from sectors sealed with seal proof sp for miner.
@@ -129,12 +126,12 @@ func porepFixture(ctx context.Context, _ filecoin.CircuitID, sp filecoin.Registe
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	wrapped, err := c1.Wrap(o, in.Sector).MarshalJSON()
+	req, err := porepkind.RequestFromC1(o, miner, in.Sector)
 	if err != nil {
-		return nil, fmt.Errorf("C1: %w", err)
+		return nil, err
 	}
 	pub.CommR, pub.CommD, pub.ProverID, pub.Sector, pub.Ticket, pub.Seed = r.CommR(), r.CommD(), in.ProverID, in.Sector, in.Ticket, seal.DefaultSeed
-	return &Fixture{Request: porepkind.NewRequest(sp, miner, in.Sector, wrapped), Public: &pub, Check: "verify-seal", method: methodC1,
+	return &Fixture{Request: req, Public: &pub, Check: "verify-seal", Method: "verify-seal from the C1's public values",
 		What: fmt.Sprintf("%v: sector %d sealed and its C1 made, comm_d %x, comm_r %x", sp, in.Sector, pub.CommD, pub.CommR)}, nil
 }
 
@@ -155,7 +152,7 @@ func postFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 	}
 	// comm_r from the seal, not from the vanilla proofs.
 	pub := &post.Public{Proof: p, Randomness: rnd, Sectors: post.PublicSectors(sectors)}
-	return &Fixture{Request: postkind.NewRequest(p, append([]byte(nil), rnd[:]...), 0, miner, vanilla), Public: pub, Check: "verify-post", method: methodVanilla,
+	return &Fixture{Request: postkind.NewRequest(p, append([]byte(nil), rnd[:]...), 0, miner, vanilla), Public: pub, Check: "verify-post", Method: vanillaMethod,
 		What: fmt.Sprintf("%v of %d sealed sector(s) (ids %d..%d), randomness %x", p, n, sectors[0].ID, sectors[n-1].ID, rnd)}, nil
 }
 
@@ -182,6 +179,6 @@ func snapFixture(ctx context.Context, cid filecoin.CircuitID, sp filecoin.Regist
 	pub := &snap.Public{Proof: p, CommROld: s.CommR, CommRNew: u.Sector.CommR, CommDNew: u.Sector.CommD}
 	req := snapkind.UpdateRequest(u)
 	req.SectorNumber, req.MinerID = s.ID, miner
-	return &Fixture{Request: req, Public: pub, Check: "verify-update", method: methodVanilla,
+	return &Fixture{Request: req, Public: pub, Check: "verify-update", Method: vanillaMethod,
 		What: fmt.Sprintf("%v: CC sector %d updated with %s, %d partition(s), comm_r_new %x", p, s.ID, snap.DefaultDataDescription, p.Partitions(), req.CommRNew)}, nil
 }

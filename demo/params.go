@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/config"
-	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -47,31 +45,33 @@ func Params(ctx context.Context, c filecoin.CircuitID, dir string, workers int, 
 }
 
 // GenOptions are `cuzk params gen`'s: Force regenerates test parameters
-// already there. LimitHeap sets the process's Go memory limit
-// (debug.SetMemoryLimit) to the setup's planned heap with the daemon's
-// headroom (daemon.HeapLimit) once the setup is planned: the setup's
+// already there. MemAvailable, when set, is the memory the setup may take
+// (config.ReadMemAvailable for this machine): a larger setup is refused
+// before it starts. HeapLimit, when set, is the process's Go memory limit
+// (debug.SetMemoryLimit) for the setup's planned heap, set once the setup
+// is planned (daemon.HeapLimit, the daemon's headroom): the setup's
 // garbage would otherwise grow the heap to twice its live vectors before
 // the collector runs. It is the caller's to ask, as the limit holds for
 // the whole process.
 type GenOptions struct {
-	Workers   int
-	Force     bool
-	Progress  func(groth16.SetupProgress)
-	LimitHeap bool
+	Workers      int
+	Force        bool
+	Progress     func(groth16.SetupProgress)
+	MemAvailable func() (uint64, error)
+	HeapLimit    func(planned int64) int64
 }
 
 // GenParams writes the INSECURE test parameters of circuit c into dir
-// unless they are there (or Force), refusing a setup larger than this
-// machine's available memory before it starts. Guarding the official
-// parameter cache is the caller's (filecoin.IsParameterCache), as only
-// it knows whether the operator insisted.
+// unless they are there (or Force). Guarding the official parameter cache
+// is the caller's (filecoin.IsParameterCache), as only it knows whether
+// the operator insisted.
 func GenParams(ctx context.Context, c filecoin.CircuitID, dir string, opt GenOptions) (files testparams.Files, generated bool, err error) {
 	var planned func(groth16.SetupPlan)
-	if opt.LimitHeap {
-		planned = func(p groth16.SetupPlan) { debug.SetMemoryLimit(daemon.HeapLimit(p.Memory)) }
+	if opt.HeapLimit != nil {
+		planned = func(p groth16.SetupPlan) { debug.SetMemoryLimit(opt.HeapLimit(p.Memory)) }
 	}
 	return testparams.EnsureCircuit(ctx, c, dir, testparams.Options{Workers: opt.Workers, Force: opt.Force, Progress: opt.Progress,
-		MemAvailable: config.ReadMemAvailable, Planned: planned})
+		MemAvailable: opt.MemAvailable, Planned: planned})
 }
 
 // ProgressLines returns a progress callback for parameter generation that

@@ -58,10 +58,10 @@ func TestParamsCancelled(t *testing.T) {
 	}
 }
 
-// LimitHeap sets the process's memory limit from the setup's plan, and
+// HeapLimit sets the process's memory limit from the setup's plan, and
 // only when asked: the generation is cancelled as soon as the plan has
 // passed (its first phase after the count), so the test stays short.
-func TestGenParamsLimitHeap(t *testing.T) {
+func TestGenParamsHeapLimit(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
 	for _, limit := range []bool{false, true} {
@@ -74,17 +74,22 @@ func TestGenParamsLimitHeap(t *testing.T) {
 				cancel()
 			}
 		}
-		_, _, err := GenParams(ctx, filecoin.CircuitUpdate2K, t.TempDir(), GenOptions{Workers: 1, Progress: cancelAfterPlan, LimitHeap: limit})
+		var planned int64
+		opt := GenOptions{Workers: 1, Progress: cancelAfterPlan}
+		if limit {
+			opt.HeapLimit = func(p int64) int64 { planned = p; return p + 1<<30 }
+		}
+		_, _, err := GenParams(ctx, filecoin.CircuitUpdate2K, t.TempDir(), opt)
 		cancel()
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("LimitHeap %v: %v (phases %v)", limit, err, phases)
+			t.Fatalf("HeapLimit %v: %v (phases %v)", limit, err, phases)
 		}
 		got := debug.SetMemoryLimit(-1)
 		switch {
 		case !limit && got != math.MaxInt64:
-			t.Errorf("without LimitHeap the limit moved to %d", got)
-		case limit && (got == math.MaxInt64 || got <= 1<<30):
-			t.Errorf("LimitHeap: limit %d, want the setup's heap plus 1 GiB", got)
+			t.Errorf("without HeapLimit the limit moved to %d", got)
+		case limit && (planned <= 0 || got != planned+1<<30):
+			t.Errorf("HeapLimit: limit %d, want the setup's heap (%d) plus 1 GiB", got, planned)
 		}
 	}
 }

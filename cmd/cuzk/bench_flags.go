@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/benchspec"
 	"github.com/cuzk-dev/cuzk/client"
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/demo"
@@ -176,7 +175,7 @@ func optHex32(name, s string) ([]byte, error) {
 
 // flagSpec is spec for the kind -t names (bench single and batch; stress
 // takes its kinds from --mix).
-func (p *proofFlags) flagSpec(ctx context.Context, progress io.Writer) (*demo.Spec, error) {
+func (p *proofFlags) flagSpec(ctx context.Context, progress io.Writer) (*benchspec.Spec, error) {
 	t, err := proofkind.Parse(p.typ)
 	if err != nil {
 		return nil, err
@@ -186,12 +185,12 @@ func (p *proofFlags) flagSpec(ctx context.Context, progress io.Writer) (*demo.Sp
 
 // spec builds the request of type t from the flags. Sealing the default
 // sector is announced on progress.
-func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
+func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Writer) (*benchspec.Spec, error) {
 	prio, err := proofkind.ParsePriority(p.priority)
 	if err != nil {
 		return nil, err
 	}
-	var spec *demo.Spec
+	var spec *benchspec.Spec
 	switch t {
 	case proofkind.PoRep:
 		var data []byte
@@ -219,14 +218,14 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			fmt.Fprintf(progress, "no --c1: sealed a 2 KiB test sector (%v, sector %d, miner %d) in %v\n",
 				proof, seal.DefaultSector, seal.DefaultMinerID, time.Since(t0).Round(time.Millisecond))
 		}
-		if spec, err = demo.PoRepSpec(data, demo.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
+		if spec, err = benchspec.PoRepSpec(data, benchspec.PoRepOptions{SectorNumber: p.sectorNum, MinerID: p.minerID, RegisteredProof: p.registeredProof}); err != nil {
 			if p.c1 != "" {
 				return nil, fmt.Errorf("%s: %w", p.c1, err)
 			}
 			return nil, err
 		}
 	case proofkind.Test:
-		opt, err := demo.TestOptions(p.testOptions, p.partitions)
+		opt, err := benchspec.TestOptions(p.testOptions, p.partitions)
 		if err != nil {
 			return nil, fmt.Errorf("--test-options: %w", err)
 		}
@@ -234,7 +233,7 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		if p.registeredProof >= 0 {
 			k = int(p.registeredProof)
 		}
-		if spec, err = demo.TestSpec(k, opt); err != nil {
+		if spec, err = benchspec.TestSpec(k, opt); err != nil {
 			return nil, err
 		}
 	default:
@@ -251,27 +250,18 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 		if p.registeredProof < 0 {
 			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)
 		}
-		req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(t), RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum,
-			MinerId: p.minerID, VanillaProofs: proofs, PartitionIndex: uint32(p.partition)}
-		spec = &demo.Spec{Spec: &bench.Spec{Template: req}}
-		if req.SectorNumber == 0 {
-			req.SectorNumber = seal.DefaultSector
-		}
-		rnd := p.randomness
-		if rnd == "" && (t == proofkind.WindowPoSt || t == proofkind.WinningPoSt) {
-			rnd = hex.EncodeToString(make([]byte, 32))
-		}
+		opt := benchspec.VanillaOptions{RegisteredProof: uint64(p.registeredProof), SectorNumber: p.sectorNum, MinerID: p.minerID, Partition: uint32(p.partition)}
 		for _, f := range []struct {
 			name, val string
 			dst       *[]byte
-		}{{"randomness", rnd, &req.Randomness}, {"comm-r-old", p.commROld, &req.CommROld}, {"comm-r-new", p.commRNew, &req.CommRNew}, {"comm-d-new", p.commDNew, &req.CommDNew}} {
+		}{{"randomness", p.randomness, &opt.Randomness}, {"comm-r-old", p.commROld, &opt.CommROld}, {"comm-r-new", p.commRNew, &opt.CommRNew}, {"comm-d-new", p.commDNew, &opt.CommDNew}} {
 			if *f.dst, err = optHex32(f.name, f.val); err != nil {
 				return nil, err
 			}
 		}
-		demo.DescribeVanilla(spec)
+		spec = benchspec.VanillaSpec(t, proofs, opt)
 	}
-	spec.Template.Priority = cuzkv1.Priority(prio)
+	spec.SetPriority(prio)
 	return spec, nil
 }
 
@@ -301,7 +291,7 @@ func (p *proofFlags) generateC1(ctx context.Context, progress io.Writer) ([]byte
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC
 // sectors sealed in-process (as many as the proof takes), their vanilla
 // proofs and the verifier's public inputs, announced on progress.
-func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*demo.Spec, error) {
+func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress io.Writer) (*benchspec.Spec, error) {
 	if p.partition != 0 {
 		return nil, fmt.Errorf("--partition needs --vanilla: the built-in %s request is partition 0", kind)
 	}
@@ -314,7 +304,7 @@ func (p *proofFlags) fixture(ctx context.Context, kind proofkind.Kind, progress 
 		return nil, fmt.Errorf("--registered-proof %d needs --vanilla: the built-in %s request is registered proof %d", p.registeredProof, kind, f.Request.RegisteredProof)
 	}
 	fmt.Fprintf(progress, "no --vanilla: sealed 2 KiB test sector(s) and made the vanilla proofs in %v: %s\n", time.Since(t0).Round(time.Millisecond), f.What)
-	return f.Spec(), nil
+	return benchspec.FixtureSpec(f), nil
 }
 
 // isTerminal reports whether w is a terminal (progress bars are drawn in

@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
-	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/internal/bytesize"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
@@ -143,6 +142,20 @@ func printEngineStatus(w io.Writer, s *statusdoc.Status) {
 	}
 }
 
+// preloadJSON and evictJSON are PreloadSRS's and EvictSRS's answers as
+// --json prints them, for one daemon or summed over several: the wire's
+// field names, and its uint64 as a string as protojson writes it
+// (TestPreloadEvictJSONIsTheWire holds them to the proto).
+type preloadJSON struct {
+	AlreadyLoaded bool   `json:"already_loaded"`
+	LoadTimeMs    uint64 `json:"load_time_ms,string"`
+}
+
+type evictJSON struct {
+	WasLoaded  bool   `json:"was_loaded"`
+	FreedBytes uint64 `json:"freed_bytes,string"`
+}
+
 // runBenchPreload is `cuzk bench preload --circuit-id ID`.
 func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench preload", stderr)
@@ -167,31 +180,23 @@ func runBenchPreload(ctx context.Context, args []string, stdout, stderr io.Write
 	prog := bench.StartProgress(stderr, isTerminal(stderr), *every, func() string {
 		return "loading " + id + "; " + daemonBrief(ctx, c)
 	})
-	var resp *cuzkv1.PreloadSrsResponse
-	if c.Several() {
-		// On every daemon: already when all had them, the longest load.
-		var already bool
-		var d time.Duration
-		already, d, err = c.Preload(ctx, id)
-		resp = &cuzkv1.PreloadSrsResponse{AlreadyLoaded: already, LoadTimeMs: uint64(d.Milliseconds())}
-	} else {
-		resp, err = c.RPC().PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: id})
-	}
+	// On several daemons: already when all had them, the longest load.
+	already, took, err := c.Preload(ctx, id)
 	prog.Stop()
 	if err != nil {
 		return fail("PreloadSRS %s: %v", id, df.reachErr(err))
 	}
+	resp := preloadJSON{AlreadyLoaded: already, LoadTimeMs: uint64(took.Milliseconds())}
 	if *asJSON {
-		b, err := rpcJSON.Marshal(resp)
-		if err != nil {
+		if err := printJSON(stdout, resp); err != nil {
 			return fail("%v", err)
 		}
-		return printRaw(stdout, b)
+		return exitOK
 	}
-	if resp.GetAlreadyLoaded() {
+	if resp.AlreadyLoaded {
 		fmt.Fprintf(stdout, "%s already loaded\n", id)
 	} else {
-		fmt.Fprintf(stdout, "%s loaded in %d ms\n", id, resp.GetLoadTimeMs())
+		fmt.Fprintf(stdout, "%s loaded in %d ms\n", id, resp.LoadTimeMs)
 	}
 	return exitOK
 }
@@ -216,28 +221,20 @@ func runBenchEvict(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail("%v", err)
 	}
 	defer c.Close()
-	var resp *cuzkv1.EvictSrsResponse
-	if c.Several() {
-		// On every daemon: loaded on any, the bytes freed in all.
-		var was bool
-		var freed uint64
-		was, freed, err = c.Evict(ctx, id)
-		resp = &cuzkv1.EvictSrsResponse{WasLoaded: was, FreedBytes: freed}
-	} else {
-		resp, err = c.RPC().EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: id})
-	}
+	// On several daemons: loaded on any, the bytes freed in all.
+	was, freed, err := c.Evict(ctx, id)
 	if err != nil {
 		return fail("EvictSRS %s: %v", id, df.reachErr(err))
 	}
+	resp := evictJSON{WasLoaded: was, FreedBytes: freed}
 	if *asJSON {
-		b, err := rpcJSON.Marshal(resp)
-		if err != nil {
+		if err := printJSON(stdout, resp); err != nil {
 			return fail("%v", err)
 		}
-		return printRaw(stdout, b)
+		return exitOK
 	}
-	if resp.GetWasLoaded() {
-		fmt.Fprintf(stdout, "%s evicted, %s freed (%d bytes)\n", id, bytesize.Format(int64(resp.GetFreedBytes())), resp.GetFreedBytes())
+	if resp.WasLoaded {
+		fmt.Fprintf(stdout, "%s evicted, %s freed (%d bytes)\n", id, bytesize.Format(int64(resp.FreedBytes)), resp.FreedBytes)
 	} else {
 		fmt.Fprintf(stdout, "%s was not loaded\n", id)
 	}
@@ -292,14 +289,6 @@ func runBenchMetrics(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if err := printJSON(stdout, kept); err != nil {
 		return fail("%v", err)
-	}
-	return exitOK
-}
-
-// printRaw writes JSON bytes indented.
-func printRaw(w io.Writer, b []byte) int {
-	if err := printJSON(w, json.RawMessage(b)); err != nil {
-		fmt.Fprintln(w, string(b))
 	}
 	return exitOK
 }

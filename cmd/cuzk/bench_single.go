@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-dev/cuzk/bench"
-	"github.com/cuzk-dev/cuzk/demo"
+	"github.com/cuzk-dev/cuzk/benchspec"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/server/statusdoc"
 )
@@ -58,7 +58,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("%v", err)
 	}
-	var verifier *demo.Verifier
+	var verifier *benchspec.Verifier
 	rep := singleReport{Addr: df.addr, Spec: spec.Spec}
 	if *verify {
 		if verifier, err = spec.Verifier(*vkPath, *paramDir); err != nil {
@@ -118,7 +118,7 @@ func runBenchSingle(ctx context.Context, args []string, stdout, stderr io.Writer
 		if !ok {
 			code = exitInvalid
 		}
-		if err != nil && !errors.Is(err, demo.ErrReplicaMismatch) {
+		if err != nil && !errors.Is(err, benchspec.ErrReplicaMismatch) {
 			code = exitError
 		}
 	}
@@ -168,7 +168,7 @@ func printSingle(w io.Writer, rep *singleReport) {
 	if len(hexProof) > 256 {
 		hexProof = hexProof[:256] + "..."
 	}
-	fmt.Fprintf(w, "proof:           %d bytes (%d partition proof(s)): %s\n", r.ProofBytes, demo.PartitionProofs(r.ProofBytes), hexProof)
+	fmt.Fprintf(w, "proof:           %d bytes (%d partition proof(s)): %s\n", r.ProofBytes, benchspec.PartitionProofs(r.ProofBytes), hexProof)
 	if v := rep.Verify; v != nil {
 		switch {
 		case v.Error != "":

@@ -13,6 +13,7 @@ import (
 
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
+	"github.com/cuzk-dev/cuzk/benchspec"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -137,7 +138,7 @@ func TestBenchKindSpecs(t *testing.T) {
 			t.Fatalf("%s: vk %q %v", typ, p, err)
 		}
 		// A wrong proof never verifies (and an unknown request has no verifier).
-		if _, _, err := (&demo.Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}).Verify(nil, nil); !errors.Is(err, demo.ErrNoVerifier) {
+		if _, _, err := (&benchspec.Spec{Spec: &bench.Spec{Template: &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(typ)}}}).Verify(nil, nil); !errors.Is(err, benchspec.ErrNoVerifier) {
 			t.Fatalf("%s: %v", typ, err)
 		}
 	}

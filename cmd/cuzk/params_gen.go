@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuzk-dev/cuzk/config"
+	"github.com/cuzk-dev/cuzk/daemon"
 	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/filecoin"
 )
@@ -41,7 +43,8 @@ func runParamsGen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	start := time.Now()
 	progress := demo.ProgressLines(stderr, "params gen "+cid.String(), progressEvery)
-	files, generated, err := demo.GenParams(ctx, cid, *dir, demo.GenOptions{Workers: *workers, Force: *force, Progress: progress, LimitHeap: true})
+	files, generated, err := demo.GenParams(ctx, cid, *dir, demo.GenOptions{Workers: *workers, Force: *force, Progress: progress,
+		MemAvailable: config.ReadMemAvailable, HeapLimit: daemon.HeapLimit})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/cuzk-dev/cuzk/demo"
+	"github.com/cuzk-dev/cuzk/benchspec"
 )
 
 // runParamsTestCircuits is `cuzk params test-circuits`: the parameters of
@@ -18,7 +18,7 @@ func runParamsTestCircuits(ctx context.Context, args []string, stdout, stderr io
 	fs := newFlags("params test-circuits", stderr)
 	dir := fs.String("params", "", "the daemon's parameter `directory` (its [srs] param_cache or --params)")
 	deprecatedFlag(fs, "dir", "params")
-	logs := fs.String("k", "10", fmt.Sprintf("comma-separated log2 of the rows of each test circuit to make (%d..%d)", demo.TestMinLog, demo.TestMaxLog))
+	logs := fs.String("k", "10", fmt.Sprintf("comma-separated log2 of the rows of each test circuit to make (%d..%d)", benchspec.TestMinLog, benchspec.TestMaxLog))
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -26,13 +26,13 @@ func runParamsTestCircuits(ctx context.Context, args []string, stdout, stderr io
 	if *dir == "" {
 		return fail("--params is required")
 	}
-	ks, err := demo.ParseTestLogRows(*logs)
+	ks, err := benchspec.ParseTestLogRows(*logs)
 	if err != nil {
 		return fail("--k: %v", err)
 	}
 	for _, k := range ks {
 		start := time.Now()
-		params, generated, err := demo.EnsureTestParams(ctx, *dir, k, func() {
+		params, generated, err := benchspec.EnsureTestParams(ctx, *dir, k, func() {
 			fmt.Fprintf(stderr, "generating test-k%d (2^%d rows) ...\n", k, k)
 		})
 		if err != nil {

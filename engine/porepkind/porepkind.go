@@ -3,6 +3,7 @@ package porepkind
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -37,6 +38,17 @@ func invalid(format string, args ...any) error { return engine.Invalid("porep", 
 // their requests here rather than by hand.
 func NewRequest(proof filecoin.RegisteredSealProof, miner, sector uint64, c1 []byte) *engine.Request {
 	return &engine.Request{Kind: proofkind.PoRep, RegisteredProof: uint64(proof), MinerID: miner, SectorNumber: sector, VanillaProof: c1}
+}
+
+// RequestFromC1 is NewRequest of the C1 output o, put in Curio's envelope
+// for sector as Curio's PoRep task sends it, so that a caller holding a
+// sealed sector's C1 need not know the envelope (demo).
+func RequestFromC1(o *c1.Output, miner, sector uint64) (*engine.Request, error) {
+	wrapped, err := c1.Wrap(o, sector).MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("C1 envelope: %w", err)
+	}
+	return NewRequest(o.RegisteredProof, miner, sector, wrapped), nil
 }
 
 // Plan implements engine.Planner.

@@ -1,6 +1,7 @@
 package porepkind
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -51,6 +52,12 @@ func TestPlan(t *testing.T) {
 	}
 	if plan.CircuitID != "porep-2k" || len(plan.Partitions) != len(o.VanillaProofs) || len(plan.Partitions[0].PublicInputs) == 0 {
 		t.Fatalf("plan %s with %d partitions", plan.CircuitID, len(plan.Partitions))
+	}
+	// RequestFromC1 makes this request from the C1 itself, its envelope
+	// byte for byte the one Curio sends.
+	if r, err := RequestFromC1(o, 1000, 7); err != nil || r.Kind != proofkind.PoRep || r.RegisteredProof != uint64(filecoin.StackedDrg2KiBV1_1) ||
+		r.MinerID != 1000 || r.SectorNumber != 7 || !bytes.Equal(r.VanillaProof, good) {
+		t.Fatalf("RequestFromC1: %+v, %v", r, err)
 	}
 	// partition_index means nothing for PoRep (Curio sends 0 and wants
 	// every partition): whatever it says, every partition is planned.

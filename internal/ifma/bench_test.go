@@ -112,6 +112,28 @@ func BenchmarkG1Batch(b *testing.B) {
 	})
 }
 
+// BenchmarkG2Batch is the G2 adder's cost per addition (1024 random
+// pairs), the G1 kernels' template over fp2.
+func BenchmarkG2Batch(b *testing.B) {
+	if !Enabled() {
+		b.Skip("no IFMA kernels on this CPU")
+	}
+	const batch = 1024
+	rng := rand.New(rand.NewPCG(7, 8))
+	accs, qs := make([]bls.G2Affine, batch), make([]bls.G2Affine, batch)
+	for i := range accs {
+		accs[i], qs[i] = randomG2(rng), randomG2(rng)
+	}
+	a := NewG2Adder(batch)
+	for b.Loop() {
+		for i := range accs {
+			a.Add(&accs[i], &qs[i], false)
+		}
+		a.Flush()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/add")
+}
+
 // BenchmarkFrButterfly compares the fused IFMA butterfly with
 // gnark-crypto's vector multiplication followed by its scalar butterfly,
 // and the scalar loop, per pair (1024 pairs, in L1/L2).

@@ -487,10 +487,13 @@ func (g *gen) fpTo64() {
 	})
 }
 
-// The G1 batch-affine addition kernels. A batch is n groups of 8
-// entries acc += ±q, acc and q being *bls.G1Affine (gnark-crypto's form:
-// X then Y, six words each), reached through arrays of 8n pointers; the
-// arithmetic follows Montgomery's trick with one chain per lane:
+// The batch-affine addition kernels of G1 and G2, from one template over
+// the coordinates' field: fp for G1, fp2 = fp[u]/(u² + 1) for G2 (an
+// element two Fp8, a0 then a1). A batch is n groups of 8 entries
+// acc += ±q, acc and q being *bls.G1Affine or *bls.G2Affine
+// (gnark-crypto's form: X then Y, each a coordinate of deg fp elements of
+// six words), reached through arrays of 8n pointers; the arithmetic
+// follows Montgomery's trick with one chain per lane:
 //
 //	forward:  den = q.x − acc.x; pre[g] = run; run *= den
 //	(Go inverts the 8 lanes' runs with one scalar inversion)
@@ -498,14 +501,41 @@ func (g *gen) fpTo64() {
 //	          x3 = λ² − acc.x − q.x; y3 = λ(acc.x − x3) − acc.y
 //
 // A lane whose den is 0 (acc = ±q) is marked in zero[g], counts as den = 1
-// in the chain, and is left unwritten for Go's complete formula.
+// in the chain, and is left unwritten for Go's complete formula. One fp2
+// product is three fp products (Karatsuba), a square two: a G2 addition
+// costs 17 fp products, a G1 one 6.
 
-// Offsets in g1Group (one per group of 8 entries) and g1Work.
-const (
-	grpAX, grpQX, grpDen, grpPre, grpSize = 0, 512, 1024, 1536, 2048
+// group is what the batch kernels need of a curve group: its name (the
+// kernels' and Go types' prefix), the degree of its coordinates over fp,
+// and the lines of a point that the passes prefetch: all of it (forward),
+// its Y coordinate (backward).
+type group struct {
+	name       string
+	deg        int
+	pointLines []int
+	yLines     []int
+}
 
-	workRun, workDi, workAY, workQY, workLam, workT = 0, 512, 1024, 1536, 2048, 2560
+var (
+	g1 = group{name: "g1", deg: 1, pointLines: []int{0, 48, 95}, yLines: []int{48, 95}}
+	g2 = group{name: "g2", deg: 2, pointLines: []int{0, 64, 128, 191}, yLines: []int{96, 128, 191}}
 )
+
+// elem is the bytes of one coordinate of 8 lanes (deg Fp8).
+func (c group) elem() int { return 512 * c.deg }
+
+// grp is slot i of the per-group record at R11 (gGroup: ax, qx, den, pre).
+func (c group) grp(i int) loc { return loc{i * c.elem(), "R11"} }
+
+// work is slot i of the working set at R13 (gWork: run, di, ay, qy, lam,
+// t), and tmp the fp temporaries of the fp2 product after it (t0 … sb).
+func (c group) work(i int) loc { return loc{i * c.elem(), "R13"} }
+func (c group) tmp(i int) loc  { return loc{6*c.elem() + 512*i, "R13"} }
+
+func (c group) groupSize() int { return 4 * c.elem() }
+
+// y is the byte offset of component i of a point's Y coordinate.
+func (c group) y(i int) int { return 48*c.deg + 48*i }
 
 // loadFp loads an Fp8 at mem (a "off(REG)" base) into regs.
 func (g *gen) loadFp(off int, base string, r [8]string) {
@@ -536,6 +566,18 @@ func (g *gen) subMem(outOff int, outBase string, xOff int, xBase string, yOff in
 		g.ins("VPSUBQ %d(%s), %s, %s", yOff+64*k, yBase, d[k], d[k])
 	}
 	g.sub(d)
+	g.storeFp(d, outOff, outBase)
+}
+
+// addMem: out(mem) = x(mem) + y(mem) mod p, through Z0–Z15.
+func (g *gen) addMem(outOff int, outBase string, xOff int, xBase string, yOff int, yBase string) {
+	s, d := r8(0), r8(8)
+	for k := range s {
+		g.ins("VMOVDQU64 %d(%s), %s", xOff+64*k, xBase, s[k])
+		g.ins("VPADDQ %d(%s), %s, %s", yOff+64*k, yBase, s[k], s[k])
+	}
+	g.normalise(s[:])
+	g.reduceOnce(s[:], d)
 	g.storeFp(d, outOff, outBase)
 }
 
@@ -571,7 +613,7 @@ func (g *gen) scatterCoord(ptrs string, off int, skip string) {
 	}
 }
 
-func (g *gen) g1Setup() {
+func (g *gen) batchSetup() {
 	g.prologue()
 	g.mulConsts()
 	g.ins("MOVQ $0x3f, AX")
@@ -579,167 +621,24 @@ func (g *gen) g1Setup() {
 }
 
 // prefetchGroups is the forward kernel's look-ahead, in groups of 8
-// entries (3 lines each for the accumulator and the point).
+// entries.
 const prefetchGroups = 4
 
-// prefetchGroup prefetches the accumulators and points of the group whose
-// pointers are off bytes past R8 and R9.
-func (g *gen) prefetchGroup(off int) {
+// prefetchPoints prefetches lines of the accumulators and points of the
+// group whose pointers are off bytes past R8 and R9.
+func (g *gen) prefetchPoints(off int, lines []int) {
 	for e := 0; e < 8; e++ {
 		for _, r := range []string{"R8", "R9"} {
 			g.ins("MOVQ %d(%s), AX", off+8*e, r)
-			g.ins("PREFETCHT0 (AX)")
-			g.ins("PREFETCHT0 48(AX)")
-			g.ins("PREFETCHT0 95(AX)")
+			for _, o := range lines {
+				if o == 0 {
+					g.ins("PREFETCHT0 (AX)")
+				} else {
+					g.ins("PREFETCHT0 %d(AX)", o)
+				}
+			}
 		}
 	}
-}
-
-// g1Forward: see above. Registers: R8 accs, R9 qs, R11 group, R12 zero
-// bytes, R13 work, CX groups left.
-func (g *gen) g1Forward() {
-	g.header("g1Forward", "func g1Forward(accs, qs *unsafe.Pointer, grp *g1Group, zero *uint8, work *g1Work, n int)", 6)
-	g.ins("MOVQ accs+0(FP), R8")
-	g.ins("MOVQ qs+8(FP), R9")
-	g.ins("MOVQ grp+16(FP), R11")
-	g.ins("MOVQ zero+24(FP), R12")
-	g.ins("MOVQ work+32(FP), R13")
-	g.ins("MOVQ n+40(FP), CX")
-	g.g1Setup()
-	// Prefetch the accumulators and points prefetchGroups groups ahead
-	// (the first ones here, the rest in the loop; the pointer array has
-	// that many groups of slack): accumulators are random lines, and the
-	// points, though in order, are first touched here through masked
-	// loads, which the hardware prefetcher follows badly.
-	for gr := 0; gr < prefetchGroups; gr++ {
-		g.prefetchGroup(64 * gr)
-	}
-	g.loop("g1Forward", func() {
-		g.prefetchGroup(64 * prefetchGroups)
-		g.gatherCoord("R8", 0)
-		g.storeFp(r8(0), grpAX, "R11")
-		g.gatherCoord("R9", 0)
-		g.storeFp(r8(0), grpQX, "R11")
-		d := r8(0)
-		for k := range d {
-			g.ins("VPSUBQ %d(R11), %s, %s", grpAX+64*k, d[k], d[k])
-		}
-		g.sub(d)
-		// Lanes with den = 0 (all limbs zero): marked, and den := 1.
-		g.ins("VPORQ Z1, Z0, Z8")
-		for k := 2; k < 8; k++ {
-			g.ins("VPORQ %s, Z8, Z8", d[k])
-		}
-		g.ins("VPTESTNMQ Z8, Z8, K3")
-		g.ins("KMOVB K3, (R12)")
-		g.ins("MOVQ $1, AX")
-		g.ins("VPBROADCASTQ AX, K3, Z0")
-		g.storeFp(d, grpDen, "R11")
-		g.loadFp(workRun, "R13", r8(8))
-		g.storeFp(r8(8), grpPre, "R11")
-		g.montMem(workRun, "R13", workRun, "R13", grpDen, "R11")
-		g.ins("ADDQ $64, R8")
-		g.ins("ADDQ $64, R9")
-		g.ins("ADDQ $%d, R11", grpSize)
-		g.ins("INCQ R12")
-	})
-}
-
-// g1Backward: the groups from last to first. R10 holds the negate bytes.
-func (g *gen) g1Backward() {
-	g.header("g1Backward", "func g1Backward(accs, qs *unsafe.Pointer, neg *uint8, grp *g1Group, zero *uint8, work *g1Work, n int)", 7)
-	g.ins("MOVQ accs+0(FP), R8")
-	g.ins("MOVQ qs+8(FP), R9")
-	g.ins("MOVQ neg+16(FP), R10")
-	g.ins("MOVQ grp+24(FP), R11")
-	g.ins("MOVQ zero+32(FP), R12")
-	g.ins("MOVQ work+40(FP), R13")
-	g.ins("MOVQ n+48(FP), CX")
-	g.g1Setup()
-	// Point every pointer at the last group.
-	g.ins("MOVQ CX, AX")
-	g.ins("DECQ AX")
-	g.ins("JS g1Backward_done")
-	g.ins("MOVQ AX, DX")
-	g.ins("SHLQ $6, DX")
-	g.ins("ADDQ DX, R8")
-	g.ins("ADDQ DX, R9")
-	g.ins("ADDQ AX, R10")
-	g.ins("ADDQ AX, R12")
-	g.ins("IMUL3Q $%d, AX, DX", grpSize)
-	g.ins("ADDQ DX, R11")
-	g.loop("g1Backward", func() {
-		// The accumulators' y of the group after next (two lower; there is
-		// none when CX < 3): evicted again since the forward pass.
-		g.ins("CMPQ CX, $3")
-		g.ins("JB g1Backward_noprefetch%d", 0)
-		for e := 0; e < 8; e++ {
-			g.ins("MOVQ %d(R8), AX", -128+8*e)
-			g.ins("PREFETCHT0 48(AX)")
-			g.ins("PREFETCHT0 95(AX)")
-		}
-		g.raw("g1Backward_noprefetch0:\n")
-		g.montMem(workDi, "R13", workRun, "R13", grpPre, "R11")  // di = inv·pre
-		g.montMem(workRun, "R13", workRun, "R13", grpDen, "R11") // inv *= den
-		g.gatherCoord("R8", 48)
-		g.storeFp(r8(0), workAY, "R13")
-		g.gatherCoord("R9", 48)
-		// ±q.y: p − y in the lanes to negate (0 stays 0).
-		nq := r8(19)
-		for k := range nq {
-			g.ins("VPXORQ %s, %s, %s", nq[k], nq[k], nq[k])
-			g.ins("VPSUBQ %s, %s, %s", z(k), nq[k], nq[k])
-		}
-		g.sub(nq)
-		g.ins("MOVBQZX (R10), AX")
-		g.ins("KMOVB AX, K4")
-		for k := range nq {
-			g.ins("VPBLENDMQ %s, %s, K4, %s", nq[k], z(k), z(k))
-		}
-		g.storeFp(r8(0), workQY, "R13")
-		g.subMem(workT, "R13", workQY, "R13", workAY, "R13")    // dy
-		g.montMem(workLam, "R13", workT, "R13", workDi, "R13")  // λ
-		g.montMem(workT, "R13", workLam, "R13", workLam, "R13") // λ²
-		g.subMem(workT, "R13", workT, "R13", grpAX, "R11")      // λ² − acc.x
-		g.subMem(workT, "R13", workT, "R13", grpQX, "R11")      // x3
-		g.subMem(workDi, "R13", grpAX, "R11", workT, "R13")     // acc.x − x3
-		g.montMem(workDi, "R13", workDi, "R13", workLam, "R13") // λ(acc.x − x3)
-		g.subMem(workDi, "R13", workDi, "R13", workAY, "R13")   // y3
-		g.loadFp(workT, "R13", r8(0))
-		g.scatterCoord("R8", 0, "(R12)")
-		g.loadFp(workDi, "R13", r8(0))
-		g.scatterCoord("R8", 48, "(R12)")
-		g.ins("SUBQ $64, R8")
-		g.ins("SUBQ $64, R9")
-		g.ins("DECQ R10")
-		g.ins("SUBQ $%d, R11", grpSize)
-		g.ins("DECQ R12")
-	})
-}
-
-// The G2 batch-affine addition kernels: g1Forward and g1Backward over
-// fp2 = fp[u]/(u² + 1), an element being two Fp8 (a0, a1), 1 KiB a
-// lane group; the points are *bls.G2Affine (X.A0, X.A1, Y.A0, Y.A1 at
-// byte offsets 0, 48, 96, 144). One fp2 product is three fp products
-// (Karatsuba), a square two; an addition costs 17 fp products in all.
-
-// Offsets in g2Group (per group of 8 entries) and g2Work, in bytes.
-const (
-	g2AX, g2QX, g2Den, g2Pre, g2GrpSize = 0, 1024, 2048, 3072, 4096
-
-	g2Run, g2Di, g2AY, g2QY, g2Lam, g2T, g2T0, g2T1, g2T2, g2SA, g2SB = 0, 1024, 2048, 3072, 4096, 5120, 6144, 6656, 7168, 7680, 8192
-)
-
-// addMem: out(mem) = x(mem) + y(mem) mod p, through Z0–Z15.
-func (g *gen) addMem(outOff int, outBase string, xOff int, xBase string, yOff int, yBase string) {
-	s, d := r8(0), r8(8)
-	for k := range s {
-		g.ins("VMOVDQU64 %d(%s), %s", xOff+64*k, xBase, s[k])
-		g.ins("VPADDQ %d(%s), %s, %s", yOff+64*k, yBase, s[k], s[k])
-	}
-	g.normalise(s[:])
-	g.reduceOnce(s[:], d)
-	g.storeFp(d, outOff, outBase)
 }
 
 // fp2 locations: component 1 is 512 bytes after component 0.
@@ -754,9 +653,14 @@ func (g *gen) mul1(out, a, b loc) { g.montMem(out.off, out.base, a.off, a.base, 
 func (g *gen) add1(out, a, b loc) { g.addMem(out.off, out.base, a.off, a.base, b.off, b.base) }
 func (g *gen) sub1(out, a, b loc) { g.subMem(out.off, out.base, a.off, a.base, b.off, b.base) }
 
-// mul2: out = a·b in fp2 (out may alias a or b), temporaries in R13's work.
-func (g *gen) mul2(out, a, b loc) {
-	t0, t1, t2, sa, sb := loc{g2T0, "R13"}, loc{g2T1, "R13"}, loc{g2T2, "R13"}, loc{g2SA, "R13"}, loc{g2SB, "R13"}
+// mul: out = a·b over c's coordinates (out may alias a or b); fp2 by
+// Karatsuba, its temporaries in c.tmp.
+func (g *gen) mul(c group, out, a, b loc) {
+	if c.deg == 1 {
+		g.mul1(out, a, b)
+		return
+	}
+	t0, t1, t2, sa, sb := c.tmp(0), c.tmp(1), c.tmp(2), c.tmp(3), c.tmp(4)
 	g.mul1(t0, a.c(0), b.c(0))
 	g.mul1(t1, a.c(1), b.c(1))
 	g.add1(sa, a.c(0), a.c(1))
@@ -767,9 +671,13 @@ func (g *gen) mul2(out, a, b loc) {
 	g.sub1(out.c(1), t2, t1)
 }
 
-// sqr2: out = a² in fp2: ((a0 + a1)(a0 − a1), 2·a0·a1).
-func (g *gen) sqr2(out, a loc) {
-	t0, sa, sb := loc{g2T0, "R13"}, loc{g2SA, "R13"}, loc{g2SB, "R13"}
+// sqr: out = a²; over fp2 ((a0 + a1)(a0 − a1), 2·a0·a1).
+func (g *gen) sqr(c group, out, a loc) {
+	if c.deg == 1 {
+		g.mul1(out, a, a)
+		return
+	}
+	t0, sa, sb := c.tmp(0), c.tmp(3), c.tmp(4)
 	g.mul1(t0, a.c(0), a.c(1))
 	g.add1(sa, a.c(0), a.c(1))
 	g.sub1(sb, a.c(0), a.c(1))
@@ -777,77 +685,90 @@ func (g *gen) sqr2(out, a loc) {
 	g.add1(out.c(1), t0, t0)
 }
 
-func (g *gen) sub2(out, a, b loc) {
-	g.sub1(out.c(0), a.c(0), b.c(0))
-	g.sub1(out.c(1), a.c(1), b.c(1))
-}
-
-func (g *gen) copy2(out, a loc) {
-	for i := 0; i < 2; i++ {
-		g.loadFp(a.c(i).off, a.base, r8(0))
-		g.storeFp(r8(0), out.c(i).off, out.base)
+// subE: out = a − b, component by component.
+func (g *gen) subE(c group, out, a, b loc) {
+	for i := 0; i < c.deg; i++ {
+		g.sub1(out.c(i), a.c(i), b.c(i))
 	}
 }
 
-// prefetchG2Group prefetches the 192-byte points of the group whose
-// pointers are off bytes past R8 and R9.
-func (g *gen) prefetchG2Group(off int) {
-	for e := 0; e < 8; e++ {
-		for _, r := range []string{"R8", "R9"} {
-			g.ins("MOVQ %d(%s), AX", off+8*e, r)
-			for _, o := range []int{0, 64, 128, 191} {
-				g.ins("PREFETCHT0 %d(AX)", o)
-			}
-		}
-	}
-}
-
-func (g *gen) g2Forward() {
-	g.header("g2Forward", "func g2Forward(accs, qs *unsafe.Pointer, grp *g2Group, zero *uint8, work *g2Work, n int)", 6)
+// batchForward is the forward kernel of c (g1Forward, g2Forward).
+// Registers: R8 accs, R9 qs, R11 group, R12 zero bytes, R13 work, CX
+// groups left.
+func (g *gen) batchForward(c group) {
+	name := c.name + "Forward"
+	g.header(name, fmt.Sprintf("func %s(accs, qs *unsafe.Pointer, grp *%sGroup, zero *uint8, work *%sWork, n int)", name, c.name, c.name), 6)
 	g.ins("MOVQ accs+0(FP), R8")
 	g.ins("MOVQ qs+8(FP), R9")
 	g.ins("MOVQ grp+16(FP), R11")
 	g.ins("MOVQ zero+24(FP), R12")
 	g.ins("MOVQ work+32(FP), R13")
 	g.ins("MOVQ n+40(FP), CX")
-	g.g1Setup()
+	g.batchSetup()
+	// Prefetch the accumulators and points prefetchGroups groups ahead
+	// (the first ones here, the rest in the loop; the pointer array has
+	// that many groups of slack): accumulators are random lines, and the
+	// points, though in order, are first touched here through masked
+	// loads, which the hardware prefetcher follows badly.
 	for gr := 0; gr < prefetchGroups; gr++ {
-		g.prefetchG2Group(64 * gr)
+		g.prefetchPoints(64*gr, c.pointLines)
 	}
-	ax, qx, den, pre := loc{g2AX, "R11"}, loc{g2QX, "R11"}, loc{g2Den, "R11"}, loc{g2Pre, "R11"}
-	run := loc{g2Run, "R13"}
-	g.loop("g2Forward", func() {
-		g.prefetchG2Group(64 * prefetchGroups)
-		for i := 0; i < 2; i++ {
+	ax, qx, den, pre := c.grp(0), c.grp(1), c.grp(2), c.grp(3)
+	run := c.work(0)
+	g.loop(name, func() {
+		g.prefetchPoints(64*prefetchGroups, c.pointLines)
+		for i := 0; i < c.deg; i++ {
 			g.gatherCoord("R8", 48*i)
 			g.storeFp(r8(0), ax.c(i).off, "R11")
 			g.gatherCoord("R9", 48*i)
 			g.storeFp(r8(0), qx.c(i).off, "R11")
 		}
-		g.sub2(den, qx, ax)
-		// Lanes with den = 0 (both components): marked, and den := 1.
-		g.loadFp(den.off, "R11", r8(0))
-		g.loadFp(den.c(1).off, "R11", r8(8))
-		g.ins("VPORQ Z1, Z0, Z16")
-		for k := 2; k < 16; k++ {
-			g.ins("VPORQ %s, Z16, Z16", z(k))
+		// den = q.x − acc.x from the last component down, the last one's
+		// q.x still in Z0–Z7; Z8 gathers the bits of every component, so
+		// that lanes with den = 0 are marked, and den := 1.
+		d := r8(0)
+		for i := c.deg - 1; i >= 0; i-- {
+			for k := range d {
+				if i < c.deg-1 {
+					g.ins("VMOVDQU64 %d(R11), %s", qx.c(i).off+64*k, d[k])
+				}
+				g.ins("VPSUBQ %d(R11), %s, %s", ax.c(i).off+64*k, d[k], d[k])
+			}
+			g.sub(d)
+			from := 0
+			if i == c.deg-1 {
+				g.ins("VPORQ Z1, Z0, Z8")
+				from = 2
+			}
+			for k := from; k < 8; k++ {
+				g.ins("VPORQ %s, Z8, Z8", d[k])
+			}
+			if i > 0 {
+				g.storeFp(d, den.c(i).off, "R11")
+			}
 		}
-		g.ins("VPTESTNMQ Z16, Z16, K3")
+		g.ins("VPTESTNMQ Z8, Z8, K3")
 		g.ins("KMOVB K3, (R12)")
 		g.ins("MOVQ $1, AX")
 		g.ins("VPBROADCASTQ AX, K3, Z0")
-		g.ins("VMOVDQU64 Z0, %d(R11)", den.off)
-		g.copy2(pre, run)
-		g.mul2(run, run, den)
+		g.storeFp(d, den.off, "R11")
+		for i := 0; i < c.deg; i++ { // pre = run
+			g.loadFp(run.c(i).off, "R13", r8(8))
+			g.storeFp(r8(8), pre.c(i).off, "R11")
+		}
+		g.mul(c, run, run, den)
 		g.ins("ADDQ $64, R8")
 		g.ins("ADDQ $64, R9")
-		g.ins("ADDQ $%d, R11", g2GrpSize)
+		g.ins("ADDQ $%d, R11", c.groupSize())
 		g.ins("INCQ R12")
 	})
 }
 
-func (g *gen) g2Backward() {
-	g.header("g2Backward", "func g2Backward(accs, qs *unsafe.Pointer, neg *uint8, grp *g2Group, zero *uint8, work *g2Work, n int)", 7)
+// batchBackward is the backward kernel of c (g1Backward, g2Backward):
+// the groups from last to first. R10 holds the negate bytes.
+func (g *gen) batchBackward(c group) {
+	name := c.name + "Backward"
+	g.header(name, fmt.Sprintf("func %s(accs, qs *unsafe.Pointer, neg *uint8, grp *%sGroup, zero *uint8, work *%sWork, n int)", name, c.name, c.name), 7)
 	g.ins("MOVQ accs+0(FP), R8")
 	g.ins("MOVQ qs+8(FP), R9")
 	g.ins("MOVQ neg+16(FP), R10")
@@ -855,69 +776,73 @@ func (g *gen) g2Backward() {
 	g.ins("MOVQ zero+32(FP), R12")
 	g.ins("MOVQ work+40(FP), R13")
 	g.ins("MOVQ n+48(FP), CX")
-	g.g1Setup()
+	g.batchSetup()
+	// Point every pointer at the last group.
 	g.ins("MOVQ CX, AX")
 	g.ins("DECQ AX")
-	g.ins("JS g2Backward_done")
+	g.ins("JS %s_done", name)
 	g.ins("MOVQ AX, DX")
 	g.ins("SHLQ $6, DX")
 	g.ins("ADDQ DX, R8")
 	g.ins("ADDQ DX, R9")
 	g.ins("ADDQ AX, R10")
 	g.ins("ADDQ AX, R12")
-	g.ins("IMUL3Q $%d, AX, DX", g2GrpSize)
+	g.ins("IMUL3Q $%d, AX, DX", c.groupSize())
 	g.ins("ADDQ DX, R11")
-	ax, qx, den, pre := loc{g2AX, "R11"}, loc{g2QX, "R11"}, loc{g2Den, "R11"}, loc{g2Pre, "R11"}
-	run, di, ay, qy, lam, t := loc{g2Run, "R13"}, loc{g2Di, "R13"}, loc{g2AY, "R13"}, loc{g2QY, "R13"}, loc{g2Lam, "R13"}, loc{g2T, "R13"}
-	g.loop("g2Backward", func() {
+	ax, qx, den, pre := c.grp(0), c.grp(1), c.grp(2), c.grp(3)
+	run, di, ay, qy, lam, t := c.work(0), c.work(1), c.work(2), c.work(3), c.work(4), c.work(5)
+	g.loop(name, func() {
+		// The accumulators' y of the group after next (two lower; there is
+		// none when CX < 3): evicted again since the forward pass.
 		g.ins("CMPQ CX, $3")
-		g.ins("JB g2Backward_noprefetch0")
+		g.ins("JB %s_noprefetch0", name)
 		for e := 0; e < 8; e++ {
 			g.ins("MOVQ %d(R8), AX", -128+8*e)
-			g.ins("PREFETCHT0 96(AX)")
-			g.ins("PREFETCHT0 128(AX)")
-			g.ins("PREFETCHT0 191(AX)")
+			for _, o := range c.yLines {
+				g.ins("PREFETCHT0 %d(AX)", o)
+			}
 		}
-		g.raw("g2Backward_noprefetch0:\n")
-		g.mul2(di, run, pre)  // di = inv·pre
-		g.mul2(run, run, den) // inv *= den
-		g.ins("MOVBQZX (R10), AX")
-		g.ins("KMOVB AX, K4")
-		for i := 0; i < 2; i++ {
-			g.gatherCoord("R8", 96+48*i)
+		g.raw(name + "_noprefetch0:\n")
+		g.mul(c, di, run, pre)  // di = inv·pre
+		g.mul(c, run, run, den) // inv *= den
+		for i := 0; i < c.deg; i++ {
+			g.gatherCoord("R8", c.y(i))
 			g.storeFp(r8(0), ay.c(i).off, "R13")
-			g.gatherCoord("R9", 96+48*i)
+			g.gatherCoord("R9", c.y(i))
+			// ±q.y: p − y in the lanes to negate (0 stays 0).
 			nq := r8(19)
 			for k := range nq {
 				g.ins("VPXORQ %s, %s, %s", nq[k], nq[k], nq[k])
 				g.ins("VPSUBQ %s, %s, %s", z(k), nq[k], nq[k])
 			}
 			g.sub(nq)
+			g.ins("MOVBQZX (R10), AX")
+			g.ins("KMOVB AX, K4")
 			for k := range nq {
 				g.ins("VPBLENDMQ %s, %s, K4, %s", nq[k], z(k), z(k))
 			}
 			g.storeFp(r8(0), qy.c(i).off, "R13")
 		}
-		g.sub2(t, qy, ay)   // dy
-		g.mul2(lam, t, di)  // λ
-		g.sqr2(t, lam)      // λ²
-		g.sub2(t, t, ax)    // λ² − acc.x
-		g.sub2(t, t, qx)    // x3
-		g.sub2(di, ax, t)   // acc.x − x3
-		g.mul2(di, di, lam) // λ(acc.x − x3)
-		g.sub2(di, di, ay)  // y3
-		for i := 0; i < 2; i++ {
+		g.subE(c, t, qy, ay)  // dy
+		g.mul(c, lam, t, di)  // λ
+		g.sqr(c, t, lam)      // λ²
+		g.subE(c, t, t, ax)   // λ² − acc.x
+		g.subE(c, t, t, qx)   // x3
+		g.subE(c, di, ax, t)  // acc.x − x3
+		g.mul(c, di, di, lam) // λ(acc.x − x3)
+		g.subE(c, di, di, ay) // y3
+		for i := 0; i < c.deg; i++ {
 			g.loadFp(t.c(i).off, "R13", r8(0))
 			g.scatterCoord("R8", 48*i, "(R12)")
 		}
-		for i := 0; i < 2; i++ {
+		for i := 0; i < c.deg; i++ {
 			g.loadFp(di.c(i).off, "R13", r8(0))
-			g.scatterCoord("R8", 96+48*i, "(R12)")
+			g.scatterCoord("R8", c.y(i), "(R12)")
 		}
 		g.ins("SUBQ $64, R8")
 		g.ins("SUBQ $64, R9")
 		g.ins("DECQ R10")
-		g.ins("SUBQ $%d, R11", g2GrpSize)
+		g.ins("SUBQ $%d, R11", c.groupSize())
 		g.ins("DECQ R12")
 	})
 }
@@ -1085,14 +1010,14 @@ func main() {
 	g.fpSub()
 	g.fpFrom64()
 	g.fpTo64()
-	g.g1Forward()
-	g.g1Backward()
+	g.batchForward(g1)
+	g.batchBackward(g1)
 	g.frButterfly("frCT", false, false)
 	g.frButterfly("frGS", true, false)
 	g.frButterfly("frCTv", false, true)
 	g.frButterfly("frGSv", true, true)
-	g.g2Forward()
-	g.g2Backward()
+	g.batchForward(g2)
+	g.batchBackward(g2)
 	g.addrs()
 	if *out == "-" {
 		os.Stdout.Write(g.buf.Bytes())

@@ -1,4 +1,12 @@
-package demo
+// Package benchspec turns `cuzk bench`'s inputs into the requests it
+// sends, each knowing how its proofs verify: a C1 (PoRepSpec), vanilla
+// proofs with a request's public fields (VanillaSpec), the daemon's test
+// circuits (TestSpec, with their options and parameter sets), or a demo
+// fixture made from sectors sealed in memory (FixtureSpec). Package
+// bench, which knows only the wire, cannot verify a proof; this package
+// reads the verifying key (Spec.Verifier) and checks the daemon's answers
+// against public values.
+package benchspec
 
 import (
 	"encoding/json"
@@ -11,6 +19,7 @@ import (
 	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/bench"
 	"github.com/cuzk-dev/cuzk/client"
+	"github.com/cuzk-dev/cuzk/demo"
 	"github.com/cuzk-dev/cuzk/engine/testkind"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/groth16"
@@ -18,6 +27,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/post"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/server"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
@@ -30,7 +40,7 @@ type Spec struct {
 	LogRows int        // test circuits: log2 of the rows, naming their key
 	// Public are the values the proofs are verified against (nil:
 	// unknown, the spec has no verifier).
-	Public Public
+	Public demo.Public
 	// Method says how the proofs are verified, for reports.
 	Method string
 }
@@ -146,23 +156,46 @@ func TestSpec(logRows int, opt testkind.Options) (*Spec, error) {
 		LogRows: logRows, Public: testPublic{logRows, parts}, Method: methodTest}, nil
 }
 
-// Spec is the fixture's bench request, with its public values for
-// --verify.
-func (f *Fixture) Spec() *Spec {
-	return &Spec{Spec: &bench.Spec{Template: f.Wire(), Circuit: string(f.Circuit), Partitions: f.Public.Partitions()}, Public: f.Public, Method: f.method}
+// FixtureSpec is the bench request of a demo fixture, as Curio sends it,
+// with the fixture's public values for --verify.
+func FixtureSpec(f *demo.Fixture) *Spec {
+	return &Spec{Spec: &bench.Spec{Template: server.EncodeRequest(f.Request), Circuit: string(f.Circuit), Partitions: f.Public.Partitions()},
+		Public: f.Public, Method: f.Method}
 }
 
-// DescribeVanilla fills what a PoSt or SnapDeals spec built from a
-// --vanilla file tells about itself: the circuit, the partition count, the
-// sector size Curio sends, and the public inputs for --verify, computed
-// from public values (PoSt: the randomness, the partition and the sector
-// ids and comm_r the vanilla proofs carry; SnapDeals: the three
-// commitments). A spec the daemon will refuse is left without inputs: the
-// bench still sends it, to see the refusal.
-func DescribeVanilla(s *Spec) {
-	if describe, ok := vanillaKinds[s.Kind()]; ok {
-		describe(s, s.Template)
+// VanillaOptions are a PoSt or SnapDeals request's fields besides its
+// vanilla proofs, as Curio sends them (bench takes them from flags).
+type VanillaOptions struct {
+	RegisteredProof uint64
+	// SectorNumber: 0 sends seal.DefaultSector.
+	SectorNumber uint64
+	MinerID      uint64
+	// Partition is the WindowPoSt partition index.
+	Partition uint32
+	// Randomness (PoSt; nil sends 32 zero bytes) and the SnapDeals
+	// commitments, 32 bytes each when given.
+	Randomness, CommROld, CommRNew, CommDNew []byte
+}
+
+// VanillaSpec builds a request of kind from its vanilla proofs (bench's
+// --vanilla file) and fills what it tells about itself: the circuit, the
+// partition count, the sector size Curio sends, and the public values for
+// --verify (PoSt: the randomness, the partition and the sector ids and
+// comm_r the vanilla proofs carry; SnapDeals: the three commitments). A
+// request the daemon will refuse is left without a verifier: the bench
+// still sends it, to see the refusal.
+func VanillaSpec(kind proofkind.Kind, proofs [][]byte, opt VanillaOptions) *Spec {
+	req := &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind(kind), RegisteredProof: opt.RegisteredProof, SectorNumber: opt.SectorNumber,
+		MinerId: opt.MinerID, VanillaProofs: proofs, PartitionIndex: opt.Partition,
+		Randomness: opt.Randomness, CommROld: opt.CommROld, CommRNew: opt.CommRNew, CommDNew: opt.CommDNew}
+	if req.SectorNumber == 0 {
+		req.SectorNumber = seal.DefaultSector
 	}
+	s := &Spec{Spec: &bench.Spec{Template: req}}
+	if describe, ok := vanillaKinds[kind]; ok {
+		describe(s, req)
+	}
+	return s
 }
 
 // vanillaKinds are the kinds a --vanilla file serves, one row each.
@@ -173,6 +206,9 @@ var vanillaKinds = map[proofkind.Kind]func(s *Spec, r *cuzkv1.SubmitProofRequest
 }
 
 func describePoSt(s *Spec, r *cuzkv1.SubmitProofRequest) {
+	if r.Randomness == nil {
+		r.Randomness = make([]byte, 32)
+	}
 	p, err := filecoin.PoStProofFromID(r.RegisteredProof)
 	if err != nil {
 		return
@@ -278,11 +314,11 @@ func (v *Verifier) Verify(proof []byte) (ok bool, method string, err error) {
 // the request's miner and its sector number; for test circuits, every
 // partition proof against the circuit's public inputs; for PoSt and
 // SnapDeals, against the inputs computed from the request's public values
-// (DescribeVanilla, NewFixture). method says which.
+// (VanillaSpec, FixtureSpec). method says which.
 func (spec *Spec) Verify(vk *groth16.VerifyingKey, proof []byte) (ok bool, method string, err error) {
 	if spec.Public == nil {
 		return false, "", fmt.Errorf("%w: the public values of this %s request are unknown", ErrNoVerifier, spec.Kind())
 	}
-	ok, err = Verify(vk, proof, spec.Public)
+	ok, err = demo.Verify(vk, proof, spec.Public)
 	return ok, spec.Method, err
 }
