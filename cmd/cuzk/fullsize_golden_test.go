@@ -167,3 +167,92 @@ func TestFullSizePoRepGolden(t *testing.T) {
 		}
 	}
 }
+
+// porep64Dir holds partition 0 of a 64 GiB PoRep C2 (tree 8-8-2, the top
+// arity-2 level) of a C1 made without sealing (cuzk c1 gen --sector-size
+// 64GiB), proven alone by `cuzk prove-c2 --partition 0` on a 24 GiB,
+// 2-core machine with INSECURE test parameters (scripts/fullsize-porep.sh
+// DIR --sector-size 64GiB --partition 0; docs/performance.md) and accepted
+// by rust-fil-proofs (tools/rustref verify-seal --partition 0); its
+// verifying key under the official name and its public values.
+const porep64Dir = "../../testdata/fullsize/porep-c2-64GiB-partition0"
+
+const porep64VK = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.vk"
+
+// TestFullSizePoRep64GiBPartitionGolden: c1 gen makes the golden's public
+// values again, and verify-seal --partition 0 accepts the partition's 192
+// bytes and rejects them with the seed, comm_r or a proof byte changed, and
+// as a whole proof (one partition of ten).
+func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
+	vk := filepath.Join(porep64Dir, porep64VK)
+	proof := filepath.Join(porep64Dir, "proof.bin")
+	commdr := filepath.Join(porep64Dir, "commdr.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 192 {
+		t.Fatalf("proof is %d bytes, want one partition of 192", len(raw))
+	}
+	gen := filepath.Join(t.TempDir(), "c1.json")
+	if code, _, stderr := runCmd(t, "c1", "gen", "--sector-size", "64GiB", "--out", gen); code != exitOK {
+		t.Fatalf("c1 gen: %s", stderr)
+	}
+	want, _ := os.ReadFile(commdr)
+	got, _ := os.ReadFile(filepath.Join(filepath.Dir(gen), "commdr.json"))
+	if !bytes.Equal(want, got) {
+		t.Fatalf("c1 gen's commdr.json is not the golden's:\n%s\nwant\n%s", got, want)
+	}
+	dir := t.TempDir()
+	bad := func(name string, edit func(m map[string]any)) string {
+		var m map[string]any
+		if err := json.Unmarshal(want, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		b, _ := json.Marshal(m)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flipHex := func(k string) func(m map[string]any) {
+		return func(m map[string]any) {
+			b, _ := hex.DecodeString(m[k].(string))
+			b[0] ^= 1
+			m[k] = hex.EncodeToString(b)
+		}
+	}
+	flipped := append([]byte(nil), raw...)
+	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
+	flippedPath := filepath.Join(dir, "flipped.bin")
+	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p0 := []string{"--partition", "0"}
+	cases := []struct {
+		name  string
+		proof string
+		args  []string
+		want  int
+	}{
+		{"partition 0", proof, append([]string{"--commdr", commdr}, p0...), exitOK},
+		{"seed changed", proof, append([]string{"--commdr", bad("seed.json", flipHex("seed"))}, p0...), exitInvalid},
+		{"comm_r changed", proof, append([]string{"--commdr", bad("commr.json", flipHex("comm_r"))}, p0...), exitInvalid},
+		{"a proof byte changed", flippedPath, append([]string{"--commdr", commdr}, p0...), exitInvalid},
+		{"partition 1's inputs", proof, []string{"--commdr", commdr, "--partition", "1"}, exitInvalid},
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		args := append([]string{"verify-seal", "--vk", vk, "--proof", tc.proof}, tc.args...)
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
+	// As a whole proof it is one partition of ten: refused, not accepted.
+	var out, errb bytes.Buffer
+	if got := run(context.Background(), []string{"verify-seal", "--vk", vk, "--proof", proof, "--commdr", commdr}, &out, &errb); got == exitOK {
+		t.Errorf("one partition accepted as a whole 64 GiB proof:\n%s%s", out.String(), errb.String())
+	}
+}
