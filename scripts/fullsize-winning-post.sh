@@ -147,19 +147,26 @@ ADDR="unix://$SOCK"
 POST=(--vanilla "$VANILLA" --registered-proof "$PROOF_ID" --randomness "$RND" --miner 1000)
 check bench-preload 0 "$BIN" bench preload --addr "$ADDR" --circuit-id "$CID"
 check bench-single 0 "$BIN" bench single --addr "$ADDR" --type winning-post "${POST[@]}" --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
+cpu() { # the daemon's CPU seconds so far (user + system)
+  awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' /proc/$DPID/stat
+}
 latency() { # name: a batch of COUNT one at a time, its summary line
-  local name=$1
+  local name=$1 c0 c1
+  c0=$(cpu)
   check "$name" 0 "$BIN" bench batch --addr "$ADDR" --type winning-post "${POST[@]}" --count "$COUNT" --concurrency 1 --json --progress 0
-  python3 - "$DIR/$name.out" "$name" "$(load)" <<'PY' | tee -a "$SUMMARY" || true
+  c1=$(cpu)
+  # The daemon's CPU time per proof: what a quiet machine's wall time scales from
+  # (a loaded one stretches the wall, not the CPU).
+  python3 - "$DIR/$name.out" "$name" "$(load)" "$(python3 -c "print(($c1 - $c0) / $COUNT)")" <<'PY' | tee -a "$SUMMARY" || true
 import json, sys
 t = open(sys.argv[1]).read()
 r = json.JSONDecoder().raw_decode(t[t.index("{"):])[0]
 json.dump(r, open(sys.argv[1].replace(".out", ".json"), "w"), indent=1)
 s = r["summary"]
 d = lambda k, f: "%.2f s" % (s[k][f] / 1e9)
-print("%s: %d of %d proofs, wall median %s (min %s, max %s); daemon total median %s, synthesis %s, prove %s; load %s" % (
+print("%s: %d of %d proofs, wall median %s (min %s, max %s); daemon total median %s, synthesis %s, prove %s; daemon CPU %.2f s per proof; load %s" % (
     sys.argv[2], s["completed"], s["requested"], d("wall", "median_ns"), d("wall", "min_ns"), d("wall", "max_ns"),
-    d("total", "median_ns"), d("synthesis", "median_ns"), d("prove", "median_ns"), sys.argv[3]))
+    d("total", "median_ns"), d("synthesis", "median_ns"), d("prove", "median_ns"), float(sys.argv[4]), sys.argv[3]))
 PY
 }
 latency latency-idle
