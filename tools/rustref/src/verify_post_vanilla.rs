@@ -25,8 +25,8 @@ use filecoin_hashers::Hasher;
 use filecoin_proofs::{
     as_safe_commitment,
     parameters::{window_post_setup_params, winning_post_setup_params},
-    partition_vanilla_proofs, single_partition_vanilla_proofs, with_shape, FallbackPoStSectorProof, PoStConfig,
-    PoStType,
+    partition_vanilla_proofs, single_partition_vanilla_proofs, with_shape, FallbackPoStSectorProof,
+    PoStConfig, PoStType,
 };
 use serde_json::Value;
 use storage_proofs_core::{merkle::MerkleTreeTrait, proof::ProofScheme};
@@ -48,23 +48,29 @@ struct Input {
 }
 
 fn hex32(v: &Value, what: &str) -> Result<[u8; 32]> {
-    let s = v.as_str().ok_or_else(|| anyhow!("{what}: want 64 hex characters"))?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| anyhow!("{what}: want 64 hex characters"))?;
     let b = hex::decode(s.trim_start_matches("0x")).with_context(|| format!("{what}: {s:?}"))?;
     let n = b.len();
-    b.try_into().map_err(|_| anyhow!("{what}: want 32 bytes, got {n}"))
+    b.try_into()
+        .map_err(|_| anyhow!("{what}: want 32 bytes, got {n}"))
 }
 
 fn read_input(a: &Args) -> Result<Input> {
     let pubf = a.req("public")?;
-    let p: Value = serde_json::from_slice(&fs::read(pubf).with_context(|| format!("read --public {pubf}"))?)
-        .with_context(|| format!("--public {pubf}: not JSON"))?;
+    let p: Value =
+        serde_json::from_slice(&fs::read(pubf).with_context(|| format!("read --public {pubf}"))?)
+            .with_context(|| format!("--public {pubf}: not JSON"))?;
     let rp_id = p["registered_proof"]
         .as_u64()
         .ok_or_else(|| anyhow!("{pubf}: no registered_proof (an unsigned number)"))?;
     let rp = registered_post_from_abi(rp_id).with_context(|| pubf.to_string())?;
     let randomness = hex32(&p["randomness"], "randomness").with_context(|| pubf.to_string())?;
     let prover_id = match (&p["prover_id"], &p["miner_id"]) {
-        (Value::String(_), _) => hex32(&p["prover_id"], "prover_id").with_context(|| pubf.to_string())?,
+        (Value::String(_), _) => {
+            hex32(&p["prover_id"], "prover_id").with_context(|| pubf.to_string())?
+        }
         (_, m) if m.is_u64() => make_prover_id(m.as_u64().expect("checked")),
         _ => return Err(anyhow!("{pubf}: neither prover_id nor miner_id")),
     };
@@ -72,7 +78,10 @@ fn read_input(a: &Args) -> Result<Input> {
     let partition = match a.get("partition") {
         Some(f) => {
             let k: usize = f.parse().with_context(|| format!("--partition {f}"))?;
-            ensure!(k == file_k, "--partition {k} disagrees with {pubf} (partition_index {file_k})");
+            ensure!(
+                k == file_k,
+                "--partition {k} disagrees with {pubf} (partition_index {file_k})"
+            );
             k
         }
         None => file_k,
@@ -84,10 +93,13 @@ fn read_input(a: &Args) -> Result<Input> {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let id = s["sector_id"]
-                .as_u64()
-                .ok_or_else(|| anyhow!("{pubf}: sectors[{i}].sector_id: want an unsigned number"))?;
-            Ok((id, hex32(&s["comm_r"], &format!("{pubf}: sectors[{i}].comm_r"))?))
+            let id = s["sector_id"].as_u64().ok_or_else(|| {
+                anyhow!("{pubf}: sectors[{i}].sector_id: want an unsigned number")
+            })?;
+            Ok((
+                id,
+                hex32(&s["comm_r"], &format!("{pubf}: sectors[{i}].comm_r"))?,
+            ))
         })
         .collect::<Result<Vec<_>>>()?;
     let vf = a.req("vanilla")?;
@@ -179,7 +191,8 @@ fn verify_shape<Tree: 'static + MerkleTreeTrait>(
         .map(|(id, c)| {
             Ok(PublicSector {
                 id: (*id).into(),
-                comm_r: as_safe_commitment::<Domain<Tree>, _>(c, "comm_r").with_context(|| format!("sector {id}"))?,
+                comm_r: as_safe_commitment::<Domain<Tree>, _>(c, "comm_r")
+                    .with_context(|| format!("sector {id}"))?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -188,12 +201,23 @@ fn verify_shape<Tree: 'static + MerkleTreeTrait>(
     if winning {
         ensure!(k == 0, "partition {k}: a WinningPoSt has partition 0 only");
         let pp = FallbackPoSt::<Tree>::setup(&winning_post_setup_params(cfg)?)?;
-        let pi = fallback::PublicInputs { randomness, prover_id, sectors: sectors.clone(), k: None };
+        let pi = fallback::PublicInputs {
+            randomness,
+            prover_id,
+            sectors: sectors.clone(),
+            k: None,
+        };
         let parts = match partition_vanilla_proofs(cfg, &pp, &pi, 1, &proofs) {
             Ok(parts) => parts,
-            Err(e) => return Ok(Err(format!("partition_vanilla_proofs (generate_winning_post_with_vanilla's check): {e:#}"))),
+            Err(e) => {
+                return Ok(Err(format!(
+                    "partition_vanilla_proofs (generate_winning_post_with_vanilla's check): {e:#}"
+                )))
+            }
         };
-        how.push("partition_vanilla_proofs (generate_winning_post_with_vanilla's check)".to_string());
+        how.push(
+            "partition_vanilla_proofs (generate_winning_post_with_vanilla's check)".to_string(),
+        );
         ensure!(parts.len() == 1, "winning: {} partitions", parts.len());
         let every = fallback::PublicInputs {
             randomness,
@@ -217,7 +241,12 @@ fn verify_shape<Tree: 'static + MerkleTreeTrait>(
             sectors.len(),
             pp.sector_count
         );
-        let pi = fallback::PublicInputs { randomness, prover_id, sectors: sectors.clone(), k: Some(k) };
+        let pi = fallback::PublicInputs {
+            randomness,
+            prover_id,
+            sectors: sectors.clone(),
+            k: Some(k),
+        };
         if let Err(e) = single_partition_vanilla_proofs(cfg, &pp, &pi, &proofs) {
             return Ok(Err(format!(
                 "single_partition_vanilla_proofs, partition {k} (generate_single_window_post_with_vanilla's check): {e:#}"
@@ -227,7 +256,9 @@ fn verify_shape<Tree: 'static + MerkleTreeTrait>(
         if k == 0 {
             let pi = fallback::PublicInputs { k: None, ..pi };
             if let Err(e) = partition_vanilla_proofs(cfg, &pp, &pi, 1, &proofs) {
-                return Ok(Err(format!("partition_vanilla_proofs / verify_all_partitions: {e:#}")));
+                return Ok(Err(format!(
+                    "partition_vanilla_proofs / verify_all_partitions: {e:#}"
+                )));
             }
             how.push("partition_vanilla_proofs + FallbackPoSt::verify_all_partitions (generate_window_post_with_vanilla's check)".into());
         }
