@@ -32,6 +32,10 @@ type PublicFile struct {
 	SectorSet          []uint64 `json:"sector_set,omitempty"`
 	WinningSectorIndex *uint64  `json:"winning_sector_index,omitempty"`
 	VanillaProofs      string   `json:"vanilla_proofs_file,omitempty"`
+	// MadeWithoutSealing is set on the public values of made-up sectors
+	// (`cuzk post gen`): what they are, so that no one takes them for a
+	// sealed sector's.
+	MadeWithoutSealing string `json:"made_without_sealing,omitempty"`
 }
 
 // PublicFileSector is a proven sector in a PublicFile: its id and comm_r

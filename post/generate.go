@@ -15,11 +15,21 @@ import (
 // ErrTree is returned when a tree does not fit the registered proof.
 var ErrTree = fmt.Errorf("%w: tree_r_last does not fit the proof", ErrInvalidProof)
 
+// LeafTree is a tree_r_last a vanilla proof opens: a whole tree
+// (*merkle.PoseidonTree, from a sealed sector) or a sparse one
+// (*merkle.SparsePoseidonTree, a sector made up without sealing).
+type LeafTree interface {
+	Shape() merkle.Shape
+	NumLeaves() int
+	Root() fr.Element
+	Prove(leaf int) (*merkle.PoseidonProof, error)
+}
+
 // GenerateVanillaProof is generate_single_vanilla_proof: the vanilla proof
 // of sector sectorID for the challenges VanillaChallenges derives
 // (sectorIndex as there), opened in treeRLast, whose root is comm_r_last;
 // comm_r is Poseidon2(commC, root).
-func GenerateVanillaProof(p filecoin.RegisteredPoStProof, randomness [32]byte, sectorID uint64, sectorIndex int, treeRLast *merkle.PoseidonTree, commC fr.Element) (*VanillaProof, error) {
+func GenerateVanillaProof(p filecoin.RegisteredPoStProof, randomness [32]byte, sectorID uint64, sectorIndex int, treeRLast LeafTree, commC fr.Element) (*VanillaProof, error) {
 	shape, err := TreeShape(p.SectorSize())
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ mod stream;
 mod upgadgets;
 mod verify_porep;
 mod verify_post;
+mod verify_post_vanilla;
 
 use std::collections::HashMap;
 use std::fs;
@@ -773,6 +774,8 @@ fn usage() -> &'static str {
                        wrapper; valid/invalid, exit 0/1; 2 on error)
   rustref verify-post --vk FILE --proof FILE (--public FILE | --registered-proof N --randomness HEX --sectors ID:COMMR[,...])
                       [--partition K] [--miner ID]      (valid/invalid, exit 0/1; 2 on error)
+  rustref verify-post-vanilla --vanilla FILE --public FILE [--partition K]   (upstream's PoSt vanilla checks;
+                      valid/invalid, exit 0/1; 2 on error)
   rustref post-config --registered-proof N              (PoStConfig, circuit counts, official file names)
   rustref bench (--c1 FILE | --case NAME) [--params FILE] [--out FILE]
   rustref cases | up-cases
@@ -848,6 +851,7 @@ fn run(tmp: &Path) -> Result<ExitCode> {
                 }
             });
         }
+        "verify-post-vanilla" => return verify_post_vanilla::run(&a),
         "post-config" => println!("{}", serde_json::to_string_pretty(&verify_post::config(&a)?)?),
         "bench" => cmd_bench(&a, raw)?,
         "bench-run" => println!("{}", serde_json::to_string(&bench_run(&a, tmp)?)?),
