@@ -204,9 +204,9 @@ func TestBadInput(t *testing.T) {
 		msg  string
 	}{
 		{"missing submit", nil, codes.InvalidArgument, "missing submit field"},
-		{"unknown kind", &cuzkv1.SubmitProofRequest{ProofKind: 7}, codes.InvalidArgument, "invalid proof_kind: 7"},
+		{"unknown kind", &cuzkv1.SubmitProofRequest{ProofKind: 7}, codes.InvalidArgument, "invalid proof_kind: 7 (no such kind; this daemon serves test)"},
 		{"unspecified kind", &cuzkv1.SubmitProofRequest{}, codes.InvalidArgument, "invalid proof_kind: 0"},
-		{"unserved kind", &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT}, codes.InvalidArgument, "invalid proof_kind: 1"},
+		{"unserved kind", &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT}, codes.InvalidArgument, "invalid proof_kind: 1 (porep-c2, not served here; this daemon serves test)"},
 		{"malformed wrapper", client.TestRequest("", 10, []byte(`{"partitions":`)), codes.InvalidArgument, "vanilla_proof"},
 		{"wrong sector size", wrongSize, codes.InvalidArgument, "sector_size 2048"},
 	} {
