@@ -45,7 +45,7 @@ func fakeStatus() statusdoc.Status {
 		Uptime:        90 * time.Second,
 		CPUArithmetic: statusdoc.Arithmetic{Kind: "scalar", Reason: "known-answer check failed: <b>fp</b>", CheckFailed: true},
 		Memory:        statusdoc.Memory{TotalBytes: 8 << 30, UsedBytes: 3 << 30, PeakBytes: 5 << 30, ParamsBytes: 1 << 30, Waiting: 1},
-		Pipeline: statusdoc.Pipeline{SynthesisWorkers: 2, SynthesisConcurrency: 2, Lookahead: 1, Enabled: true,
+		Pipeline: statusdoc.Pipeline{SynthesisWorkers: 2, SynthesisConcurrency: 1, Lookahead: 1, Enabled: true,
 			Synthesizing: 1, Proving: 1},
 		Queues: []statusdoc.Queue{{Kind: "porep", Pending: 1}, {Kind: "test", InProgress: 1}, {Kind: "snap"}},
 		Jobs: []statusdoc.Job{
@@ -261,9 +261,12 @@ func TestPageInBrowser(t *testing.T) {
 		{"peak used", "5.00 GiB"},
 		{"requests waiting for memory", "1"},
 	})
-	// The pipeline's name-value rows have no (empty) header row.
-	if rows := doc.Rows("pipeline"); len(rows) == 0 || rows[0][0] != "synthesis queued" {
-		t.Errorf("#pipeline rows %q: want its first row to be synthesis queued", rows)
+	// The pipeline's name-value rows have no (empty) header row; the
+	// partitions synthesizing are counted against the workers (not the
+	// batches allowed in synthesis, which made "2 of 1").
+	if rows := doc.Rows("pipeline"); len(rows) < 2 || rows[0][0] != "synthesis queued" ||
+		!slices.Equal(rows[1], []string{"synthesizing", "1 of 2 workers"}) {
+		t.Errorf("#pipeline rows %q: want synthesis queued first, then synthesizing 1 of 2 workers", rows)
 	}
 	if m := doc.Text("mem-text"); m != "3.00 GiB of 8.00 GiB used" {
 		t.Errorf("memory line %q", m)
