@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -687,6 +688,20 @@ func TestHealthReflectionAndLargeMessages(t *testing.T) {
 	}
 	if _, err := d.c.Prove(ctx, client.TestRequest("big", 10, big)); err != nil {
 		t.Fatalf("20 MiB request: %v", err)
+	}
+}
+
+// TestListenBusyPort: a TCP port in use is named as such, with what to
+// look for.
+func TestListenBusyPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = server.Listen(l.Addr().String())
+	if !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), l.Addr().String()+" is in use by another program, another cuzk daemon perhaps") {
+		t.Fatalf("Listen on a busy port: %v", err)
 	}
 }
 
