@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cuzk-dev/cuzk/config"
 	"github.com/cuzk-dev/cuzk/engine"
@@ -299,7 +300,9 @@ func logger(log *slog.Logger) *slog.Logger {
 // secondsAttr writes a duration in the JSON log as seconds, with the unit
 // in the key ("timeout": 30s becomes "timeout_s": 30): slog's JSON handler
 // writes integer nanoseconds under the bare key, which a reader of the log
-// would have to know. The text format keeps Go's "30s".
+// would have to know. The text format keeps Go's "30s". The nanoseconds are
+// divided in one step: Duration.Seconds adds the whole and the fractional
+// seconds, which writes 3.236 s as 3.2359999999999998.
 func secondsAttr(_ []string, a slog.Attr) slog.Attr {
 	if a.Value.Kind() != slog.KindDuration {
 		return a
@@ -308,5 +311,5 @@ func secondsAttr(_ []string, a slog.Attr) slog.Attr {
 	if !strings.HasSuffix(key, "_s") {
 		key += "_s"
 	}
-	return slog.Float64(key, a.Value.Duration().Seconds())
+	return slog.Float64(key, float64(a.Value.Duration())/float64(time.Second))
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/internal/bytesize"
@@ -155,7 +156,7 @@ func (e *Engine) claimLocked(j *job) {
 func (e *Engine) submit(ctx context.Context, req *Request, detached bool) (*job, SubmitResult, error) {
 	kind, ok := e.kinds[req.Kind]
 	if !ok {
-		return nil, SubmitResult{}, fmt.Errorf("%w: %d", ErrUnknownKind, int32(req.Kind))
+		return nil, SubmitResult{}, e.unservedKind(req.Kind)
 	}
 	digest := req.digest()
 	for {
@@ -520,4 +521,19 @@ func (e *Engine) Cancel(id string) (wasRunning bool, err error) {
 	wasRunning = j.state == StateRunning
 	e.endLocked(j, StateCancelled, nil, nil)
 	return wasRunning, nil
+}
+
+// unservedKind refuses a kind the engine has no planner for, naming the
+// kinds it does serve: a test request sent to a daemon without test
+// circuits, or a number no kind has, then reads as what it is.
+func (e *Engine) unservedKind(k proofkind.Kind) error {
+	what := "no such kind"
+	if d, ok := proofkind.Lookup(k); ok {
+		what = d.Name + ", not served here"
+	}
+	served := make([]string, 0, len(e.kinds))
+	for _, s := range e.Kinds() {
+		served = append(served, s.String())
+	}
+	return fmt.Errorf("%w: %d (%s; this daemon serves %s)", ErrUnknownKind, int32(k), what, strings.Join(served, ", "))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -30,6 +31,11 @@ func Listen(addr string) (net.Listener, error) {
 	path, ok := strings.CutPrefix(addr, "unix://")
 	if !ok {
 		l, err := net.Listen("tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			// Usually a daemon already running (a second start by hand
+			// beside the systemd unit): say what to look for.
+			return nil, fmt.Errorf("server: %s is in use by another program, another cuzk daemon perhaps (ss -ltnp shows which): %w", addr, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("server: listen %s: %w", addr, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -204,9 +205,9 @@ func TestBadInput(t *testing.T) {
 		msg  string
 	}{
 		{"missing submit", nil, codes.InvalidArgument, "missing submit field"},
-		{"unknown kind", &cuzkv1.SubmitProofRequest{ProofKind: 7}, codes.InvalidArgument, "invalid proof_kind: 7"},
+		{"unknown kind", &cuzkv1.SubmitProofRequest{ProofKind: 7}, codes.InvalidArgument, "invalid proof_kind: 7 (no such kind; this daemon serves test)"},
 		{"unspecified kind", &cuzkv1.SubmitProofRequest{}, codes.InvalidArgument, "invalid proof_kind: 0"},
-		{"unserved kind", &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT}, codes.InvalidArgument, "invalid proof_kind: 1"},
+		{"unserved kind", &cuzkv1.SubmitProofRequest{ProofKind: cuzkv1.ProofKind_POREP_SEAL_COMMIT}, codes.InvalidArgument, "invalid proof_kind: 1 (porep-c2, not served here; this daemon serves test)"},
 		{"malformed wrapper", client.TestRequest("", 10, []byte(`{"partitions":`)), codes.InvalidArgument, "vanilla_proof"},
 		{"wrong sector size", wrongSize, codes.InvalidArgument, "sector_size 2048"},
 	} {
@@ -687,6 +688,20 @@ func TestHealthReflectionAndLargeMessages(t *testing.T) {
 	}
 	if _, err := d.c.Prove(ctx, client.TestRequest("big", 10, big)); err != nil {
 		t.Fatalf("20 MiB request: %v", err)
+	}
+}
+
+// TestListenBusyPort: a TCP port in use is named as such, with what to
+// look for.
+func TestListenBusyPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = server.Listen(l.Addr().String())
+	if !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), l.Addr().String()+" is in use by another program, another cuzk daemon perhaps") {
+		t.Fatalf("Listen on a busy port: %v", err)
 	}
 }
 

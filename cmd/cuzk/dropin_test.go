@@ -257,7 +257,8 @@ func TestRustDefaultConfig(t *testing.T) {
 }
 
 // TestBusyPort: a second daemon on a port in use exits 1 (the machine's
-// state, not a bad command line) with the bind error, before its engine
+// state, not a bad command line) with the bind error, naming the port as
+// in use and what may hold it, before its engine
 // starts, so it logs no engine shutting down.
 func TestBusyPort(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -267,7 +268,7 @@ func TestBusyPort(t *testing.T) {
 	defer l.Close()
 	addr := l.Addr().String()
 	code, _, stderr := runCmd(t, "daemon", "--listen", addr, "--params", t.TempDir())
-	if code != exitRuntime || !strings.Contains(stderr, "cuzk daemon: daemon: cannot listen: daemon.listen: server: listen "+addr+": ") ||
+	if code != exitRuntime || !strings.Contains(stderr, "cuzk daemon: daemon: cannot listen: daemon.listen: server: "+addr+" is in use by another program, another cuzk daemon perhaps") ||
 		!strings.Contains(stderr, "address already in use") {
 		t.Errorf("busy port: exit %d, stderr %q", code, stderr)
 	}

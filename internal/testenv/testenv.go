@@ -30,6 +30,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // E2EEnv is the environment variable that enables the end-to-end tests.
@@ -177,18 +179,26 @@ func modulePath(gomod string) string {
 // implies it) the test's own output is shown, so stdout. Otherwise, in
 // `go test ./...`, the go command keeps a passing package's output to
 // itself, and the line would be lost: it goes to the go command's stderr
-// (the test binary's parent), when that is a terminal, a pipe or a file
-// opened for appending (`>>`). A file written at an offset (`>`) is left
-// alone: a second writer at its own offset would be overwritten by what
-// the go command writes after.
+// (the test binary's parent). Best through a copy of that descriptor
+// itself (parentFD), which shares the go command's file offset, so the
+// line also lands in a log that `>` made. Where the kernel refuses the
+// copy (Yama's ptrace_scope 1 forbids it towards a parent), the line goes
+// to the same file opened afresh, when that is a terminal, a pipe or a
+// file opened for appending (`>>`); a file written at an offset (`>`) is
+// then left alone: a second writer at its own offset would be overwritten
+// by what the go command writes after.
 func summaryOutput() (io.Writer, func()) {
 	if testing.Verbose() {
 		return os.Stdout, func() {}
 	}
-	proc := "/proc/" + strconv.Itoa(os.Getppid())
+	ppid := os.Getppid()
+	proc := "/proc/" + strconv.Itoa(ppid)
 	comm, err := os.ReadFile(proc + "/comm")
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return os.Stderr, func() {}
+	}
+	if f := parentFD(ppid, 2); f != nil {
+		return f, func() { f.Close() }
 	}
 	path := proc + "/fd/2"
 	st, err := os.Stat(path)
@@ -200,6 +210,23 @@ func summaryOutput() (io.Writer, func()) {
 		return os.Stderr, func() {}
 	}
 	return f, func() { f.Close() }
+}
+
+// parentFD is a copy of process pid's descriptor fd (pidfd_getfd, Linux
+// 5.6 and later, allowed where ptrace of pid is), or nil. Unlike a file
+// opened through /proc/pid/fd, the copy shares the open file, offset
+// included.
+func parentFD(pid, fd int) *os.File {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(pidfd)
+	nfd, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(nfd), "/proc/"+strconv.Itoa(pid)+"/fd/"+strconv.Itoa(fd))
 }
 
 // appending says the fdinfo file describes a descriptor opened with

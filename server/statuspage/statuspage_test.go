@@ -45,7 +45,7 @@ func fakeStatus() statusdoc.Status {
 		Uptime:        90 * time.Second,
 		CPUArithmetic: statusdoc.Arithmetic{Kind: "scalar", Reason: "known-answer check failed: <b>fp</b>", CheckFailed: true},
 		Memory:        statusdoc.Memory{TotalBytes: 8 << 30, UsedBytes: 3 << 30, PeakBytes: 5 << 30, ParamsBytes: 1 << 30, Waiting: 1},
-		Pipeline: statusdoc.Pipeline{SynthesisWorkers: 2, SynthesisConcurrency: 2, Lookahead: 1, Enabled: true,
+		Pipeline: statusdoc.Pipeline{SynthesisWorkers: 2, SynthesisConcurrency: 1, Lookahead: 1, Enabled: true,
 			Synthesizing: 1, Proving: 1},
 		Queues: []statusdoc.Queue{{Kind: "porep", Pending: 1}, {Kind: "test", InProgress: 1}, {Kind: "snap"}},
 		Jobs: []statusdoc.Job{
@@ -261,6 +261,13 @@ func TestPageInBrowser(t *testing.T) {
 		{"peak used", "5.00 GiB"},
 		{"requests waiting for memory", "1"},
 	})
+	// The pipeline's name-value rows have no (empty) header row; the
+	// partitions synthesizing are counted against the workers (not the
+	// batches allowed in synthesis, which made "2 of 1").
+	if rows := doc.Rows("pipeline"); len(rows) < 2 || rows[0][0] != "synthesis queued" ||
+		!slices.Equal(rows[1], []string{"synthesizing", "1 of 2 workers"}) {
+		t.Errorf("#pipeline rows %q: want synthesis queued first, then synthesizing 1 of 2 workers", rows)
+	}
 	if m := doc.Text("mem-text"); m != "3.00 GiB of 8.00 GiB used" {
 		t.Errorf("memory line %q", m)
 	}
@@ -408,6 +415,16 @@ func busyStatus() statusdoc.Status {
 			r.Error = "synthesis: partition 3: the vanilla proof of challenge 17 does not verify against comm_r_last " +
 				"0x1234567890abcdef1234567890abcdef1234567890abcdef (sector 4711, miner f01234)"
 		}
+		if i%2 == 0 {
+			// A 32 GiB PoRep's ten partitions: each step's sum over them
+			// and the longest partition's, in every column.
+			r.Partitions = 10
+			r.Timings.ProveSteps = nil
+			for j, step := range []string{"msm l", "msm a", "msm b_g1", "msm b_g2", "h", "msm h", "assemble"} {
+				max := time.Duration(j+1)*7*time.Second + 123*time.Millisecond
+				r.Timings.ProveSteps = append(r.Timings.ProveSteps, statusdoc.StepTotal{Step: step, Sum: 10*max - time.Second, Max: max})
+			}
+		}
 		r.ID = fmt.Sprintf("curio-porep-c2-sector-%06d-%08x-8a2b-4c3d-9e8f-%012x", i, i*7919, i*104729)
 		st.RecentJobs = append(st.RecentJobs, r)
 	}
@@ -416,8 +433,8 @@ func busyStatus() statusdoc.Status {
 	return st
 }
 
-// TestPageFitsIn1280InBrowser: with 256 recent jobs, long ids, long errors
-// and a long parameter path, the page at 1280 px has no horizontal
+// TestPageFitsIn1280InBrowser: with 256 recent jobs, long ids, long errors,
+// a long parameter path and every prove step of ten-partition jobs, the page at 1280 px has no horizontal
 // overflow, nothing in it scrolls sideways, and the error column is on
 // screen with its text; ids are cut in their middle with the whole id as
 // the tooltip. The charts' y ticks are in one unit at round steps, and a
