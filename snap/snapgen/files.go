@@ -38,16 +38,7 @@ func WriteFiles(dir string, r *Result) (Files, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return f, err
 	}
-	p, pub := r.Params.Proof, r.Public
-	miner := r.Params.MinerID
-	u := snap.UpdateFile{
-		RegisteredProof: int64(p), RegisteredProofAPI: p.String(), SectorSize: uint64(p.SectorSize()),
-		SectorNumber: r.Params.Sector, MinerID: &miner,
-		CommROld: frHex(&pub.CommROld), CommRNew: frHex(&pub.CommRNew), CommDNew: hex.EncodeToString(pub.CommDNew[:]),
-		CommC: frHex(&r.CommC), CommRLastNew: frHex(&r.CommRLastNew), Partitions: p.Partitions(),
-		NewData:     fmt.Sprintf("the first %d nodes of detstream(%s), fr32-padded, repeated", r.Params.Period, snap.DefaultDataLabel),
-		VProofsFile: snap.ProofsFileName, MadeWithoutSealing: Provenance,
-	}
+	u := r.UpdateFile()
 	uj, err := json.MarshalIndent(u, "", "  ")
 	if err != nil {
 		return f, err
@@ -58,8 +49,22 @@ func WriteFiles(dir string, r *Result) (Files, error) {
 	if err := sectordir.WriteProofList(f.VProofs, r.VanillaProofs); err != nil {
 		return f, err
 	}
-	marker := fmt.Sprintf("%s\n%s: %v, %d partition proofs, comm_r_new %s\n", Provenance, snap.ProofsFileName, p, len(r.VanillaProofs), u.CommRNew)
+	marker := fmt.Sprintf("%s\n%s: %v, %d partition proofs, comm_r_new %s\n", Provenance, snap.ProofsFileName, r.Params.Proof, len(r.VanillaProofs), u.CommRNew)
 	return f, os.WriteFile(f.Marker, []byte(marker), 0o644)
+}
+
+// UpdateFile is update.json's contents for r.
+func (r *Result) UpdateFile() *snap.UpdateFile {
+	p, pub := r.Params.Proof, r.Public
+	miner := r.Params.MinerID
+	return &snap.UpdateFile{
+		RegisteredProof: int64(p), RegisteredProofAPI: p.String(), SectorSize: uint64(p.SectorSize()),
+		SectorNumber: r.Params.Sector, MinerID: &miner,
+		CommROld: frHex(&pub.CommROld), CommRNew: frHex(&pub.CommRNew), CommDNew: hex.EncodeToString(pub.CommDNew[:]),
+		CommC: frHex(&r.CommC), CommRLastNew: frHex(&r.CommRLastNew), Partitions: p.Partitions(),
+		NewData:     fmt.Sprintf("the first %d nodes of detstream(%s), fr32-padded, repeated", r.Params.Period, snap.DefaultDataLabel),
+		VProofsFile: snap.ProofsFileName, MadeWithoutSealing: Provenance,
+	}
 }
 
 // frHex is a field element as update.json writes it: its 32
