@@ -49,7 +49,7 @@ func commands() map[string]command {
 		"bench timeline": {"draw the pipeline from the stage records of the daemon's /status (text and SVG)", runBenchTimeline},
 		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
 		"post vanilla":   {"WindowPoSt/WinningPoSt vanilla proofs of sealed sectors, as Curio sends them", runPostVanilla},
-		"snap gen":       {"make a consistent SnapDeals update of any sector size without a sector (32/64 GiB proving and benchmarks)", runSnapGen},
+		"snap gen":       {"make a consistent SnapDeals update of any sector size without a sector (uniform sector key, new data one block repeated; seconds at 32/64 GiB)", runSnapGen},
 		"snap encode":    {"update a sealed CC sector with new data: update.json, vanilla partition proofs", runSnapEncode},
 		"verify-post":    {"verify a WindowPoSt/WinningPoSt proof from public values", runVerifyPoSt},
 		"verify-update":  {"verify a SnapDeals update proof from public values", runVerifyUpdate},

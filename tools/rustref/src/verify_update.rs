@@ -14,8 +14,9 @@
 //!   - `--partition K`: `EmptySectorUpdateCompound::generate_public_inputs(.., Some(K))` and
 //!     bellperson `verify_proof` on partition K's 192 bytes (alone in the file, or at
 //!     [192K, 192K+192) of the whole proof).
-//! Upstream errors inside a verifier (a malformed proof: wrong counts, a commitment that is not a
-//! field element) are an `invalid` verdict with the reason; unreadable files are errors.
+//! Upstream errors inside a vanilla verifier (a malformed proof: wrong counts, a commitment that
+//! is not a field element) are an `invalid` verdict with the reason; unreadable files, and any
+//! error of the Groth16 verifier (a key it cannot find), are errors (exit 2).
 
 use std::fs;
 use std::io::Cursor;
@@ -30,10 +31,14 @@ use filecoin_hashers::Domain;
 use filecoin_proofs::{with_shape, SectorUpdateConfig};
 use filecoin_proofs_api::{PartitionProofBytes, RegisteredUpdateProof};
 use serde_json::Value;
-use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_core::{
+    compound_proof::CompoundProof,
+    merkle::MerkleTreeTrait,
+    parameter_cache::{parameter_cache_verifying_key_path, CacheableParameters},
+};
 use storage_proofs_update::{
     constants::{h_default, TreeDDomain, TreeRDomain, TreeRHasher},
-    EmptySectorUpdate, EmptySectorUpdateCompound, PartitionProof, PublicInputs, PublicParams,
+    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs, PublicParams,
 };
 
 use crate::verify_porep::Verdict;
@@ -180,17 +185,24 @@ pub fn verify_groth16(a: &Args, tmp: &Path) -> Result<Verdict> {
     let proof = fs::read(proof_path).with_context(|| format!("read --proof {proof_path}"))?;
     let partitions = update_partitions(u.rp);
     let Some(k) = only else {
-        let target = u.rp.cache_verifying_key_path()?;
+        // RegisteredUpdateProof::cache_verifying_key_path names the PoRep's key (it goes
+        // through as_v1_config, a PoRepConfig); verify_empty_sector_update_proof reads the
+        // key of the update circuit's own cache identifier.
+        let size = u64::from(u.rp.sector_size());
+        let target = with_shape!(size, update_vk_path, size);
         ensure!(target.starts_with(tmp), "parameter cache {} is not the private temp dir", target.display());
         fs::create_dir_all(target.parent().expect("parent"))?;
         fs::copy(vk_path, &target).with_context(|| format!("copy --vk {vk_path} to {}", target.display()))?;
         eprintln!("vk placed as {}", target.display());
         let t0 = Instant::now();
-        let v = verdict("filecoin-proofs-api update::verify_empty_sector_update_proof", || {
-            filecoin_proofs_api::update::verify_empty_sector_update_proof(u.rp, &proof, u.comm_r_old, u.comm_r_new, u.comm_d_new)
+        let ok = filecoin_proofs_api::update::verify_empty_sector_update_proof(u.rp, &proof, u.comm_r_old, u.comm_r_new, u.comm_d_new)
+            .context("filecoin-proofs-api update::verify_empty_sector_update_proof")?;
+        eprintln!("{:?}, {partitions} partition(s): verify_empty_sector_update_proof: {ok} ({:.2}s)", u.rp, t0.elapsed().as_secs_f64());
+        return Ok(if ok {
+            Verdict::Valid
+        } else {
+            Verdict::Invalid("verify_empty_sector_update_proof: false".into())
         });
-        eprintln!("{:?}, {partitions} partition(s): verdict in {:.2}s", u.rp, t0.elapsed().as_secs_f64());
-        return Ok(v);
     };
     ensure!(k < partitions, "--partition {k}: {:?} has partitions 0..{partitions}", u.rp);
     let bytes = if proof.len() == PROOF_LEN {
@@ -239,6 +251,13 @@ pub fn verify_groth16(a: &Args, tmp: &Path) -> Result<Verdict> {
     })
 }
 
+/// Where upstream looks for the update circuit's verifying key.
+fn update_vk_path<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(size: u64) -> PathBuf {
+    let pp = PublicParams::from_sector_size(size);
+    let id = <EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, PublicParams>>::cache_identifier(&pp);
+    parameter_cache_verifying_key_path(&id)
+}
+
 /// Partition k's public inputs as verify_empty_sector_update_proof computes them (h = h_default).
 fn partition_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(u: &Update, k: usize) -> Result<Vec<Fr>> {
     let size = u64::from(u.rp.sector_size());
@@ -251,4 +270,39 @@ fn partition_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(u: &U
         h: h_default(pp.sector_nodes),
     };
     <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, _>>::generate_public_inputs(&pub_inputs, &pp, Some(k))
+}
+
+/// `rustref update-counts --sector-size 2KiB|8MiB|512MiB|32GiB|64GiB`: the constraint and input
+/// counts of upstream's blank EmptySectorUpdateCircuit of that size (bellperson's BenchCS, the
+/// count-only system; ONE among the inputs), for the sizes whose circuit is too big to record.
+pub fn counts(a: &Args) -> Result<serde_json::Value> {
+    let size: u64 = match a.req("sector-size")? {
+        "2KiB" => 2 << 10,
+        "8MiB" => 8 << 20,
+        "512MiB" => 512 << 20,
+        "32GiB" => 32 << 30,
+        "64GiB" => 64 << 30,
+        s => bail!("--sector-size {s}: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB"),
+    };
+    let t0 = Instant::now();
+    let mut v = with_shape!(size, blank_counts_of, size)?;
+    let pp = PublicParams::from_sector_size(size);
+    v["sector_size"] = serde_json::json!(size);
+    v["tree_r"] = serde_json::json!(with_shape!(size, tree_display));
+    v["partitions"] = serde_json::json!(pp.partition_count);
+    v["challenge_count"] = serde_json::json!(pp.challenge_count);
+    v["h"] = serde_json::json!(h_default(pp.sector_nodes));
+    v["seconds"] = serde_json::json!(t0.elapsed().as_secs_f64());
+    v["source"] = serde_json::json!("storage-proofs-update 19.0.1 EmptySectorUpdateCompound::blank_circuit(PublicParams::from_sector_size) into bellperson BenchCS");
+    Ok(v)
+}
+
+fn blank_counts_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(size: u64) -> Result<serde_json::Value> {
+    let pp = PublicParams::from_sector_size(size);
+    let blank = <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, _>>::blank_circuit(&pp);
+    crate::blank_counts(blank)
+}
+
+fn tree_display<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>() -> String {
+    Tree::display()
 }
