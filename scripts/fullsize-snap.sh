@@ -206,7 +206,7 @@ for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
 SAMPLER=$!
 t0=$(date +%s)
 check bench-single 0 "$BIN" bench single --addr "unix://$SOCK" --type snap --vanilla "$IN/vproofs.json" --registered-proof "$RP" \
-  --comm-r-old "$CROLD" --comm-r-new "$CRNEW" --comm-d-new "$CDNEW" --json --out "$DIR/proof.bin"
+  --comm-r-old "$CROLD" --comm-r-new "$CRNEW" --comm-d-new "$CDNEW" --params "$PARAMS" --verify --json --out "$DIR/proof.bin"
 say "daemon prove: $(( $(date +%s) - t0 )) s wall, load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$DIR/bench-single.out" <<'PY' | tee -a "$SUMMARY" || true
 import json, sys
@@ -216,6 +216,8 @@ res = r["result"]
 s = lambda k: "%.1f s" % (res.get(k, 0) / 1e9)
 print("daemon stages: status %s, queue %s, srs load %s, synthesis %s, prove %s, total %s" % (
     res.get("status"), s("queue_wait_ns"), s("srs_load_ns"), s("synthesis_ns"), s("prove_ns"), s("total_ns")))
+if r.get("verify"):
+    print("bench single --verify: %s" % json.dumps(r["verify"]))
 PY
 "$BIN" bench status --addr "unix://$SOCK" --status-addr "unix://$SSOCK" --json > "$DIR/daemon-status.json" 2>&1 || say "note: bench status failed: see $DIR/daemon-status.json"
 "$BIN" bench timeline --status-addr "unix://$SSOCK" --svg "$DIR/daemon-timeline.svg" > "$DIR/daemon-timeline.txt" 2>&1 || say "note: bench timeline failed: see $DIR/daemon-timeline.txt"

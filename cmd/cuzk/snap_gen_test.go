@@ -1,19 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	cuzkv1 "github.com/cuzk-dev/cuzk/api/cuzk/v1"
 	"github.com/cuzk-dev/cuzk/filecoin"
 	"github.com/cuzk-dev/cuzk/internal/golden"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/snap"
+	"github.com/cuzk-dev/cuzk/snap/snapgen"
 	"github.com/cuzk-dev/cuzk/testparams"
 )
 
@@ -172,5 +178,70 @@ func TestSnapGenProve(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, args...); code != c.code {
 			t.Errorf("%v: exit %d %q %s, want %d", c.args, code, stdout, stderr, c.code)
 		}
+	}
+}
+
+// bench single --snap-gen SIZE builds Curio's SnapDeals request from an
+// update made without a sector: its vanilla proofs, registered proof and
+// commitments, and the public values --verify checks against; it goes with
+// -t snap only, excludes --vanilla and refuses contradicting flags.
+func TestBenchSnapGenSpec(t *testing.T) {
+	spec := func(args ...string) (*cuzkv1.SubmitProofRequest, bool, error) {
+		fs := flag.NewFlagSet("bench single", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		p := addProofFlags(fs, true)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := p.flagSpec(context.Background(), io.Discard)
+		if err != nil {
+			return nil, false, err
+		}
+		return s.Template, s.Public != nil, nil
+	}
+	req, public, err := spec("-t", "snap", "--snap-gen", "8MiB", "--sector", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := snapgen.Generate(context.Background(), snapgen.Params{Proof: filecoin.StackedDrg8MiBUpdateV1, MinerID: 1000, Sector: 7}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := g.UpdateFile()
+	if req.ProofKind != cuzkv1.ProofKind_SNAP_DEALS_UPDATE || req.RegisteredProof != 1 || len(req.VanillaProofs) != 4 || !public ||
+		hex.EncodeToString(req.CommRNew) != u.CommRNew || hex.EncodeToString(req.CommROld) != u.CommROld || hex.EncodeToString(req.CommDNew) != u.CommDNew {
+		t.Fatalf("request: kind %v, proof %d, %d vanilla proofs, public %v", req.ProofKind, req.RegisteredProof, len(req.VanillaProofs), public)
+	}
+	for i := range req.VanillaProofs {
+		if !bytes.Equal(req.VanillaProofs[i], g.VanillaProofs[i]) {
+			t.Fatalf("vanilla proof %d differs from snap gen's", i)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-t", "porep", "--snap-gen", "2KiB"}, "goes with -t snap"},
+		{[]string{"-t", "snap", "--snap-gen", "2KiB", "--vanilla", "x.json"}, "exclude each other"},
+		{[]string{"-t", "snap", "--snap-gen", "2KiB", "--registered-proof", "1"}, "disagrees"},
+		{[]string{"-t", "snap", "--snap-gen", "2KiB", "--comm-r-new", strings.Repeat("00", 32)}, "--comm-r-new"},
+	} {
+		if _, _, err := spec(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// The daemon proves a --snap-gen update as Curio's Snap task sends it and
+// bench single --verify accepts the proof.
+func TestBenchSingleSnapGen(t *testing.T) {
+	testenv.E2E(t, "a 2 KiB SnapDeals proof through the daemon")
+	params := ensureKindParams(t, filecoin.CircuitUpdate2K)
+	d := startBenchDaemon(t, params, "8GiB", "--trust-params")
+	code, out, stderr := d.bench(t, "single", "-t", "snap", "--snap-gen", "2KiB", "--verify", "--params", d.params)
+	t.Log(out)
+	if code != exitOK || !strings.Contains(stderr, "--snap-gen: made a 2KiB update WITHOUT A SECTOR") ||
+		!regexp.MustCompile(`(?m)^verify:\s+valid `).MatchString(out) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }
