@@ -3,7 +3,6 @@ package snapgen
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -11,15 +10,11 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
 	"github.com/cuzk-dev/cuzk/snap/circuit"
 )
-
-// FullSizeEnv enables the full-size circuit tests: each synthesises one
-// update partition of 81 or 85 M rows into a system that checks every row
-// (85 s and 5.0 GiB peak for both on 2 cores).
-const FullSizeEnv = "CUZK_FULLSIZE"
 
 // The circuit of a partition of the generated 32 and 64 GiB updates, made
 // as the daemon makes it (snapkind: the circuit from the decoded vanilla
@@ -29,9 +24,10 @@ const FullSizeEnv = "CUZK_FULLSIZE"
 // (tools/rustref update-counts), both as snap/circuit's TestCounts has
 // them. 64 GiB is the 8-8-2 shape no update made from a sector here has.
 func TestFullSizeGeneratedSatisfied(t *testing.T) {
-	if os.Getenv(FullSizeEnv) != "1" {
-		t.Skipf("full size (81-85 M rows per partition): set %s=1 to run it", FullSizeEnv)
-	}
+	// Each synthesises one update partition of 81 or 85 M rows into a
+	// system that checks every row (85 s and 5.0 GiB peak for both on 2
+	// cores).
+	testenv.FullSize(t, "81-85 M rows per partition")
 	for _, c := range []struct {
 		proof     filecoin.RegisteredUpdateProof
 		partition int

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/snap"
 )
 
@@ -43,8 +44,8 @@ func decode(t *testing.T, r *Result) []*snap.PartitionProof {
 func TestGeneratedPassesVanillaCheck(t *testing.T) {
 	for _, p := range filecoin.UpdateProofs() {
 		t.Run(p.SectorSize().String(), func(t *testing.T) {
-			if testing.Short() && p.SectorSize() >= filecoin.SectorSize512MiB {
-				t.Skip("-short: 512 MiB and up take seconds each")
+			if p.SectorSize() >= filecoin.SectorSize512MiB {
+				testenv.Short(t, "512 MiB and up take seconds each")
 			}
 			r := generate(t, p)
 			if got, want := len(r.VanillaProofs), p.Partitions(); got != want {
