@@ -786,6 +786,7 @@ fn usage() -> &'static str {
                       of an update, any size; valid/invalid, exit 0/1; 2 on error)
   rustref verify-update --vk FILE --update FILE --proof FILE [--partition K]    (valid/invalid, exit 0/1; 2 on error)
   rustref update-counts --sector-size 2KiB|8MiB|512MiB|32GiB|64GiB              (upstream's blank update circuit's counts)
+  rustref update-r1cs --update FILE --partition K --out FILE                    (r1cs --case update at any size)
 cases: sha256_block sha256_full_512 poseidon_2 poseidon_4 poseidon_8 poseidon_11 create_label
        por_* stacked_* porep (needs --c1)"
 }
@@ -875,6 +876,7 @@ fn run(tmp: &Path) -> Result<ExitCode> {
         )?,
         "verify-update-vanilla" => return Ok(porep_verdict(verify_update::verify_vanilla(&a)?)),
         "verify-update" => return Ok(porep_verdict(verify_update::verify_groth16(&a, tmp)?)),
+        "update-r1cs" => verify_update::r1cs(&a)?,
         "update-counts" => println!("{}", serde_json::to_string_pretty(&verify_update::counts(&a)?)?),
         "snap-encode" => snap::encode(a.req("sector-size")?, Path::new(a.req("out")?), tmp)?,
         _ => {
