@@ -135,6 +135,7 @@ fi
 
 if [ "$GEN" = 1 ]; then
   echo "== 3. params gen (snap $SIZE; progress every 5 s)"
+  mkdir -p "$PARAMS"
   say "free disk before params gen: $(df -h --output=avail "$PARAMS" | tail -1 | xargs)"
   /usr/bin/time -v -o "$DIR/params-gen.time" nice -n "$NICE" "$BIN" params gen --kind snap --sector-size "$SIZE" --dir "$PARAMS" 2>&1 \
     | tee "$DIR/params-gen.log" | grep --line-buffered -E '0%|5%|done|generated|error|refus' || true
