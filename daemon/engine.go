@@ -63,6 +63,9 @@ type Options struct {
 	// each starting with ProgressLabel.
 	Progress      io.Writer
 	ProgressLabel string
+	// UpdatePartition is PoRepPartition for SnapDeals jobs
+	// (snapkind.Planner.Partition: prove-update --partition).
+	UpdatePartition *int
 }
 
 // Kind is a proof kind served besides the built-in ones (a test's toy
@@ -84,7 +87,7 @@ func servedKinds(cfg *config.Config, opt Options) ([]engine.Kind, srs.Locator) {
 		engine.Builtin(proofkind.PoRep, &porepkind.Planner{Partition: opt.PoRepPartition}),
 		engine.Builtin(proofkind.WindowPoSt, postkind.Window()),
 		engine.Builtin(proofkind.WinningPoSt, postkind.Winning()),
-		engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{}),
+		engine.Builtin(proofkind.SnapDeals, &snapkind.Planner{Partition: opt.UpdatePartition}),
 	}
 	locators := []srs.Locator{srs.FilecoinLocator(cfg.SRS.ParamCache)}
 	if opt.EnableTest {

@@ -29,6 +29,13 @@
 // flat slice; a 2^24-leaf arity-8 tree needs the leaves plus 1/7 of their size.
 // Builders take a worker count and never look at runtime.NumCPU.
 //
+// Full-size inputs made without sealing use trees that keep only what
+// differs: [SparsePoseidonTree] (one default leaf but a few: tree_c and
+// tree_r_last of porep/c1gen, a SnapDeals sector key), [RepeatedSha254Tree]
+// (one data block repeated: tree_d) and [PeriodicPoseidonTree] (leaves
+// that depend on a range and an offset within a period: the tree_r_new of
+// snap/snapgen). Their proofs are ordinary inclusion proofs.
+//
 // Upstream: rust-fil-proofs storage-proofs-core/src/merkle/{tree.rs,proof.rs},
 // filecoin-hashers/src/{sha256.rs,poseidon.rs} (node, multi_node), merkletree
 // 0.23 src/merkle.rs (build, gen_proof, gen_sub_tree_proof).

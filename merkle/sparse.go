@@ -66,17 +66,24 @@ func (t *sparseLevels[N]) at(l, i int) N {
 func (t *sparseLevels[N]) root() N { return t.at(len(t.arities), 0) }
 
 func (t *sparseLevels[N]) prove(i int) (*Proof[N], error) {
-	if i < 0 || i >= t.leaves {
-		return nil, fmt.Errorf("leaf %d of %d: %w", i, t.leaves, ErrIndex)
+	return proveAt(t.arities, t.leaves, i, t.at)
+}
+
+// proveAt is the inclusion proof of leaf i in a tree of arities over leaves
+// leaves whose node i of level l is at(l, i): the trees that keep only some
+// nodes (sparse, periodic) prove through it.
+func proveAt[N any](arities []int, leaves, i int, at func(l, i int) N) (*Proof[N], error) {
+	if i < 0 || i >= leaves {
+		return nil, fmt.Errorf("leaf %d of %d: %w", i, leaves, ErrIndex)
 	}
-	p := &Proof[N]{Leaf: t.at(0, i), Root: t.root(), Path: make([]PathElement[N], len(t.arities))}
+	p := &Proof[N]{Leaf: at(0, i), Root: at(len(arities), 0), Path: make([]PathElement[N], len(arities))}
 	idx := i
-	for l, a := range t.arities {
+	for l, a := range arities {
 		first := idx / a * a
 		hashes := make([]N, 0, a-1)
 		for k := first; k < first+a; k++ {
 			if k != idx {
-				hashes = append(hashes, t.at(l, k))
+				hashes = append(hashes, at(l, k))
 			}
 		}
 		p.Path[l] = PathElement[N]{Hashes: hashes, Index: idx - first}
@@ -160,6 +167,19 @@ func (t *RepeatedSha254Tree) NumLeaves() int { return t.leaves }
 
 // Leaf is leaf i: block node i mod the block size.
 func (t *RepeatedSha254Tree) Leaf(i int) [32]byte { return t.block.Level(0)[i%t.block.NumLeaves()] }
+
+// Node is node i of the row h levels above the leaves (0: the leaves).
+func (t *RepeatedSha254Tree) Node(h, i int) ([32]byte, error) {
+	depth := len(t.above) - 1 + t.block.Depth()
+	if h < 0 || h > depth || i < 0 || i >= t.leaves>>h {
+		return [32]byte{}, fmt.Errorf("node %d of row %d in a tree of %d leaves: %w", i, h, t.leaves, ErrIndex)
+	}
+	if h <= t.block.Depth() {
+		row := t.block.Level(h)
+		return row[i%len(row)], nil
+	}
+	return t.above[h-t.block.Depth()], nil
+}
 
 // Prove returns the inclusion proof of leaf i.
 func (t *RepeatedSha254Tree) Prove(i int) (*Sha254Proof, error) {

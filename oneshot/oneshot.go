@@ -30,6 +30,7 @@ import (
 	"github.com/cuzk-dev/cuzk/internal/procmem"
 	"github.com/cuzk-dev/cuzk/porep"
 	"github.com/cuzk-dev/cuzk/porep/c1"
+	"github.com/cuzk-dev/cuzk/proofkind"
 	"github.com/cuzk-dev/cuzk/prover"
 	"github.com/cuzk-dev/cuzk/prover/gpu"
 	"github.com/cuzk-dev/cuzk/testparams"
@@ -53,7 +54,7 @@ type Job struct {
 	// the circuit otherwise.
 	Name string
 	// partition, when not nil, is the one partition of a C2 to prove
-	// (C2Partition).
+	// (C2Partition) or of an update (UpdatePartition).
 	partition *int
 }
 
@@ -132,6 +133,17 @@ func Update(p filecoin.RegisteredUpdateProof, commROld, commRNew, commDNew [32]b
 // bincode proof; errors name the file.
 func ReadVanillaFile(path string) ([][]byte, error) { return jsonfile.ReadVanilla(path) }
 
+// UpdatePartition is the job of partition k of a SnapDeals update alone:
+// its proof is that partition's 192 bytes, made and self-checked against
+// that partition's public inputs as in the whole proof (prove-update
+// --partition). The request is Update's, every vanilla proof included; a
+// k the update does not have fails the job naming its partition count.
+func UpdatePartition(p filecoin.RegisteredUpdateProof, k int, commROld, commRNew, commDNew [32]byte, vanilla [][]byte) Job {
+	job := Update(p, commROld, commRNew, commDNew, vanilla)
+	job.partition = &k
+	return job
+}
+
 // Options say how to prove.
 type Options struct {
 	// ParamsDir holds the parameters; "" is filecoin.ParamDir's default.
@@ -205,7 +217,12 @@ func Prove(ctx context.Context, job Job, opt Options) (Result, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	dopt := daemon.Options{CheckParams: opt.CheckParams, Log: log, Progress: opt.Stderr, ProgressLabel: opt.Label, Residency: opt.Residency,
-		PoRepPartition: job.partition, CPUOnly: !opt.GPU}
+		CPUOnly: !opt.GPU}
+	if job.Request.Kind == proofkind.SnapDeals {
+		dopt.UpdatePartition = job.partition
+	} else {
+		dopt.PoRepPartition = job.partition
+	}
 	cfg := daemon.OneShotConfig(filecoin.ParamDir(opt.ParamsDir, os.LookupEnv), opt.Workers)
 	var retries atomic.Int64
 	if opt.GPU {

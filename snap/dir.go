@@ -42,6 +42,9 @@ type UpdateFile struct {
 	Partitions          int     `json:"partitions,omitempty"`
 	NewData             string  `json:"new_data,omitempty"`
 	VProofsFile         string  `json:"vproofs_file,omitempty"`
+	// MadeWithoutSealing is set, to what made them, on the public values of
+	// an update made without a sector (cuzk snap gen).
+	MadeWithoutSealing string `json:"made_without_sealing,omitempty"`
 }
 
 // ReadUpdateFile reads update.json (EncodeDir's, or a rustref one).

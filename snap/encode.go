@@ -63,25 +63,68 @@ func GeneratePartitionProof(p filecoin.RegisteredUpdateProof, k int, commC fr.El
 	if treeDNew.NumLeaves() != n {
 		return nil, fmt.Errorf("%w: tree_d with %d leaves, want %d", ErrSize, treeDNew.NumLeaves(), n)
 	}
-	challenges, err := Challenges(p, sectordir.CommR(commC, treeRNew.Root()), k)
+	return PartitionProofFrom(p, k, commC, sectordir.CommR(commC, treeRNew.Root()), trees{treeROld, treeDNew, treeRNew})
+}
+
+// Openings are the trees an update's partition proofs open: tree_r_old,
+// tree_d_new and tree_r_new, built whole in memory (EncodeSector) or made
+// up without sealing (snap/snapgen).
+type Openings interface {
+	ProveROld(i int) (*merkle.PoseidonProof, error)
+	ProveDNew(i int) (*merkle.Sha254Proof, error)
+	ProveRNew(i int) (*merkle.PoseidonProof, error)
+	// DNewNode is node i of tree_d_new's row h levels above the leaves.
+	DNewNode(h, i int) ([32]byte, error)
+}
+
+// PartitionProofFrom is EmptySectorUpdate::prove_inner over any openings:
+// partition k's apex leaves (tree_d_new's row at height log2(nodes) -
+// log2(partitions) - log2(apex leaves), slice k) and the openings of its
+// challenges, drawn from commRNew, in the three trees. commC is the
+// sector's comm_c (shared by the old and new replica) and commRNew must be
+// Poseidon2(comm_c, root of tree_r_new).
+func PartitionProofFrom(p filecoin.RegisteredUpdateProof, k int, commC, commRNew fr.Element, o Openings) (*PartitionProof, error) {
+	challenges, err := Challenges(p, commRNew, k)
 	if err != nil {
 		return nil, err
 	}
-	row := treeDNew.Level(p.ChallengeBits() - p.PartitionBits() - p.ApexLeafBits())
+	h := p.ChallengeBits() - p.PartitionBits() - p.ApexLeafBits()
 	a := p.ApexLeafCount()
-	pp := &PartitionProof{CommC: commC, ApexLeafs: append([][32]byte(nil), row[k*a:(k+1)*a]...),
-		ChallengeProofs: make([]ChallengeProof, len(challenges))}
+	pp := &PartitionProof{CommC: commC, ApexLeafs: make([][32]byte, a), ChallengeProofs: make([]ChallengeProof, len(challenges))}
+	for i := range pp.ApexLeafs {
+		if pp.ApexLeafs[i], err = o.DNewNode(h, k*a+i); err != nil {
+			return nil, fmt.Errorf("apex leaf %d: %w", i, err)
+		}
+	}
 	for i, c := range challenges {
 		cp := &pp.ChallengeProofs[i]
-		if cp.ROld, err = treeROld.Prove(int(c)); err != nil {
+		if cp.ROld, err = o.ProveROld(int(c)); err != nil {
 			return nil, err
 		}
-		if cp.DNew, err = treeDNew.Prove(int(c)); err != nil {
+		if cp.DNew, err = o.ProveDNew(int(c)); err != nil {
 			return nil, err
 		}
-		if cp.RNew, err = treeRNew.Prove(int(c)); err != nil {
+		if cp.RNew, err = o.ProveRNew(int(c)); err != nil {
 			return nil, err
 		}
 	}
 	return pp, nil
+}
+
+// trees are the openings of whole trees in memory.
+type trees struct {
+	rOld *merkle.PoseidonTree
+	dNew *merkle.Sha254Tree
+	rNew *merkle.PoseidonTree
+}
+
+func (t trees) ProveROld(i int) (*merkle.PoseidonProof, error) { return t.rOld.Prove(i) }
+func (t trees) ProveDNew(i int) (*merkle.Sha254Proof, error)   { return t.dNew.Prove(i) }
+func (t trees) ProveRNew(i int) (*merkle.PoseidonProof, error) { return t.rNew.Prove(i) }
+
+func (t trees) DNewNode(h, i int) ([32]byte, error) {
+	if h < 0 || h > t.dNew.Depth() || i < 0 || i >= len(t.dNew.Level(h)) {
+		return [32]byte{}, fmt.Errorf("tree_d node %d of row %d: %w", i, h, merkle.ErrIndex)
+	}
+	return t.dNew.Level(h)[i], nil
 }

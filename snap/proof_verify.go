@@ -73,3 +73,54 @@ func VerifyFile(vkPath, proofPath string, pub Public) (bad []int, partitions int
 	bad, err = InvalidPartitions(vk, proof, pub)
 	return bad, len(proof) / groth16.ProofSize, err
 }
+
+// AllPartitions is VerifyPartitionFile's partition for a check of the
+// whole proof.
+const AllPartitions = -1
+
+// VerifyPartition checks partition k of an update proof alone against its
+// public inputs: proof holds its 192 bytes, or the whole proof, 192 bytes
+// per partition, of which it reads bytes [192k, 192k+192). An invalid
+// proof is (false, nil); malformed input is an error.
+func VerifyPartition(vk *groth16.VerifyingKey, proof []byte, pub Public, k int) (bool, error) {
+	p := pub.Proof
+	if !p.Valid() {
+		return false, fmt.Errorf("%w: %d", ErrRegisteredProof, int64(p))
+	}
+	n := p.Partitions()
+	if k < 0 || k >= n {
+		return false, fmt.Errorf("%w: %d, %v has %d partition(s), 0 to %d", ErrPartition, k, p, n, n-1)
+	}
+	switch len(proof) {
+	case groth16.ProofSize:
+	case n * groth16.ProofSize:
+		proof = proof[k*groth16.ProofSize : (k+1)*groth16.ProofSize]
+	default:
+		return false, fmt.Errorf("%w: %d bytes; want %d (partition %d alone) or %d (the %d partitions of %v)",
+			ErrProofLength, len(proof), groth16.ProofSize, k, n*groth16.ProofSize, n, p)
+	}
+	inputs, err := pub.PartitionInputs(k)
+	if err != nil {
+		return false, err
+	}
+	bad, err := groth16.InvalidProofs(vk, proof, [][]fr.Element{inputs})
+	if err != nil {
+		return false, fmt.Errorf("%v: %w", p, err)
+	}
+	return len(bad) == 0, nil
+}
+
+// VerifyPartitionFile is VerifyFile for partition k alone
+// (VerifyPartition), or the whole proof when k is AllPartitions; it
+// returns whether the proof is valid.
+func VerifyPartitionFile(vkPath, proofPath string, pub Public, k int) (bool, error) {
+	if k == AllPartitions {
+		bad, _, err := VerifyFile(vkPath, proofPath, pub)
+		return err == nil && len(bad) == 0, err
+	}
+	vk, proof, err := groth16.ReadKeyAndProof(vkPath, proofPath)
+	if err != nil {
+		return false, err
+	}
+	return VerifyPartition(vk, proof, pub, k)
+}

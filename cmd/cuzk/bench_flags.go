@@ -20,6 +20,7 @@ import (
 	"github.com/cuzk-dev/cuzk/porep/c1gen"
 	"github.com/cuzk-dev/cuzk/porep/seal"
 	"github.com/cuzk-dev/cuzk/proofkind"
+	"github.com/cuzk-dev/cuzk/snap/snapgen"
 )
 
 // AddrEnv overrides the default daemon address of the bench commands.
@@ -120,6 +121,7 @@ type proofFlags struct {
 	typ             string
 	c1              string
 	c1Gen           sectorSizeFlag
+	snapGen         sectorSizeFlag
 	vanilla         string
 	registeredProof int64
 	sectorNum       uint64
@@ -144,6 +146,8 @@ func addProofFlags(fs *flag.FlagSet, withType bool) *proofFlags {
 	fs.StringVar(&p.c1, "c1", "", "PoRep C1 output `file` (plain, or Curio's envelope); default: seal a 2 KiB test sector in-process")
 	p.c1Gen.allowed = filecoin.PublishedSectorSizes()
 	fs.Var(&p.c1Gen, "c1-gen", "PoRep: make a C1 of this sector `size` (2KiB … 32GiB, 64GiB) WITHOUT SEALING (cuzk c1 gen) and prove it, as Curio's task sends it: how to measure a machine before sealing anything")
+	p.snapGen.allowed = filecoin.PublishedSectorSizes()
+	fs.Var(&p.snapGen, "snap-gen", "SnapDeals: make an update of this sector `size` (2KiB … 32GiB, 64GiB) WITHOUT A SECTOR (cuzk snap gen) and prove it, as Curio's Snap task sends it")
 	fs.StringVar(&p.vanilla, "vanilla", "", "PoSt/SnapDeals vanilla proofs `file`: JSON array of base64 proofs, or one raw proof; default: seal 2 KiB test sectors in-process")
 	fs.Int64Var(&p.registeredProof, "registered-proof", -1, "registered proof id, as in go-state-types abi (default: the C1's; for test, the log2 of the rows)")
 	fs.Uint64Var(&p.sectorNum, "sector", 0, "sector number (default: the C1 envelope's, else 1)")
@@ -189,6 +193,9 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 	prio, err := proofkind.ParsePriority(p.priority)
 	if err != nil {
 		return nil, err
+	}
+	if p.snapGen.set && t != proofkind.SnapDeals {
+		return nil, fmt.Errorf("--snap-gen makes a SnapDeals update: it goes with -t snap, not %s", t)
 	}
 	var spec *benchspec.Spec
 	switch t {
@@ -237,15 +244,25 @@ func (p *proofFlags) spec(ctx context.Context, t proofkind.Kind, progress io.Wri
 			return nil, err
 		}
 	default:
-		if p.vanilla == "" {
+		var proofs [][]byte
+		switch {
+		case p.snapGen.set && p.vanilla != "":
+			return nil, fmt.Errorf("--snap-gen and --vanilla exclude each other")
+		case p.snapGen.set:
+			if proofs, err = p.generateUpdate(ctx, progress); err != nil {
+				return nil, err
+			}
+		case p.vanilla == "":
 			if spec, err = p.fixture(ctx, t, progress); err != nil {
 				return nil, err
 			}
-			break
+		default:
+			if proofs, err = oneshot.ReadVanillaFile(p.vanilla); err != nil {
+				return nil, err
+			}
 		}
-		proofs, err := oneshot.ReadVanillaFile(p.vanilla)
-		if err != nil {
-			return nil, err
+		if spec != nil {
+			break
 		}
 		if p.registeredProof < 0 {
 			return nil, fmt.Errorf("--registered-proof is required for %s proofs", t)
@@ -286,6 +303,45 @@ func (p *proofFlags) generateC1(ctx context.Context, progress io.Writer) ([]byte
 	fmt.Fprintf(progress, "--c1-gen: made a %v C1 WITHOUT SEALING (%v, sector %d, miner %d, comm_r %x) in %v\n",
 		proof.SectorSize(), proof, gp.Sector, p.minerID, r.Output.CommR, time.Since(t0).Round(time.Millisecond))
 	return r.WrappedJSON()
+}
+
+// generateUpdate makes the --snap-gen input: an update of that size made
+// without a sector for miner --miner and sector --sector (default 1); its
+// registered proof and commitments become the flags' values (flags given
+// as well must agree).
+func (p *proofFlags) generateUpdate(ctx context.Context, progress io.Writer) ([][]byte, error) {
+	up, err := filecoin.UpdateProofForSize(p.snapGen.v)
+	if err != nil {
+		return nil, fmt.Errorf("--snap-gen: %w", err)
+	}
+	if p.registeredProof >= 0 && uint64(p.registeredProof) != uint64(up) {
+		return nil, fmt.Errorf("--registered-proof %d disagrees with --snap-gen %v (%d)", p.registeredProof, p.snapGen.v, int64(up))
+	}
+	gp := snapgen.DefaultParams(up)
+	gp.MinerID = p.minerID
+	if p.sectorNum != 0 {
+		gp.Sector = p.sectorNum
+	}
+	t0 := time.Now()
+	r, err := snapgen.Generate(ctx, gp, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--snap-gen: %w", err)
+	}
+	u := r.UpdateFile()
+	for _, f := range []struct {
+		name string
+		dst  *string
+		v    string
+	}{{"comm-r-old", &p.commROld, u.CommROld}, {"comm-r-new", &p.commRNew, u.CommRNew}, {"comm-d-new", &p.commDNew, u.CommDNew}} {
+		if *f.dst != "" && !strings.EqualFold(strings.TrimPrefix(*f.dst, "0x"), f.v) {
+			return nil, fmt.Errorf("--%s %s disagrees with the --snap-gen update's (%s)", f.name, *f.dst, f.v)
+		}
+		*f.dst = f.v
+	}
+	p.registeredProof = int64(up)
+	fmt.Fprintf(progress, "--snap-gen: made a %v update WITHOUT A SECTOR (%v, sector %d, miner %d, comm_r_new %s) in %v\n",
+		p.snapGen.v, up, gp.Sector, gp.MinerID, u.CommRNew, time.Since(t0).Round(time.Millisecond))
+	return r.VanillaProofs, nil
 }
 
 // fixture builds a PoSt or SnapDeals request without --vanilla: 2 KiB CC

@@ -50,6 +50,7 @@ func commands() map[string]command {
 		"gpu-info":       {"list the CUDA devices (exit 3 when there are none)", runGPUInfo},
 		"post vanilla":   {"WindowPoSt/WinningPoSt vanilla proofs of sealed sectors, as Curio sends them", runPostVanilla},
 		"post gen":       {"WindowPoSt/WinningPoSt vanilla proofs of made-up sectors without sealing (any size and sector count)", runPostGen},
+		"snap gen":       {"make a consistent SnapDeals update of any sector size without a sector (uniform sector key, new data one block repeated; seconds at 32/64 GiB)", runSnapGen},
 		"snap encode":    {"update a sealed CC sector with new data: update.json, vanilla partition proofs", runSnapEncode},
 		"verify-post":    {"verify a WindowPoSt/WinningPoSt proof from public values", runVerifyPoSt},
 		"verify-update":  {"verify a SnapDeals update proof from public values", runVerifyUpdate},

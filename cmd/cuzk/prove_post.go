@@ -138,6 +138,7 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&commROld, "comm-r-old", "comm_r_old, 64 hex characters")
 	fs.Var(&commRNew, "comm-r-new", "comm_r_new, 64 hex characters")
 	fs.Var(&commDNew, "comm-d-new", "comm_d_new, 64 hex characters")
+	partition := fs.Int("partition", -1, "prove partition `K` alone (its 192 bytes, self-checked against its public inputs; verify-update --partition K checks it); --vanilla still holds every partition; default: every partition")
 	o := addOneShotFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -170,9 +171,19 @@ func runProveUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fail("--registered-proof: %v", err)
 	}
+	if *partition < -1 {
+		return fail("--partition %d: want a partition index (0 upwards)", *partition)
+	}
 	proofs, err := oneshot.ReadVanillaFile(*vanilla)
 	if err != nil {
 		return fail("%v", err)
 	}
-	return o.prove(ctx, oneshot.Update(p, commROld.v, commRNew.v, commDNew.v, proofs), stdout, stderr, fail)
+	job := oneshot.Update(p, commROld.v, commRNew.v, commDNew.v, proofs)
+	if *partition >= 0 {
+		if *partition >= p.Partitions() {
+			return fail("--partition %d: %v has %d partition(s), 0 to %d", *partition, p, p.Partitions(), p.Partitions()-1)
+		}
+		job = oneshot.UpdatePartition(p, *partition, commROld.v, commRNew.v, commDNew.v, proofs)
+	}
+	return o.prove(ctx, job, stdout, stderr, fail)
 }

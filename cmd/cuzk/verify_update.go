@@ -22,6 +22,7 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 	fs.Var(&commROld, "comm-r-old", "comm_r of the sector key, 64 hex characters")
 	fs.Var(&commRNew, "comm-r-new", "comm_r of the updated sector, 64 hex characters")
 	fs.Var(&commDNew, "comm-d-new", "comm_d of the new data, 64 hex characters")
+	partition := fs.Int("partition", snap.AllPartitions, "check partition `K` alone (its public inputs only; --proof holds its 192 bytes or the whole proof); default: every partition")
 	updatePath := fs.String("update", "", "read the public values from an update.json written by 'cuzk snap encode' (or a rustref one); flags given as well must agree with it")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -80,9 +81,16 @@ func runVerifyUpdate(_ context.Context, args []string, stdout, stderr io.Writer)
 			*f.dst = e
 		}
 	}
+	if *partition < snap.AllPartitions {
+		return fail("--partition %d: want a partition index (0 upwards)", *partition)
+	}
 	vk, err := vkFileFor(*vkPath, *paramsDir, p.CircuitID())
 	if err != nil {
 		return fail("%v", err)
+	}
+	if *partition != snap.AllPartitions {
+		ok, err := snap.VerifyPartitionFile(vk, *proofPath, pub, *partition)
+		return reportVerdict(stdout, fail, ok, err)
 	}
 	bad, n, err := snap.VerifyFile(vk, *proofPath, pub)
 	return reportPartitions(stdout, fail, bad, n, err)

@@ -33,7 +33,17 @@ type Planner struct {
 	// Workers bounds the goroutines of the native vanilla check, one
 	// partition each (0: GOMAXPROCS).
 	Workers int
+	// Partition, when not nil, plans that partition alone (its vanilla
+	// proof checked, its circuit), so the job's proof is its 192 bytes
+	// (the one-shot prove-update --partition). The request still carries
+	// every partition's vanilla proof, as Curio sends it. It is the
+	// planner's setting, never a request's: partition_index must be 0.
+	Partition *int
 }
+
+// ErrPartition is returned (wrapping engine.ErrInvalidRequest) when
+// Planner.Partition names a partition the update does not have.
+var ErrPartition = errors.New("no such partition")
 
 // invalid is engine.Invalid of this kind; format may use %w.
 func invalid(format string, args ...any) error {
@@ -118,11 +128,22 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	pub := snap.Public{Proof: p, CommROld: commROld, CommDNew: commDNew, CommRNew: commRNew}
-	plan := &engine.Plan{CircuitID: string(p.CircuitID()), Partitions: make([]engine.Partition, len(pps))}
+	parts := make([]int, len(pps))
+	for i := range parts {
+		parts[i] = i
+	}
+	if k.Partition != nil {
+		if n := len(pps); *k.Partition < 0 || *k.Partition >= n {
+			return nil, invalid("%w: partition %d, but %v has %d partition(s), 0 to %d", ErrPartition, *k.Partition, p, n, n-1)
+		}
+		parts = []int{*k.Partition}
+	}
+	plan := &engine.Plan{CircuitID: string(p.CircuitID()), Partitions: make([]engine.Partition, len(parts))}
 	// One partition per chunk, in order: par.Do reports the lowest failing
 	// partition, so the message does not depend on scheduling.
-	err = par.Do(ctx, len(pps), 1, workers, func(lo, hi int) error {
-		for part := lo; part < hi; part++ {
+	err = par.Do(ctx, len(parts), 1, workers, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			part := parts[i]
 			if err := snap.Verify(ctx, pub, part, pps[part]); err != nil {
 				return checkError(part, err)
 			}
@@ -146,7 +167,7 @@ func (k *Planner) Plan(ctx context.Context, req *engine.Request) (*engine.Plan, 
 			if err != nil {
 				return invalid("vanilla_proofs[%d]: %w", part, err)
 			}
-			plan.Partitions[part] = engine.Partition{Circuit: c, PublicInputs: inputs}
+			plan.Partitions[i] = engine.Partition{Circuit: c, PublicInputs: inputs}
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package snapkind
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,11 +11,13 @@ import (
 
 	"github.com/cuzk-dev/cuzk/engine"
 	"github.com/cuzk-dev/cuzk/filecoin"
+	"github.com/cuzk-dev/cuzk/fr32"
 	"github.com/cuzk-dev/cuzk/internal/bincode"
 	"github.com/cuzk-dev/cuzk/internal/testenv"
 	"github.com/cuzk-dev/cuzk/internal/testkit"
 	"github.com/cuzk-dev/cuzk/r1cs"
 	"github.com/cuzk-dev/cuzk/snap"
+	"github.com/cuzk-dev/cuzk/snap/snapgen"
 )
 
 // update is a 2 KiB CC sector (id 7) updated with new data.
@@ -177,5 +180,42 @@ func TestPlanPartitions8MiB(t *testing.T) {
 		t.Fatalf("partitions out of order: %v", err)
 	} else {
 		t.Log(err)
+	}
+}
+
+// Planner.Partition plans one partition of a multi-partition update (an
+// 8 MiB one made by snap gen): its circuit and the public inputs of the
+// whole plan's partition k; a partition the update lacks is an invalid
+// request naming the count.
+func TestPlanPartition(t *testing.T) {
+	p := filecoin.StackedDrg8MiBUpdateV1
+	g, err := snapgen.Generate(context.Background(), snapgen.DefaultParams(p), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := NewRequest(p, fr32.FromElement(&g.Public.CommROld), fr32.FromElement(&g.Public.CommRNew), g.Public.CommDNew, g.VanillaProofs)
+	whole, err := (&Planner{}).Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Partitions) != 4 {
+		t.Fatalf("%d partitions", len(whole.Partitions))
+	}
+	for _, k := range []int{0, 2, 3} {
+		one, err := (&Planner{Partition: &k}).Plan(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one.Partitions) != 1 || one.CircuitID != whole.CircuitID {
+			t.Fatalf("partition %d: %d partitions, circuit %s", k, len(one.Partitions), one.CircuitID)
+		}
+		if !slices.Equal(one.Partitions[0].PublicInputs, whole.Partitions[k].PublicInputs) {
+			t.Fatalf("partition %d: public inputs differ from the whole plan's", k)
+		}
+	}
+	four := 4
+	_, err = (&Planner{Partition: &four}).Plan(context.Background(), req)
+	if !errors.Is(err, ErrPartition) || !errors.Is(err, engine.ErrInvalidRequest) || !strings.Contains(err.Error(), "4 partition(s)") {
+		t.Fatalf("partition 4: %v", err)
 	}
 }

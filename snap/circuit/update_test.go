@@ -1,9 +1,11 @@
 package circuit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -339,30 +341,59 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// Counts with the counting system for every size upstream allows; the
-// testing sizes and 32 GiB are upstream's assertions (tests/circuit.rs),
-// 64 GiB (8-8-2, 86 challenges) is derived.
+// The counts TestCounts expects are those of upstream's blank circuit
+// (tools/rustref update-counts, testdata/rustref/update/counts.json): at
+// 2 KiB, 8 MiB, 32 GiB and at 64 GiB, which no upstream test states.
+func TestCountsAreUpstreams(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/rustref/update/counts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Sizes []struct {
+			SectorSize  uint64 `json:"sector_size"`
+			Constraints int    `json:"constraints"`
+			Inputs      int    `json:"inputs"`
+		} `json:"sizes"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Sizes) != 4 {
+		t.Fatalf("%d sizes in the golden", len(g.Sizes))
+	}
+	for _, u := range g.Sizes {
+		if want, ok := countRows[u.SectorSize]; !ok || want != u.Constraints || u.Inputs != 5 {
+			t.Errorf("%d bytes: upstream %d rows / %d inputs, TestCounts expects %d / 5", u.SectorSize, u.Constraints, u.Inputs, want)
+		}
+	}
+}
+
+// countRows are the rows of the update circuit per sector size: upstream's
+// assertions (tests/circuit.rs) for the testing sizes and 32 GiB; 64 GiB
+// (8-8-2, 86 challenges) derived, and equal to upstream's blank circuit
+// (TestCountsAreUpstreams).
+var countRows = map[uint64]int{
+	1 << 10: 1248389, 2 << 10: 1705039, 4 << 10: 2165109, 8 << 10: 2620359, 16 << 10: 6300021, 32 << 10: 6760091,
+	8 << 20: 10007503, 32 << 30: 81049499,
+	// The same 16 partitions as 32 GiB, 86 challenges, 10 challenge digests
+	// (⌊254/27⌋ = ⌊254/26⌋ = 9 challenges each) and h = 10, but one more
+	// tree level everywhere: both TreeR proofs gain the top arity-2 level
+	// (insert 2 rows + Poseidon-2 311) and the TreeD path below the apex
+	// leaf one SHA-254 level (insert 2 + 45,379), so 86 × 46,007 =
+	// 3,956,602 rows more than 32 GiB.
+	64 << 30: 81049499 + 86*(2*(2+311)+2+45379),
+}
+
+// Counts with the counting system for every size upstream allows
+// (countRows).
 func TestCounts(t *testing.T) {
 	for _, tc := range []struct {
 		bytes uint64
-		rows  int
 		short bool
 	}{
-		{1 << 10, 1248389, true},
-		{2 << 10, 1705039, true},
-		{4 << 10, 2165109, true},
-		{8 << 10, 2620359, true},
-		{16 << 10, 6300021, true},
-		{32 << 10, 6760091, true},
-		{8 << 20, 10007503, true},
-		{32 << 30, 81049499, false},
-		// 64 GiB is derived: the same 16 partitions, 86 challenges, 10
-		// challenge digests (⌊254/27⌋ = ⌊254/26⌋ = 9 challenges each) and
-		// h = 10, but one more tree level everywhere: both TreeR proofs gain
-		// the top arity-2 level (insert 2 rows + Poseidon-2 311) and the
-		// TreeD path below the apex leaf one SHA-254 level (insert 2 +
-		// 45,379), so 86 × 46,007 = 3,956,602 rows more than 32 GiB.
-		{64 << 30, 81049499 + 86*(2*(2+311)+2+45379), false},
+		{1 << 10, true}, {2 << 10, true}, {4 << 10, true}, {8 << 10, true}, {16 << 10, true}, {32 << 10, true},
+		{8 << 20, true}, {32 << 30, false}, {64 << 30, false},
 	} {
 		t.Run(fmt.Sprint(tc.bytes), func(t *testing.T) {
 			if !tc.short {
@@ -377,8 +408,8 @@ func TestCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (tc.rows != 0 && cs.NumConstraints() != tc.rows) || cs.NumInputs() != 5 {
-				t.Errorf("%d rows / %d inputs, want %d / 5", cs.NumConstraints(), cs.NumInputs(), tc.rows)
+			if rows := countRows[tc.bytes]; cs.NumConstraints() != rows || cs.NumInputs() != 5 {
+				t.Errorf("%d rows / %d inputs, want %d / 5", cs.NumConstraints(), cs.NumInputs(), rows)
 			}
 			t.Logf("%d bytes: %d rows, %d inputs, %d aux in %v", tc.bytes, cs.NumConstraints(), cs.NumInputs(), cs.NumAux(), time.Since(start))
 		})

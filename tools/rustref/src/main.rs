@@ -15,6 +15,7 @@ mod upgadgets;
 mod verify_porep;
 mod verify_post;
 mod verify_post_vanilla;
+mod verify_update;
 
 use std::collections::HashMap;
 use std::fs;
@@ -784,6 +785,11 @@ fn usage() -> &'static str {
   rustref r1cs --case window_post|winning_post --vanilla DIR/{window,winning}.json --out FILE
   rustref post-proof --vanilla DIR/window.json --out DIR [--seed N]  (vk.bin, proof.bin, public.json)
   rustref r1cs --case update --vanilla DIR/update.json --partition K --out FILE
+  rustref verify-update-vanilla --update FILE [--vproofs FILE] [--partition K]   (upstream's vanilla check
+                      of an update, any size; valid/invalid, exit 0/1; 2 on error)
+  rustref verify-update --vk FILE --update FILE --proof FILE [--partition K]    (valid/invalid, exit 0/1; 2 on error)
+  rustref update-counts --sector-size 2KiB|8MiB|512MiB|32GiB|64GiB              (upstream's blank update circuit's counts)
+  rustref update-r1cs --update FILE --partition K --out FILE                    (r1cs --case update at any size)
 cases: sha256_block sha256_full_512 poseidon_2 poseidon_4 poseidon_8 poseidon_11 create_label
        por_* stacked_* porep (needs --c1)"
 }
@@ -872,6 +878,10 @@ fn run(tmp: &Path) -> Result<ExitCode> {
             a.get("seed").map(|s| s.parse::<u64>()).transpose()?.unwrap_or(42),
             tmp,
         )?,
+        "verify-update-vanilla" => return Ok(porep_verdict(verify_update::verify_vanilla(&a)?)),
+        "verify-update" => return Ok(porep_verdict(verify_update::verify_groth16(&a, tmp)?)),
+        "update-r1cs" => verify_update::r1cs(&a)?,
+        "update-counts" => println!("{}", serde_json::to_string_pretty(&verify_update::counts(&a)?)?),
         "snap-encode" => snap::encode(a.req("sector-size")?, Path::new(a.req("out")?), tmp)?,
         _ => {
             eprintln!("{}", usage());
