@@ -61,6 +61,9 @@ func TestGeneratedPassesVanillaCheck(t *testing.T) {
 			if limit := 2 * (int(p.Nodes()) / RangeNodes(p)) * r.Params.Period; r.Kept > limit {
 				t.Fatalf("tree_r_new keeps %d nodes, more than %d", r.Kept, limit)
 			}
+			if p.SectorSize() == filecoin.SectorSize32GiB {
+				sameAsProvenGolden(t, r)
+			}
 		})
 	}
 }
@@ -284,5 +287,29 @@ func TestGenerateRefusesBadPeriod(t *testing.T) {
 	}
 	if _, err := Generate(context.Background(), DefaultParams(filecoin.RegisteredUpdateProof(9)), 1); !errors.Is(err, snap.ErrRegisteredProof) {
 		t.Errorf("update proof 9: %v", err)
+	}
+}
+
+// provenGolden is the 32 GiB update whose partition 0 was proven and
+// accepted by rust-fil-proofs (cmd/cuzk TestFullSizeSnapPartitionGolden).
+const provenGolden = "../../testdata/fullsize/snap-update-32GiB-partition0/update.json"
+
+// sameAsProvenGolden: the generator still makes the update the golden
+// proof was made for (its public values; the vanilla proofs follow from
+// them), so scripts/fullsize-snap.sh redoes that run.
+func sameAsProvenGolden(t *testing.T, r *Result) {
+	t.Helper()
+	b, err := os.ReadFile(provenGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want snap.UpdateFile
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := r.UpdateFile()
+	if got.CommROld != want.CommROld || got.CommRNew != want.CommRNew || got.CommDNew != want.CommDNew {
+		t.Fatalf("the generator's 32 GiB update (comm_r_old %s, comm_r_new %s, comm_d_new %s) is not the proven golden's (%s, %s, %s)",
+			got.CommROld, got.CommRNew, got.CommDNew, want.CommROld, want.CommRNew, want.CommDNew)
 	}
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// snapFullsizeDir holds partition 0 of a 32 GiB SnapDeals update made
+// without a sector (cuzk snap gen --sector-size 32GiB), proven alone by
+// `cuzk prove-update --partition 0` on a 24 GiB, 2-core machine with
+// INSECURE test parameters (scripts/fullsize-snap.sh DIR --partition 0;
+// docs/performance.md) and accepted by rust-fil-proofs (tools/rustref
+// verify-update --partition 0): the proof, the verifying key under its
+// official name and the public values (update.json; its vproofs.json,
+// 12 MB, is made again by snap gen).
+const snapFullsizeDir = "../../testdata/fullsize/snap-update-32GiB-partition0"
+
+const snapFullsizeVK = "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.vk"
+
+// TestFullSizeSnapPartitionGolden: verify-update --partition 0 accepts the
+// partition's 192 bytes with the golden's public values and rejects them
+// with comm_r_new, comm_d_new or comm_r_old changed, with A negated, and
+// against partition 1's inputs.
+func TestFullSizeSnapPartitionGolden(t *testing.T) {
+	vk := filepath.Join(snapFullsizeDir, snapFullsizeVK)
+	proof := filepath.Join(snapFullsizeDir, "proof.bin")
+	update := filepath.Join(snapFullsizeDir, "update.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 192 {
+		t.Fatalf("proof is %d bytes, want one partition of 192", len(raw))
+	}
+	want, err := os.ReadFile(update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	changed := func(field string) string {
+		var m map[string]any
+		if err := json.Unmarshal(want, &m); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := hex.DecodeString(m[field].(string))
+		b[0] ^= 1
+		m[field] = hex.EncodeToString(b)
+		out, _ := json.Marshal(m)
+		p := filepath.Join(dir, field+".json")
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flipped := append([]byte(nil), raw...)
+	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
+	flippedPath := filepath.Join(dir, "flipped.bin")
+	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, proof, update, partition string
+		want                           int
+	}{
+		{"partition 0", proof, update, "0", exitOK},
+		{"comm_r_new changed", proof, changed("comm_r_new"), "0", exitInvalid},
+		{"comm_d_new changed", proof, changed("comm_d_new"), "0", exitInvalid},
+		{"comm_r_old changed", proof, changed("comm_r_old"), "0", exitInvalid},
+		{"a proof byte changed", flippedPath, update, "0", exitInvalid},
+		{"partition 1's inputs", proof, update, "1", exitInvalid},
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		args := []string{"verify-update", "--vk", vk, "--proof", tc.proof, "--update", tc.update, "--partition", tc.partition}
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
+}
