@@ -21,8 +21,9 @@
 #      made without sealing (input/); timed (post-gen.time).
 #   3. unless --no-rust, rust-fil-proofs' vanilla check of it
 #      (tools/rustref verify-post-vanilla).
-#   4. the daemon ([srs] residency = "resident": the parameters decoded in
-#      memory, as an operator keeps WinningPoSt's) with the parameters
+#   4. the daemon ([srs] residency = "auto": WinningPoSt's small parameters
+#      decoded in memory, as an operator keeps them, while a 32 GiB load's
+#      are mapped — "resident" would refuse the load) with the parameters
 #      preloaded (bench preload); one proof through `cuzk bench single --type
 #      winning-post --verify` (proof.bin), then the latency: `cuzk bench
 #      batch --count N` (default 10) one at a time (latency-idle.json: wall
@@ -130,7 +131,7 @@ fi
 echo "== 4. the daemon: one proof, then $COUNT for the latency"
 SOCK="$DIR/cuzk.sock"; SSOCK="$DIR/cuzk-status.sock"
 rm -f "$SOCK" "$SSOCK"
-printf '[srs]\nresidency = "resident"\n' > "$DIR/daemon.toml"
+printf '[srs]\nresidency = "auto"\n' > "$DIR/daemon.toml"
 "$BIN" daemon --config "$DIR/daemon.toml" --params "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
@@ -177,8 +178,29 @@ if [ -n "$LOAD" ]; then
   LPID=$!
   sleep "$LOADWAIT"
   kill -0 $LPID 2>/dev/null || say "note: the load job ended before the loaded batch: see $DIR/load-job.out"
+  loadstate() { # what the daemon's other jobs were doing (from /status)
+    curl -s --unix-socket "$SSOCK" http://localhost/status > "$DIR/$1.json" || true
+    python3 - "$DIR/$1.json" "$1" <<'PY' | tee -a "$SUMMARY" || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+jobs = d.get("engine", d).get("jobs") or d.get("jobs") or []
+big = [j for j in jobs if j.get("proof_kind") != "winning-post"]
+print("%s: %s" % (sys.argv[2], "; ".join("%s %s %s, partitions %s" % (j.get("proof_kind"), j.get("circuit_id"), j.get("state"),
+      ", ".join("%s" % {k: v for k, v in p.items() if k in ("index", "stage", "state")} for p in j.get("partitions") or [])) for j in big) or "no other job"))
+PY
+  }
+  loadstate load-before
   latency latency-loaded
-  wait $LPID && say "load job: done" || say "note: the load job failed: see $DIR/load-job.out"
+  loadstate load-after
+  if kill -0 $LPID 2>/dev/null; then
+    # The load has served its purpose: cancel it (the client's interrupt
+    # cancels its job) rather than wait for a whole big proof.
+    kill -INT $LPID 2>/dev/null || true
+    wait $LPID 2>/dev/null || true
+    say "load job: cancelled after the loaded batch (it was still proving)"
+  else
+    wait $LPID && say "load job: done" || say "note: the load job failed: see $DIR/load-job.out"
+  fi
   python3 - "$DIR/latency-idle.json" "$DIR/latency-loaded.json" <<'PY' | tee -a "$SUMMARY" || true
 import json, sys
 i, l = (json.load(open(f))["summary"]["wall"]["median_ns"] for f in sys.argv[1:])
@@ -186,7 +208,10 @@ print("loaded / idle wall median: %.2f (target <= 1.5)" % (l / i))
 PY
 fi
 "$BIN" bench status --addr "$ADDR" --status-addr "unix://$SSOCK" --json > "$DIR/daemon-status.json" 2>&1 || say "note: bench status failed: see $DIR/daemon-status.json"
-kill -INT $DPID; wait $DPID 2>/dev/null || true
+kill -INT $DPID
+for _ in $(seq 60); do kill -0 $DPID 2>/dev/null || break; sleep 1; done
+kill -KILL $DPID 2>/dev/null && say "note: the daemon did not stop within 60 s of SIGINT; killed" || true
+wait $DPID 2>/dev/null || true
 wait $SAMPLER 2>/dev/null || true
 trap - EXIT
 awk -F'\t' 'NR>1 { if ($2>a) a=$2; if ($3>f) f=$3; if ($4>h) h=$4 } END { printf "daemon peak RssAnon %.0f MiB, peak RssFile %.0f MiB, VmHWM %.0f MiB (sampled every 1 s)\n", a/1024, f/1024, h/1024 }' "$DIR/daemon-mem.tsv" | tee -a "$SUMMARY"
