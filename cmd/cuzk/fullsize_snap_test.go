@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// snapFullsizeDir holds partition 0 of a 32 GiB SnapDeals update made
+// snapFullsize holds partition 0 of a 32 GiB SnapDeals update made
 // without a sector (cuzk snap gen --sector-size 32GiB), proven alone by
 // `cuzk prove-update --partition 0` on a 24 GiB, 2-core machine with
 // INSECURE test parameters (scripts/fullsize-snap.sh DIR --partition 0;
@@ -18,18 +18,28 @@ import (
 // verify-update --partition 0): the proof, the verifying key under its
 // official name and the public values (update.json; its vproofs.json,
 // 12 MB, is made again by snap gen).
-const snapFullsizeDir = "../../testdata/fullsize/snap-update-32GiB-partition0"
-
-const snapFullsizeVK = "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.vk"
+// snap-update-64GiB-partition0 is the same at 64 GiB (tree 8-8-2).
+var snapFullsize = []struct{ size, dir, vk string }{
+	{"32GiB", "../../testdata/fullsize/snap-update-32GiB-partition0", "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.vk"},
+	{"64GiB", "../../testdata/fullsize/snap-update-64GiB-partition0", "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7.vk"},
+}
 
 // TestFullSizeSnapPartitionGolden: verify-update --partition 0 accepts the
 // partition's 192 bytes with the golden's public values and rejects them
 // with comm_r_new, comm_d_new or comm_r_old changed, with A negated, and
 // against partition 1's inputs.
 func TestFullSizeSnapPartitionGolden(t *testing.T) {
-	vk := filepath.Join(snapFullsizeDir, snapFullsizeVK)
-	proof := filepath.Join(snapFullsizeDir, "proof.bin")
-	update := filepath.Join(snapFullsizeDir, "update.json")
+	for _, g := range snapFullsize {
+		t.Run(g.size, func(t *testing.T) {
+			if _, err := os.Stat(g.dir); os.IsNotExist(err) {
+				t.Skipf("no %s golden", g.size)
+			}
+			snapPartitionGolden(t, filepath.Join(g.dir, g.vk), filepath.Join(g.dir, "proof.bin"), filepath.Join(g.dir, "update.json"))
+		})
+	}
+}
+
+func snapPartitionGolden(t *testing.T, vk, proof, update string) {
 	raw, err := os.ReadFile(proof)
 	if err != nil {
 		t.Fatal(err)
