@@ -35,8 +35,8 @@
 #      in PDIR; or --type porep --c1 FILE) is submitted, the batch waits
 #      --load-wait seconds (default 60) for it to reach synthesis and the
 #      prover, then runs again (latency-loaded.json); the target is <= 1.5 x
-#      the idle median (the reserved urgent lane). Heavy: run it under
-#      `flock /work/heavy.lock` on a shared machine.
+#      the idle median (the reserved urgent lane). Heavy: do not run it
+#      beside other heavy work on a shared machine.
 #   6. cuzk verify-post accepts the proof and rejects it with the randomness,
 #      comm_r or one proof byte changed (exit 1 each).
 #   7. unless --no-rust, the Rust reference (tools/rustref verify-post:
