@@ -112,26 +112,8 @@ func TestFullSizePoRepGolden(t *testing.T) {
 		t.Fatalf("c1 gen's commdr.json is not the golden's:\n%s\nwant\n%s", got, want)
 	}
 	dir := t.TempDir()
-	writeBad := func(name string, edit func(m map[string]any)) string {
-		var m map[string]any
-		if err := json.Unmarshal(want, &m); err != nil {
-			t.Fatal(err)
-		}
-		edit(m)
-		b, _ := json.Marshal(m)
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	flipHex := func(m map[string]any, k string) {
-		b, _ := hex.DecodeString(m[k].(string))
-		b[0] ^= 1
-		m[k] = hex.EncodeToString(b)
-	}
-	badSeed := writeBad("seed.json", func(m map[string]any) { flipHex(m, "seed") })
-	badCommR := writeBad("commr.json", func(m map[string]any) { flipHex(m, "comm_r") })
+	badSeed := withHexFlipped(t, want, dir, "seed")
+	badCommR := withHexFlipped(t, want, dir, "comm_r")
 	flipped := append([]byte(nil), raw...)
 	flipped[9*192] ^= 0x20 // the last partition's A negated: still a point
 	flippedPath := filepath.Join(dir, "flipped.bin")
@@ -204,26 +186,6 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 		t.Fatalf("c1 gen's commdr.json is not the golden's:\n%s\nwant\n%s", got, want)
 	}
 	dir := t.TempDir()
-	bad := func(name string, edit func(m map[string]any)) string {
-		var m map[string]any
-		if err := json.Unmarshal(want, &m); err != nil {
-			t.Fatal(err)
-		}
-		edit(m)
-		b, _ := json.Marshal(m)
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	flipHex := func(k string) func(m map[string]any) {
-		return func(m map[string]any) {
-			b, _ := hex.DecodeString(m[k].(string))
-			b[0] ^= 1
-			m[k] = hex.EncodeToString(b)
-		}
-	}
 	flipped := append([]byte(nil), raw...)
 	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
 	flippedPath := filepath.Join(dir, "flipped.bin")
@@ -238,8 +200,8 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 		want  int
 	}{
 		{"partition 0", proof, append([]string{"--commdr", commdr}, p0...), exitOK},
-		{"seed changed", proof, append([]string{"--commdr", bad("seed.json", flipHex("seed"))}, p0...), exitInvalid},
-		{"comm_r changed", proof, append([]string{"--commdr", bad("commr.json", flipHex("comm_r"))}, p0...), exitInvalid},
+		{"seed changed", proof, append([]string{"--commdr", withHexFlipped(t, want, dir, "seed")}, p0...), exitInvalid},
+		{"comm_r changed", proof, append([]string{"--commdr", withHexFlipped(t, want, dir, "comm_r")}, p0...), exitInvalid},
 		{"a proof byte changed", flippedPath, append([]string{"--commdr", commdr}, p0...), exitInvalid},
 		{"partition 1's inputs", proof, []string{"--commdr", commdr, "--partition", "1"}, exitInvalid},
 	}
@@ -255,4 +217,27 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 	if got := run(context.Background(), []string{"verify-seal", "--vk", vk, "--proof", proof, "--commdr", commdr}, &out, &errb); got == exitOK {
 		t.Errorf("one partition accepted as a whole 64 GiB proof:\n%s%s", out.String(), errb.String())
 	}
+}
+
+// withHexFlipped writes the public-values JSON doc to dir with the first
+// byte of its hex field changed and returns the file's path: the golden
+// tests' "a public value changed" input.
+func withHexFlipped(t *testing.T, doc []byte, dir, field string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := hex.DecodeString(m[field].(string))
+	if err != nil || len(b) == 0 {
+		t.Fatalf("%s: not a hex value: %v", field, err)
+	}
+	b[0] ^= 1
+	m[field] = hex.EncodeToString(b)
+	out, _ := json.Marshal(m)
+	p := filepath.Join(dir, field+".json")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,21 +50,7 @@ func snapPartitionGolden(t *testing.T, vk, proof, update string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	changed := func(field string) string {
-		var m map[string]any
-		if err := json.Unmarshal(want, &m); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := hex.DecodeString(m[field].(string))
-		b[0] ^= 1
-		m[field] = hex.EncodeToString(b)
-		out, _ := json.Marshal(m)
-		p := filepath.Join(dir, field+".json")
-		if err := os.WriteFile(p, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	changed := func(field string) string { return withHexFlipped(t, want, dir, field) }
 	flipped := append([]byte(nil), raw...)
 	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
 	flippedPath := filepath.Join(dir, "flipped.bin")
