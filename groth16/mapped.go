@@ -7,7 +7,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"golang.org/x/sys/unix"
@@ -67,6 +70,32 @@ type mapping struct {
 	// file says data maps a file (tests build mappings over the heap,
 	// where MADV_DONTNEED would zero the bytes).
 	file bool
+	// raChunk is the most one MADV_WILLNEED call reads ahead on the
+	// file's device (readaheadChunk).
+	raChunk int64
+}
+
+// readaheadChunk is how many bytes one MADV_WILLNEED call reads into the
+// page cache on the block device dev: Linux reads at most
+// max(read_ahead_kb, max_sectors_kb) per call (force_page_cache_ra) and
+// silently drops the rest of the range, so willNeed asks in chunks of it.
+// 128 KiB, the kernel's default, where sysfs does not say.
+func readaheadChunk(dev uint64) int64 {
+	kb := func(path string) int64 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0
+		}
+		v, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return v
+	}
+	dir := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(dev), unix.Minor(dev))
+	for _, q := range []string{dir + "/queue", dir + "/../queue"} {
+		if c := max(kb(q+"/read_ahead_kb"), kb(q+"/max_sectors_kb")); c > 0 {
+			return min(max(c<<10, 128<<10), 16<<20)
+		}
+	}
+	return 128 << 10
 }
 
 // shrunk reports whether the mapped file is now shorter than the mapping:
@@ -91,8 +120,10 @@ type MapOptions struct {
 	// Verify decodes every point once at mapping time, in windows, with
 	// the curve check and (SubgroupChecks) the batched subgroup test, so
 	// a bad file fails here rather than inside a proof. Without it only
-	// the header and the verifying key are read; each point's encoding
-	// and curve membership are still checked when the prover decodes it.
+	// the header and the verifying key are read; the prover checks each
+	// point's encoding as it decodes it, and curve membership through each
+	// multi-exponentiation's result (a point off the curve leaves it off;
+	// the point is then named by a checked pass, msmMapped).
 	Verify         bool
 	SubgroupChecks bool
 	Workers        int
@@ -121,7 +152,12 @@ func MapParamsFile(path string, opt MapOptions) (p *Params, err error) {
 	restore := debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(restore)
 
-	m := &mapping{path: path, data: data, file: true}
+	m := &mapping{path: path, data: data, file: true, raChunk: 128 << 10}
+	if st, err := os.Stat(path); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			m.raChunk = readaheadChunk(uint64(sys.Dev))
+		}
+	}
 	spans, vkSize, err := layoutOf(data)
 	if err != nil {
 		return nil, fmt.Errorf("groth16: %s: %w: %w", path, ErrParamsFormat, err)
@@ -242,7 +278,13 @@ type query[A any] struct {
 	n      int
 	size   int
 	decode func(*A, []byte, bool) error
-	m      *mapping
+	// encoding is decode without the curve check and the Montgomery
+	// form, for reads whose results are checked instead (readNeeded
+	// unchecked), and montgomery converts a chunk of its points; nil
+	// means decode.
+	encoding   func(*A, []byte) error
+	montgomery func([]A)
+	m          *mapping
 }
 
 func g1Query(name string, pts []bls.G1Affine) query[bls.G1Affine] {
@@ -251,7 +293,7 @@ func g1Query(name string, pts []bls.G1Affine) query[bls.G1Affine] {
 
 func (p *Params) mappedG1(name string, off int64, n int) query[bls.G1Affine] {
 	m := p.mapping
-	return query[bls.G1Affine]{name: name, raw: m.data[off : off+int64(n)*G1Uncompressed], base: off, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+	return query[bls.G1Affine]{name: name, raw: m.data[off : off+int64(n)*G1Uncompressed], base: off, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
 }
 
 func (p *Params) hQuery() query[bls.G1Affine] {
@@ -285,7 +327,7 @@ func (p *Params) b1Query() query[bls.G1Affine] {
 func (p *Params) b2Query() query[bls.G2Affine] {
 	if m := p.mapping; m != nil {
 		n := m.sizes.B
-		return query[bls.G2Affine]{name: "b_g2", raw: m.data[m.b2 : m.b2+int64(n)*G2Uncompressed], base: m.b2, n: n, size: G2Uncompressed, decode: decodeG2Uncompressed, m: m}
+		return query[bls.G2Affine]{name: "b_g2", raw: m.data[m.b2 : m.b2+int64(n)*G2Uncompressed], base: m.b2, n: n, size: G2Uncompressed, decode: decodeG2Uncompressed, encoding: decodeG2Encoding, montgomery: montgomeryG2, m: m}
 	}
 	return query[bls.G2Affine]{name: "b_g2", pts: p.BG2, n: len(p.BG2), size: G2Uncompressed, decode: decodeG2Uncompressed}
 }
@@ -313,22 +355,30 @@ func (q query[A]) offset(i int) int64 { return q.base + int64(i)*int64(q.size) }
 // encoding, a point off the curve or a page the file no longer backs (it
 // was truncated while mapped) is an error naming the point and its offset.
 func (q query[A]) read(lo, hi int, buf []A, workers int) ([]A, error) {
-	return q.readNeeded(lo, hi, buf, nil, workers)
+	return q.readNeeded(lo, hi, buf, nil, workers, true)
 }
 
 // readNeeded is read, but of a mapped query it decodes point lo+i only
 // where need[i] (every point when need is nil); the others are left as
 // they were in buf, for a caller that never reads them. A bad point that
-// is not needed is not noticed: it cannot change the result.
-func (q query[A]) readNeeded(lo, hi int, buf []A, need []bool, workers int) ([]A, error) {
+// is not needed is not noticed: it cannot change the result. Unless
+// checked, points are decoded without the curve check (q.encoding), for a
+// caller that checks its result (msmMapped) and then names the bad point
+// with a checked pass (firstBadPoint).
+func (q query[A]) readNeeded(lo, hi int, buf []A, need []bool, workers int, checked bool) ([]A, error) {
 	if q.m == nil {
 		return q.pts[lo:hi], nil
+	}
+	decode := func(p *A, b []byte) error { return q.decode(p, b, false) }
+	var finish func([]A)
+	if !checked && q.encoding != nil {
+		decode, finish = q.encoding, q.montgomery
 	}
 	out := buf[:hi-lo]
 	var mu sync.Mutex
 	var first *PointError
 	par.Chunks(hi-lo, 1<<12, workers, func(a, b int) {
-		if e := q.readChunk(out, lo, a, b, need); e != nil {
+		if e := q.readChunk(out, lo, a, b, need, decode, finish); e != nil {
 			mu.Lock()
 			if first == nil || e.Offset < first.Offset {
 				first = e
@@ -346,8 +396,10 @@ func (q query[A]) readNeeded(lo, hi int, buf []A, need []bool, workers int) ([]A
 }
 
 // readChunk decodes points lo+a … lo+b−1 into out[a:b], guarding against
-// faults on a mapping whose file shrank.
-func (q query[A]) readChunk(out []A, lo, a, b int, need []bool) (perr *PointError) {
+// faults on a mapping whose file shrank, and runs finish over out[a:b]
+// (the points not needed as well: they are never read, and whatever they
+// hold is below p).
+func (q query[A]) readChunk(out []A, lo, a, b int, need []bool, decode func(*A, []byte) error, finish func([]A)) (perr *PointError) {
 	restore := debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(restore)
 	defer func() {
@@ -363,11 +415,40 @@ func (q query[A]) readChunk(out []A, lo, a, b int, need []bool) (perr *PointErro
 		}
 		k := lo + i
 		o := int64(k) * int64(q.size)
-		if err := q.decode(&out[i], q.raw[o:o+int64(q.size)], false); err != nil {
+		if err := decode(&out[i], q.raw[o:o+int64(q.size)]); err != nil {
 			return &PointError{Vector: q.name, Index: k, Offset: q.base + o, Err: err}
 		}
 	}
+	if finish != nil {
+		finish(out[a:b])
+	}
 	return nil
+}
+
+// willNeed asks the kernel to start reading points [lo, hi) of a mapped
+// file into the page cache (MADV_WILLNEED, one readahead chunk per call)
+// and returns at once, so that the next window's pages arrive while this
+// one is summed: faulting them in as the decoders reach them left a
+// Boolean-heavy MSM waiting on the disk (this machine's disk gives about
+// 1 GB/s to faults, its decoders 2 GB/s). The pages are not mapped into
+// the process and count against nothing until read. A goroutine makes the
+// calls, which block while the requests are queued; being system calls,
+// they leave the Go scheduler's processors to the workers.
+func (q query[A]) willNeed(lo, hi int) {
+	lo, hi = max(lo, 0), min(hi, q.n)
+	if q.m == nil || !q.m.file || hi <= lo {
+		return
+	}
+	page := int64(os.Getpagesize())
+	start := (q.base + int64(lo)*int64(q.size)) / page * page
+	end := q.base + int64(hi)*int64(q.size)
+	chunk := max(q.m.raChunk, page)
+	data := q.m.data
+	go func() {
+		for o := start; o < end; o += chunk {
+			_ = unix.Madvise(data[o:min(o+chunk, end)], unix.MADV_WILLNEED)
+		}
+	}()
 }
 
 // drop tells the kernel that points [lo, hi) of a mapped query have been

@@ -8,10 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"golang.org/x/sys/unix"
 
 	"github.com/cuzk-dev/cuzk/internal/ifma"
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
@@ -62,8 +66,8 @@ func TestMappedMSMMatchesResident(t *testing.T) {
 			m := &mapping{}
 			raw1, raw2 := g1Raw(p1[:k]), g2Raw(p2[:k])
 			m.data = append(append([]byte(nil), raw1...), raw2...)
-			q1 := query[bls.G1Affine]{name: "q1", raw: m.data[:len(raw1)], n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
-			q2 := query[bls.G2Affine]{name: "q2", raw: m.data[len(raw1):], base: int64(len(raw1)), n: k, size: G2Uncompressed, decode: decodeG2Uncompressed, m: m}
+			q1 := query[bls.G1Affine]{name: "q1", raw: m.data[:len(raw1)], n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
+			q2 := query[bls.G2Affine]{name: "q2", raw: m.data[len(raw1):], base: int64(len(raw1)), n: k, size: G2Uncompressed, decode: decodeG2Uncompressed, encoding: decodeG2Encoding, montgomery: montgomeryG2, m: m}
 			yields := 0
 			for _, shape := range []struct{ window, piece int }{{64, 100}, {640, 7}, {1 << 20, 1 << 22}} {
 				for _, y := range []func() error{nil, func() error { yields++; return nil }} {
@@ -91,11 +95,24 @@ func TestMappedBadPoint(t *testing.T) {
 	raw := g1Raw(p1)
 	raw[96*37+50] ^= 1 // y of point 37: off the curve
 	m := &mapping{data: raw}
-	q := query[bls.G1Affine]{name: "l", raw: raw, base: 1000, n: len(p1), size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+	q := query[bls.G1Affine]{name: "l", raw: raw, base: 1000, n: len(p1), size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
 	_, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, nil, 2, nil, 64, 64)
 	var pe *PointError
 	if !errors.As(err, &pe) || pe.Vector != "l" || pe.Index != 37 || pe.Offset != 1000+96*37 || !errors.Is(err, ErrNotOnCurve) {
 		t.Fatalf("err %v", err)
+	}
+	// The points are read without the curve check; the result's check
+	// catches it, in G2 too.
+	if _, err := q.readNeeded(0, len(p1), make([]bls.G1Affine, len(p1)), nil, 2, false); err != nil {
+		t.Fatalf("unchecked read: %v", err)
+	}
+	_, _, p2, _ := msmInputs(200, 0, 0, 6)
+	raw2 := g2Raw(p2)
+	raw2[192*150+170] ^= 1
+	q2 := query[bls.G2Affine]{name: "b_g2", raw: raw2, n: len(p2), size: G2Uncompressed, decode: decodeG2Uncompressed, encoding: decodeG2Encoding, montgomery: montgomeryG2, m: &mapping{data: raw2}}
+	_, err = msmMapped[bls.G2Affine, bls.G2Jac, g2Batch](q2, scalars, nil, 2, nil, 64, 64)
+	if !errors.As(err, &pe) || pe.Vector != "b_g2" || pe.Index != 150 || !errors.Is(err, ErrNotOnCurve) {
+		t.Fatalf("G2: err %v", err)
 	}
 }
 
@@ -134,7 +151,7 @@ func TestMappedSkipsZeroScalarPoints(t *testing.T) {
 		}{{zeroPt, false}, {livePt, true}} {
 			raw := g1Raw(p1[:k])
 			raw[96*c.point+50] ^= 1 // off the curve
-			q := query[bls.G1Affine]{name: "a", raw: raw, n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, m: &mapping{data: raw}}
+			q := query[bls.G1Affine]{name: "a", raw: raw, n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: &mapping{data: raw}}
 			got, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, filt, 2, nil, 640, 100)
 			var pe *PointError
 			switch {
@@ -299,7 +316,7 @@ func BenchmarkMappedDenseYield(b *testing.B) {
 		scalars[i].SetRandom()
 	}
 	m := &mapping{data: g1Raw(points)}
-	q := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, m: m}
+	q := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
 	noop := func() error { return nil }
 	run := func(y func() error, piece int) float64 {
 		c0 := cpuSeconds()
@@ -319,4 +336,67 @@ func BenchmarkMappedDenseYield(b *testing.B) {
 		b.ReportMetric(median(before), "yieldpieces-cpu-s")
 		b.ReportMetric(median(ratios), "yieldpieces/now")
 	})
+}
+
+// TestWillNeedReadsTheWholeRange: willNeed brings every page of the range
+// into the page cache, not just the first readahead chunk (one
+// MADV_WILLNEED call reads at most max(read_ahead_kb, max_sectors_kb) and
+// drops the rest silently).
+func TestWillNeedReadsTheWholeRange(t *testing.T) {
+	const n = 1 << 18 // 24 MiB of G1 points: more than one call reads
+	path := filepath.Join(t.TempDir(), "points")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(bytes.Repeat([]byte{7}, n*G1Uncompressed)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, unmap, err := mapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmap()
+	m := &mapping{path: path, data: data, file: true, raChunk: 128 << 10}
+	q := query[bls.G1Affine]{name: "h", raw: data, n: n, size: G1Uncompressed, m: m}
+	_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	if r := resident(t, data); r == len(data)/os.Getpagesize() {
+		t.Skip("the file's pages stay cached (tmpfs?): nothing to observe")
+	}
+	q.willNeed(0, n)
+	pages := len(data) / os.Getpagesize()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+		if resident(t, data) == pages {
+			return
+		}
+	}
+	t.Fatalf("%d of %d pages resident 10 s after willNeed (chunk %d)", resident(t, data), pages, m.raChunk)
+}
+
+// resident counts the pages of b in the page cache (mincore).
+func resident(t *testing.T, b []byte) int {
+	vec := make([]byte, (len(b)+os.Getpagesize()-1)/os.Getpagesize())
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatalf("mincore: %v", e)
+	}
+	k := 0
+	for _, v := range vec {
+		k += int(v & 1)
+	}
+	return k
+}
+
+func TestReadaheadChunk(t *testing.T) {
+	st, err := os.Stat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := readaheadChunk(uint64(st.Sys().(*syscall.Stat_t).Dev))
+	if c < 128<<10 || c > 16<<20 {
+		t.Fatalf("readahead chunk %d: want 128 KiB to 16 MiB", c)
+	}
 }

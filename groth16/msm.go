@@ -79,6 +79,7 @@ type jacobian[J, A any] interface {
 	AddAssign(*J) *J
 	AddMixed(*A) *J
 	MultiExp([]A, []fr.Element, ecc.MultiExpConfig) (*J, error)
+	IsOnCurve() bool
 }
 
 // batch is the batched affine adder of one group (g1Batch, g2Batch).

@@ -2,6 +2,7 @@ package groth16
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -61,6 +62,17 @@ func msmQueryG2(q query[bls.G2Affine], scalars []fr.Element, sel *r1cs.Bitset, w
 // is consumed. window (a multiple of 64) and piece are msmWindow and
 // mappedPiece but for tests.
 func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](q query[A], scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error, window, piece int) (J, error) {
+	res, err := msmMappedUnchecked[A, J, B, PA, PJ, PB](q, scalars, sel, workers, y, window, piece)
+	if err == nil && !PJ(&res).IsOnCurve() {
+		err = firstBadPoint(q, scalars, sel, workers, window)
+	}
+	return res, err
+}
+
+// msmMappedUnchecked is msmMapped with the points decoded without the
+// curve check (query.encoding): a point off the curve leaves the result
+// off it, which msmMapped checks once.
+func msmMappedUnchecked[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](q query[A], scalars []fr.Element, sel *r1cs.Bitset, workers int, y func() error, window, piece int) (J, error) {
 	var res J
 	n := len(scalars)
 	if n == 0 {
@@ -81,12 +93,14 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 		nPieces := max(1, (n+denseRead-1)/denseRead)
 		size := max(1, (n+nPieces-1)/nPieces)
 		buf := make([]A, min(size, n))
+		q.willNeed(0, size)
 		for lo := 0; lo < n; lo += size {
 			if err := yield(); err != nil {
 				return res, err
 			}
 			hi := min(lo+size, n)
-			pts, err := q.read(lo, hi, buf, workers)
+			q.willNeed(hi, hi+size)
+			pts, err := q.readNeeded(lo, hi, buf, nil, workers, false)
 			if err != nil {
 				return res, err
 			}
@@ -119,11 +133,11 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 	}
 	var ones J
 	// need[k]: point k of the window has a nonzero scalar. Only those are
-	// decoded: decoding (to Montgomery form, on-curve check) is most of
-	// the cost of a Boolean-heavy MSM over a mapped file, and zeros are
-	// skipped unread.
+	// decoded: decoding (to Montgomery form) is most of the cost of a
+	// Boolean-heavy MSM over a mapped file, and zeros are skipped unread.
 	need := make([]bool, min(window, q.n))
 	pointLo := 0
+	q.willNeed(0, window)
 	for lo := 0; lo < n; lo += window {
 		if err := yield(); err != nil {
 			return res, err
@@ -137,8 +151,9 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 				np += bits.OnesCount64(w)
 			}
 		}
+		q.willNeed(pointLo+np, pointLo+np+window)
 		markNeeded(need[:np], chunks, scalars, sel, workers)
-		pts, err := q.readNeeded(pointLo, pointLo+np, wbuf, need[:np], workers)
+		pts, err := q.readNeeded(pointLo, pointLo+np, wbuf, need[:np], workers, false)
 		if err != nil {
 			return res, err
 		}
@@ -178,6 +193,40 @@ func msmMapped[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPtr[B, A]](
 	}
 	PJ(&res).AddAssign(&ones)
 	return res, nil
+}
+
+// firstBadPoint names the point that left a multi-exponentiation over q
+// off the curve: it decodes, with the curve check, every point msmMapped
+// read (those of nonzero scalars), a window at a time, and returns the
+// first that fails. Only a failed proof pays for it.
+func firstBadPoint[A any](q query[A], scalars []fr.Element, sel *r1cs.Bitset, workers, window int) error {
+	n := len(scalars)
+	window = min(window, n)
+	buf := make([]A, min(window, q.n))
+	need := make([]bool, min(window, q.n))
+	pointLo := 0
+	for lo := 0; lo < n; lo += window {
+		hi := min(lo+window, n)
+		chunks := splitRange(lo, hi, sel, workers)
+		np := hi - lo
+		if sel != nil {
+			np = 0
+			for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
+				np += bits.OnesCount64(w)
+			}
+		}
+		markNeeded(need[:np], chunks, scalars, sel, workers)
+		if _, err := q.readNeeded(pointLo, pointLo+np, buf, need[:np], workers, true); err != nil {
+			return err
+		}
+		q.drop(pointLo, pointLo+np)
+		pointLo += np
+	}
+	err := fmt.Errorf("groth16: %s: the multi-exponentiation's result is off the curve, but every point it read is on it", q.name)
+	if q.m != nil && q.m.shrunk() {
+		err = fmt.Errorf("%w (%w)", ErrFileChanged, err)
+	}
+	return err
 }
 
 // markNeeded sets need[k] for the window's point k (chunks' pointLo are

@@ -33,7 +33,7 @@
 #      verify_seal; --partition 0 with upstream's generate_public_inputs)
 #      does the same with the same .vk.
 # --partition K proves partition K alone instead (step 4 through `cuzk
-# prove-c2 --partition K --stage-report`, not the daemon; steps 5 and 6 with
+# prove-c2 --partition K --stage-report --cpuprofile`, not the daemon; steps 5 and 6 with
 # --partition K): how a 64 GiB partition is proven and checked when a whole
 # proof does not fit the session.
 # It ends with a summary (summary.txt) and exits non-zero if any check
@@ -127,7 +127,7 @@ say "parameters: $(basename "$PF"), $(stat -c %s "$PF") bytes; vk $(stat -c %s "
 if [ -n "$PART" ]; then
   echo "== 4. prove-c2 --partition $PART (one partition, stage report)"
   check prove-c2-partition 0 /usr/bin/time -v -o "$DIR/prove-c2.time" nice -n "$NICE" "$BIN" prove-c2 --c1 "$DIR/input/c1-wrapped.json" \
-    --params "$PARAMS" --partition "$PART" --stage-report "$DIR/stage-report.json" --out "$DIR/proof.bin"
+    --params "$PARAMS" --partition "$PART" --stage-report "$DIR/stage-report.json" --cpuprofile "$DIR/prove-c2-cpu.pprof" --out "$DIR/proof.bin"
   say "prove-c2 --partition $PART: $(timed "$DIR/prove-c2.time")"
   grep -v '^\s*$' "$DIR/prove-c2-partition.out" | tail -20 | tee -a "$SUMMARY"
   echo "== 5. cuzk verify-seal --partition $PART"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -27,10 +28,22 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.Var(&r, "r", "fixed blinding r for every partition, 64 hex (LE Fr); tests only")
 	fs.Var(&s, "s", "fixed blinding s for every partition, 64 hex (LE Fr); tests only")
 	stageReport := fs.String("stage-report", "", "write the wall time, CPU time and peak anonymous and file-backed memory of every step of every partition (synthesis, each MSM, H) to this JSON `file`, and a table to stderr")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this `file` (go tool pprof)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := failer(stderr, "cuzk prove-c2")
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *c1Path == "" || *out == "" {
 		return fail("--c1 and --out are required")
 	}
