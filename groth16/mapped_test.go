@@ -69,7 +69,8 @@ func TestMappedMSMMatchesResident(t *testing.T) {
 			q1 := query[bls.G1Affine]{name: "q1", raw: m.data[:len(raw1)], n: k, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
 			q2 := query[bls.G2Affine]{name: "q2", raw: m.data[len(raw1):], base: int64(len(raw1)), n: k, size: G2Uncompressed, decode: decodeG2Uncompressed, encoding: decodeG2Encoding, montgomery: montgomeryG2, m: m}
 			yields := 0
-			for _, shape := range []struct{ window, piece int }{{64, 100}, {640, 7}, {1 << 20, 1 << 22}} {
+			// {1 << 20, 1500}: two dense pieces that share their buckets (vecStream).
+			for _, shape := range []struct{ window, piece int }{{64, 100}, {640, 7}, {1 << 20, 1 << 22}, {1 << 20, 1500}} {
 				for _, y := range []func() error{nil, func() error { yields++; return nil }} {
 					got1, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q1, scalars, filt, 3, y, shape.window, shape.piece)
 					if err != nil || !got1.Equal(&want1) {

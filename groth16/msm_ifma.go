@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -10,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/parallel"
 
 	"github.com/cuzk-dev/cuzk/internal/ifma"
+	"github.com/cuzk-dev/cuzk/internal/par"
 )
 
 // The G1 and G2 multi-exponentiations on the IFMA kernels
@@ -24,10 +26,10 @@ import (
 // MultiExp's, so proofs stay byte-identical.
 //
 // Memory: the digits, 2·⌈256/c⌉ bytes per point (32 at c = 16, as
-// gnark-crypto's), and per worker 2^(c−1) + 2·batch accumulators of 96
-// (G2: 192) bytes, 4 bytes of state each and 16 bytes per bucket (3.8 MB
-// at c = 16 in G1), and the adder's 2 KiB (G2: 4 KiB) per 8 batched
-// additions (256 KiB).
+// gnark-crypto's), and per worker (per window when a query is summed in
+// pieces, vecStream) 2^(c−1) + 2·batch accumulators of 96 (G2: 192) bytes,
+// 4 bytes of state each and 16 bytes per bucket (3.8 MB at c = 16 in G1),
+// and the adder's 2 KiB (G2: 4 KiB) per 8 batched additions (256 KiB).
 
 // vecMinPoints is the smallest MSM given to the vector path: below it the
 // per-window setup (buckets, batches) outweighs the faster additions.
@@ -47,6 +49,29 @@ func multiExpVector[A, J any](res *J, points []A, scalars []fr.Element, workers 
 		return true, vecPieces(any(res).(*bls.G2Jac), pts, scalars, workers, y, vecAdderG2, vecBatchG2)
 	}
 	return false, nil
+}
+
+// vecStreamOf is a vecStream over G1 or G2 points for pieces of at most
+// piece points, when the IFMA Pippenger applies to them; nil otherwise.
+func vecStreamOf[A, J any](piece int) (add func(points []A, scalars []fr.Element, workers int, y func() error) error, sum func(workers int) J) {
+	if !vectorMSM(piece) {
+		return nil, nil
+	}
+	switch any(*new(A)).(type) {
+	case bls.G1Affine:
+		st := newVecStream[bls.G1Affine, bls.G1Jac](piece, vecAdderG1, vecBatchG1, math.MaxInt)
+		add = func(p []A, sc []fr.Element, w int, y func() error) error {
+			return st.add(any(p).([]bls.G1Affine), sc, w, y)
+		}
+		sum = func(w int) J { return any(st.sum(w)).(J) }
+	case bls.G2Affine:
+		st := newVecStream[bls.G2Affine, bls.G2Jac](piece, vecAdderG2, vecBatchG2, math.MaxInt)
+		add = func(p []A, sc []fr.Element, w int, y func() error) error {
+			return st.add(any(p).([]bls.G2Affine), sc, w, y)
+		}
+		sum = func(w int) J { return any(st.sum(w)).(J) }
+	}
+	return add, sum
 }
 
 // vectorMSM reports whether a multi-exponentiation of n points runs on the
@@ -131,6 +156,30 @@ func vecDigits[A any, PA vecAffine[A]](points []A, scalars []fr.Element, c, nw, 
 	digits := make([]uint16, n*nw)
 	half := uint64(1) << (c - 1)
 	mask := uint64(1)<<c - 1
+	if c == 16 && nw == 16 {
+		// The large MSMs' window: digits are the scalar's 16-bit words,
+		// and the sign is taken without a branch (it is a coin toss per
+		// window, which the general loop mispredicted half the time).
+		parallel.Execute(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if PA(&points[i]).IsInfinity() {
+					continue
+				}
+				k := scalars[i].Bits()
+				var carry uint64
+				for w := range 16 {
+					v := (k[w>>2]>>(16*(w&3)))&0xffff + carry
+					neg := (half - v) >> 63 // v > 2^15: v − 2^16, borrowing
+					nz := (v | -v) >> 63
+					pos := (v<<1 - 1) & -nz
+					d := ((1<<16-v)<<1)&-neg | pos&^-neg
+					digits[w*n+i] = uint16(d)
+					carry = neg
+				}
+			}
+		}, workers)
+		return digits
+	}
 	parallel.Execute(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if PA(&points[i]).IsInfinity() {
@@ -244,6 +293,18 @@ func (v *vecWindow[A, PA]) start(ds []uint16) {
 	v.batch++
 }
 
+// resume prepares for a later piece's digits ds of the same window: the
+// accumulators, their layout and states carry on; the counts grow (vecSum
+// finds the top bucket by them).
+func (v *vecWindow[A, PA]) resume(ds []uint16) {
+	for _, d := range ds {
+		if d != 0 {
+			v.count[(uint32(d)+1)>>1-1]++
+		}
+	}
+	v.batch++
+}
+
 // stateOf is accumulator a's state word. owner maps an accumulator to its
 // bucket (set in start).
 func (v *vecWindow[A, PA]) stateOf(a int) *uint32 {
@@ -341,19 +402,53 @@ func vecSum[A, J any, PA vecAffine[A], PJ vecJacobian[J, A]](v *vecWindow[A, PA]
 // YieldPoints points of each window.
 func msmVector[A, J any, PA vecAffine[A], PJ vecJacobian[J, A]](points []A, scalars []fr.Element, workers int, y func() error, newAdder func(int) vecAdder[A], batch int) (J, error) {
 	var res J
-	n := len(scalars)
-	if n == 0 {
+	if len(scalars) == 0 {
 		return res, nil
 	}
-	c := windowBits(n)
+	s := newVecStream[A, J, PA, PJ](len(scalars), newAdder, batch, min(workers, 256))
+	if err := s.add(points, scalars, workers, y); err != nil {
+		return res, err
+	}
+	return s.sum(workers), nil
+}
+
+// vecStream is the Pippenger fed piece by piece: every window's buckets
+// persist from one piece to the next and are summed once, at the end. A
+// dense query read from a mapped file in pieces of 2^22 points (the 2^27
+// H query) thus pays one bucket reduction per window instead of one per
+// piece and window, which was 7 % of its CPU. With workers windows in
+// flight at once it holds workers windows' accumulators when the pieces
+// are one (msmVector), and all nw windows' (16 × 4.3 MB in G1 at c = 16)
+// when they are many.
+type vecStream[A, J any, PA vecAffine[A], PJ vecJacobian[J, A]] struct {
+	c, nw, nb, batch int
+	newAdder         func(int) vecAdder[A]
+	keep             bool                // windows keep their buckets (more than one piece)
+	wins             []*vecWindow[A, PA] // with keep: per window, once it has run
+	sums             []J                 // without keep: per window, its sum
+}
+
+// newVecStream prepares for pieces of at most piece points (which pick the
+// window c). keepWindows is how many window states may exist at once:
+// the workers of a single piece, or every window for a stream of pieces.
+func newVecStream[A, J any, PA vecAffine[A], PJ vecJacobian[J, A]](piece int, newAdder func(int) vecAdder[A], batch, keepWindows int) *vecStream[A, J, PA, PJ] {
+	c := windowBits(piece)
 	nw := (256 + c - 1) / c
-	digits := vecDigits[A, PA](points, scalars, c, nw, workers)
 	nb := 1 << (c - 1)
 	// A batch of a quarter of the buckets at most: more would queue too
 	// many points; 1024 amortises the inversion (≈ 4 µs) to a few ns.
 	batch = min(batch, max(64, nb/4))
+	return &vecStream[A, J, PA, PJ]{c: c, nw: nw, nb: nb, batch: batch, newAdder: newAdder,
+		keep: keepWindows >= nw, wins: make([]*vecWindow[A, PA], nw), sums: make([]J, nw)}
+}
 
-	sums := make([]J, nw)
+// add sums one piece into every window's buckets.
+func (s *vecStream[A, J, PA, PJ]) add(points []A, scalars []fr.Element, workers int, y func() error) error {
+	n := len(scalars)
+	if n == 0 {
+		return nil
+	}
+	digits := vecDigits[A, PA](points, scalars, s.c, s.nw, workers)
 	var (
 		next    atomic.Int64
 		wg      sync.WaitGroup
@@ -361,57 +456,97 @@ func msmVector[A, J any, PA vecAffine[A], PJ vecJacobian[J, A]](points []A, scal
 		failed  atomic.Bool
 		firstE  error
 	)
-	workers = max(1, min(workers, nw))
+	workers = max(1, min(workers, s.nw))
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := newVecWindow[A, PA](points, nb, batch, newAdder)
+		wg.Go(func() {
+			var own *vecWindow[A, PA] // a single piece's window state, reused across windows
 			for !failed.Load() {
 				w := int(next.Add(1)) - 1
-				if w >= nw {
+				if w >= s.nw {
 					return
 				}
 				ds := digits[w*n : (w+1)*n]
-				v.start(ds)
-				for lo := 0; lo < n; lo += YieldPoints {
-					if y != nil {
-						if err := y(); err != nil {
-							errOnce.Do(func() { firstE = err })
-							failed.Store(true)
-							return
-						}
+				v := s.wins[w]
+				switch {
+				case v != nil: // a later piece: the buckets carry on
+					v.points = points
+					v.resume(ds)
+				case s.keep:
+					v = newVecWindow[A, PA](points, s.nb, s.batch, s.newAdder)
+					v.start(ds)
+				default:
+					if own == nil {
+						own = newVecWindow[A, PA](points, s.nb, s.batch, s.newAdder)
 					}
-					for i := lo; i < min(lo+YieldPoints, n); i++ {
-						// The bucket record of the point prefetchAhead on.
-						if j := i + prefetchAhead; j < n && ds[j] != 0 {
-							ifma.Prefetch(unsafe.Pointer(&v.bucket[(uint32(ds[j])+1)>>1-1]))
-						}
-						if d := ds[i]; d != 0 {
-							v.add(uint32(i), d)
-							if v.adder.Len() == v.adder.Cap() {
-								v.flush()
-							}
-						}
-					}
+					v = own
+					v.start(ds)
 				}
-				for v.adder.Len() > 0 || len(v.queue) > 0 {
-					v.flush()
+				if err := v.run(ds, y); err != nil {
+					errOnce.Do(func() { firstE = err })
+					failed.Store(true)
+					return
 				}
-				sums[w] = vecSum[A, J, PA, PJ](v)
+				if s.keep {
+					s.wins[w] = v
+				} else {
+					// Summed now: the state is reused for the next window.
+					s.sums[w] = vecSum[A, J, PA, PJ](v)
+				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if firstE != nil {
-		return res, firstE
+	return firstE
+}
+
+// sum is the multi-exponentiation of every piece added: each window's
+// buckets summed (now, when they were kept), the windows combined by
+// doubling.
+func (s *vecStream[A, J, PA, PJ]) sum(workers int) J {
+	if s.keep {
+		par.Chunks(s.nw, 1, workers, func(lo, hi int) {
+			for w := lo; w < hi; w++ {
+				if v := s.wins[w]; v != nil {
+					s.sums[w] = vecSum[A, J, PA, PJ](v)
+				}
+			}
+		})
 	}
-	res = sums[nw-1]
-	for w := nw - 2; w >= 0; w-- {
-		for range c {
+	res := s.sums[s.nw-1]
+	for w := s.nw - 2; w >= 0; w-- {
+		for range s.c {
 			PJ(&res).DoubleAssign()
 		}
-		PJ(&res).AddAssign(&sums[w])
+		PJ(&res).AddAssign(&s.sums[w])
 	}
-	return res, nil
+	return res
+}
+
+// run places the window's points (digits ds) into its buckets and
+// flushes every pending addition, calling y every YieldPoints points.
+func (v *vecWindow[A, PA]) run(ds []uint16, y func() error) error {
+	n := len(ds)
+	for lo := 0; lo < n; lo += YieldPoints {
+		if y != nil {
+			if err := y(); err != nil {
+				return err
+			}
+		}
+		for i := lo; i < min(lo+YieldPoints, n); i++ {
+			// The bucket record of the point prefetchAhead on.
+			if j := i + prefetchAhead; j < n && ds[j] != 0 {
+				ifma.Prefetch(unsafe.Pointer(&v.bucket[(uint32(ds[j])+1)>>1-1]))
+			}
+			if d := ds[i]; d != 0 {
+				v.add(uint32(i), d)
+				if v.adder.Len() == v.adder.Cap() {
+					v.flush()
+				}
+			}
+		}
+	}
+	for v.adder.Len() > 0 || len(v.queue) > 0 {
+		v.flush()
+	}
+	return nil
 }

@@ -104,12 +104,15 @@ func TestVecDigits(t *testing.T) {
 			}
 		}
 	}
-	// Points at infinity get no digits.
+	// Points at infinity get no digits, on the general path and c = 16's.
 	points[3].SetInfinity()
-	digits := vecDigits(points, scalars, 8, 32, 1)
-	for w := 0; w < 32; w++ {
-		if digits[w*len(scalars)+3] != 0 {
-			t.Fatal("digit for a point at infinity")
+	for _, c := range []int{8, 16} {
+		nw := 256 / c
+		digits := vecDigits(points, scalars, c, nw, 1)
+		for w := 0; w < nw; w++ {
+			if digits[w*len(scalars)+3] != 0 {
+				t.Fatalf("c=%d: digit for a point at infinity", c)
+			}
 		}
 	}
 }

@@ -93,6 +93,9 @@ func msmMappedUnchecked[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPt
 		nPieces := max(1, (n+denseRead-1)/denseRead)
 		size := max(1, (n+nPieces-1)/nPieces)
 		buf := make([]A, min(size, n))
+		// On the IFMA Pippenger the pieces share their buckets
+		// (vecStream); gnark-crypto's MultiExp sums each on its own.
+		add, sum := vecStreamOf[A, J](size)
 		q.willNeed(0, size)
 		for lo := 0; lo < n; lo += size {
 			if err := yield(); err != nil {
@@ -104,12 +107,20 @@ func msmMappedUnchecked[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPt
 			if err != nil {
 				return res, err
 			}
-			var part J
-			if err := multiExp[A, J, PJ](&part, pts, scalars[lo:hi], workers, y, piece); err != nil {
+			if add != nil {
+				err = add(pts, scalars[lo:hi], workers, y)
+			} else {
+				var part J
+				err = multiExp[A, J, PJ](&part, pts, scalars[lo:hi], workers, y, piece)
+				PJ(&res).AddAssign(&part)
+			}
+			if err != nil {
 				return res, err
 			}
-			PJ(&res).AddAssign(&part)
 			q.drop(lo, hi)
+		}
+		if sum != nil {
+			res = sum(workers)
 		}
 		return res, nil
 	}
