@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Full size: a real 32 GiB WindowPoSt partition proven and verified on this
-# machine, end to end (issue 20).
+# machine, end to end (issue 20), and a 64 GiB one made without sealing
+# (issue 31).
 #
-#   scripts/fullsize-window-post.sh DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 2KiB]
+#   scripts/fullsize-window-post.sh DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|64GiB|2KiB]
 #                                   [--params PDIR] [--residency mapped]
 #
+# --sector-size 64GiB proves a full partition of 2,300 made-up sectors
+# (`cuzk post gen --kind window-post --sectors 2300`, tree 8-8-2; no 64 GiB
+# sector exists here) with 64 GiB parameters (about 63 GB of disk).
 # --sector-size 2KiB runs every step below in about a minute, to check the
 # script and the daemon path before the hour-long run: 2 KiB WindowPoSt
 # parameters (registered proof 5, StackedDrgWindow2KiBV1), and a vanilla
@@ -39,7 +43,7 @@
 # failed.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|2KiB] [--params PDIR] [--residency auto|mapped|resident]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--cli] [--skip-gen] [--no-rust] [--sector-size 32GiB|64GiB|2KiB] [--params PDIR] [--residency auto|mapped|resident]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 DIR=$(mkdir -p "$1" && cd "$1" && pwd); shift
 CLI=0; GEN=1; RUST=1; SIZE=32GiB; PARAMS="$DIR/params"; RESIDENCY=auto
@@ -63,11 +67,15 @@ case "$SIZE" in
     PUBLIC="$REPO/testdata/fullsize/window-post-32GiB/public.json"
     VANILLA="$REPO/testdata/curio-32gib-window-post/post.vproof"
     PGLOB="v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded6*.params" ;;
+  64GiB)
+    PUBLIC="$DIR/input/public.json"
+    VANILLA="$DIR/input/vanilla.json"
+    PGLOB="v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-2627e400*.params" ;;
   2KiB)
     PUBLIC="$DIR/input/window.public.json"
     VANILLA="$DIR/input/window.json"
     PGLOB="v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f*.params" ;;
-  *) echo "--sector-size: $SIZE: want 32GiB or 2KiB" >&2; exit 2 ;;
+  *) echo "--sector-size: $SIZE: want 32GiB, 64GiB or 2KiB" >&2; exit 2 ;;
 esac
 SUMMARY="$DIR/summary.txt"
 : > "$SUMMARY"
@@ -105,8 +113,15 @@ if [ "$SIZE" = 2KiB ]; then
     --randomness 0000000000000000000000000000000000000000000000000000000000000000 --out "$VANILLA" > "$DIR/input/vanilla.log" 2>&1
 fi
 
+if [ "$SIZE" = 64GiB ]; then
+  echo "== the 64 GiB input: cuzk post gen --kind window-post --sectors 2300 (made without sealing)"
+  rm -rf "$DIR/input"; mkdir -p "$DIR/input"
+  /usr/bin/time -v -o "$DIR/post-gen.time" "$BIN" post gen --kind window-post --sector-size 64GiB --sectors 2300 --out "$DIR/input" > "$DIR/post-gen.out" 2>&1 \
+    || { say "FAIL post gen: see $DIR/post-gen.out"; exit 1; }
+  say "post gen: $(tail -1 "$DIR/post-gen.out"); wall $(grep 'Elapsed (wall' "$DIR/post-gen.time" | awk '{print $NF}'), peak RSS $(awk '/Maximum resident/ {printf "%.2f GiB", $NF/1048576}' "$DIR/post-gen.time")"
+fi
+
 RND=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["randomness"])' "$PUBLIC")
-SECTORS=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(",".join("%d:%s" % (s["sector_id"], s["comm_r"]) for s in p["sectors"]))' "$PUBLIC")
 PROOF_ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["registered_proof"])' "$PUBLIC")
 
 echo "== 2. the daemon proves the partition"
@@ -174,14 +189,24 @@ fi
 
 echo "== 4. cuzk verify-post"
 if [ -s "$DIR/proof.bin" ]; then
-  BADR=$(python3 -c 'import sys; r=bytes.fromhex(sys.argv[1]); print((bytes([r[0]^1])+r[1:]).hex())' "$RND")
-  BADS=$(python3 -c 'import sys; i,c=sys.argv[1].split(":"); b=bytes.fromhex(c); print(i+":"+(bytes([b[0]^1])+b[1:]).hex())' "$SECTORS")
+  # The tampered public values as files: 2,300 sectors do not fit one
+  # command-line argument.
+  python3 - "$PUBLIC" "$DIR" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.pop("vanilla_proofs_file", None)  # relative to the original; not read to verify
+flip = lambda h: (bytes([bytes.fromhex(h)[0] ^ 1]) + bytes.fromhex(h)[1:]).hex()
+r = dict(p); r["randomness"] = flip(p["randomness"])
+json.dump(r, open(sys.argv[2] + "/public-bad-randomness.json", "w"), indent=1)
+c = json.loads(json.dumps(p)); c["sectors"][0]["comm_r"] = flip(p["sectors"][0]["comm_r"])
+json.dump(c, open(sys.argv[2] + "/public-bad-comm-r.json", "w"), indent=1)
+PY
   check verify-post 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$PUBLIC"
   if [ "$CLI" = 1 ]; then
     check verify-post-cli 0 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof-cli.bin" --public "$PUBLIC"
   fi
-  check verify-post-bad-randomness 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$BADR" --sectors "$SECTORS"
-  check verify-post-bad-comm-r 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$RND" --sectors "$BADS"
+  check verify-post-bad-randomness 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$DIR/public-bad-randomness.json"
+  check verify-post-bad-comm-r 1 "$BIN" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$DIR/public-bad-comm-r.json"
   if [ "$RUST" = 1 ]; then
     echo "== 5. the Rust reference (tools/rustref verify-post)"
     RR="$REPO/tools/rustref/target/release/rustref"
@@ -189,8 +214,8 @@ if [ -s "$DIR/proof.bin" ]; then
     # when it is missing (about 20 minutes on 2 cores).
     [ -x "$RR" ] || (cd "$REPO/tools/rustref" && cargo build --release --locked -j 2 2>&1 | tail -2)
     check rustref-verify-post 0 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$PUBLIC"
-    check rustref-verify-post-bad-randomness 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$BADR" --sectors "$SECTORS" --miner 1000
-    check rustref-verify-post-bad-comm-r 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --registered-proof "$PROOF_ID" --randomness "$RND" --sectors "$BADS" --miner 1000
+    check rustref-verify-post-bad-randomness 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$DIR/public-bad-randomness.json"
+    check rustref-verify-post-bad-comm-r 1 "$RR" verify-post --vk "$VK" --proof "$DIR/proof.bin" --public "$DIR/public-bad-comm-r.json"
   fi
 else
   say "FAIL no proof to verify"; fails=$((fails+1))
