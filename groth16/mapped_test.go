@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cuzk-dev/cuzk/internal/ifma"
+	"github.com/cuzk-dev/cuzk/internal/par"
 	"github.com/cuzk-dev/cuzk/internal/testcircuits"
 	"github.com/cuzk-dev/cuzk/r1cs"
 )
@@ -400,4 +401,103 @@ func TestReadaheadChunk(t *testing.T) {
 	if c < 128<<10 || c > 16<<20 {
 		t.Fatalf("readahead chunk %d: want 128 KiB to 16 MiB", c)
 	}
+}
+
+// BenchmarkMappedDenseDecode: a dense mapped G1 query (the H query's
+// shape) decoded as the prover decodes it (the encoding only, Montgomery
+// form eight lanes at a time, the curve checked on the result) against
+// each point fully decoded and checked, alternating within each
+// iteration; CPU time per run (docs/performance.md: 7.85 against 9.0
+// CPU-s at 2^22).
+//
+//	CUZK_MSM_LOG=22 go test -run '^$' -bench MappedDenseDecode -benchtime 3x ./groth16
+func BenchmarkMappedDenseDecode(b *testing.B) {
+	lg := 18
+	if s := os.Getenv("CUZK_MSM_LOG"); s != "" {
+		lg, _ = strconv.Atoi(s)
+	}
+	n := 1 << lg
+	points := manyPoints(n, uint64(lg)+400)
+	scalars := make([]fr.Element, n)
+	for i := range scalars {
+		scalars[i].SetRandom()
+	}
+	m := &mapping{data: g1Raw(points)}
+	fast := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
+	checked := fast
+	checked.encoding, checked.montgomery = nil, nil
+	noop := func() error { return nil }
+	run := func(q query[bls.G1Affine]) float64 {
+		c0 := cpuSeconds()
+		if _, err := msmMapped[bls.G1Affine, bls.G1Jac, g1Batch](q, scalars, nil, 2, noop, msmWindow, mappedPiece(G1Uncompressed)); err != nil {
+			b.Fatal(err)
+		}
+		return cpuSeconds() - c0
+	}
+	b.Run(fmt.Sprintf("%s/2^%d", ifma.Current().Arithmetic, lg), func(b *testing.B) {
+		var f, c []float64
+		for b.Loop() {
+			f, c = append(f, run(fast)), append(c, run(checked))
+		}
+		b.ReportMetric(median(f), "cpu-s")
+		b.ReportMetric(median(c), "per-point-checked-cpu-s")
+	})
+}
+
+// BenchmarkReadAhead: the first 2^25 points of a real parameter file's
+// a query (CUZK_READAHEAD_PARAMS names the .params file; skipped
+// without), dropped from the page cache, then decoded and summed a window
+// at a time by two workers as the Boolean-heavy MSMs do, with and without
+// the next window read ahead (willNeed); wall time per pass
+// (docs/performance.md: 4.4–4.7 s without, 3.1 s with, 2.8 s cached).
+func BenchmarkReadAhead(b *testing.B) {
+	path := os.Getenv("CUZK_READAHEAD_PARAMS")
+	if path == "" {
+		b.Skip("CUZK_READAHEAD_PARAMS names a .params file")
+	}
+	p, err := MapParamsFile(path, MapOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	q := p.aQuery()
+	n := min(q.n, 1<<25)
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]bls.G1Affine, msmWindow)
+	pass := func(ahead bool) float64 {
+		if err := unix.Fadvise(int(f.Fd()), q.base, int64(n)*G1Uncompressed, unix.FADV_DONTNEED); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		for lo := 0; lo < n; lo += msmWindow {
+			hi := min(lo+msmWindow, n)
+			if ahead {
+				q.willNeed(hi, hi+msmWindow)
+			}
+			pts, err := q.readNeeded(lo, hi, buf, nil, 2, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Work on the window, as the MSM's scan would: a sixteenth of
+			// the points summed, per chunk.
+			sums := make([]bls.G1Jac, (len(pts)+1<<12-1)>>12)
+			par.Chunks(len(pts), 1<<12, 2, func(a, c int) {
+				for i := a; i < c; i += 16 {
+					sums[a>>12].AddMixed(&pts[i])
+				}
+			})
+			q.drop(lo, hi)
+		}
+		return time.Since(t0).Seconds()
+	}
+	var with, without []float64
+	for b.Loop() {
+		without, with = append(without, pass(false)), append(with, pass(true))
+	}
+	b.ReportMetric(median(with), "ahead-s")
+	b.ReportMetric(median(without), "faulted-s")
 }
