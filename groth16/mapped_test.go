@@ -300,13 +300,9 @@ func TestDensePieceStaysWholeOnIFMA(t *testing.T) {
 	}
 }
 
-// BenchmarkMappedDenseYield: a dense mapped G1 query (the H query's shape)
-// with a yield function set, as the engine always runs it, against the
-// same query read in YieldPoints pieces (what the engine did before
-// densePiece), alternating within each iteration; CPU time per run.
-//
-//	CUZK_MSM_LOG=20 go test -run '^$' -bench MappedDenseYield -benchtime 3x ./groth16
-func BenchmarkMappedDenseYield(b *testing.B) {
+// denseBenchQuery is the dense benchmarks' input: 2^CUZK_MSM_LOG (default
+// 2^18) G1 points as a mapped "h" query, and as many random scalars.
+func denseBenchQuery() (int, query[bls.G1Affine], []fr.Element) {
 	lg := 18
 	if s := os.Getenv("CUZK_MSM_LOG"); s != "" {
 		lg, _ = strconv.Atoi(s)
@@ -318,7 +314,17 @@ func BenchmarkMappedDenseYield(b *testing.B) {
 		scalars[i].SetRandom()
 	}
 	m := &mapping{data: g1Raw(points)}
-	q := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
+	return lg, query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}, scalars
+}
+
+// BenchmarkMappedDenseYield: a dense mapped G1 query (the H query's shape)
+// with a yield function set, as the engine always runs it, against the
+// same query read in YieldPoints pieces (what the engine did before
+// densePiece), alternating within each iteration; CPU time per run.
+//
+//	CUZK_MSM_LOG=20 go test -run '^$' -bench MappedDenseYield -benchtime 3x ./groth16
+func BenchmarkMappedDenseYield(b *testing.B) {
+	lg, q, scalars := denseBenchQuery()
 	noop := func() error { return nil }
 	run := func(y func() error, piece int) float64 {
 		c0 := cpuSeconds()
@@ -412,18 +418,7 @@ func TestReadaheadChunk(t *testing.T) {
 //
 //	CUZK_MSM_LOG=22 go test -run '^$' -bench MappedDenseDecode -benchtime 3x ./groth16
 func BenchmarkMappedDenseDecode(b *testing.B) {
-	lg := 18
-	if s := os.Getenv("CUZK_MSM_LOG"); s != "" {
-		lg, _ = strconv.Atoi(s)
-	}
-	n := 1 << lg
-	points := manyPoints(n, uint64(lg)+400)
-	scalars := make([]fr.Element, n)
-	for i := range scalars {
-		scalars[i].SetRandom()
-	}
-	m := &mapping{data: g1Raw(points)}
-	fast := query[bls.G1Affine]{name: "h", raw: m.data, n: n, size: G1Uncompressed, decode: decodeG1Uncompressed, encoding: decodeG1Encoding, montgomery: montgomeryG1, m: m}
+	lg, fast, scalars := denseBenchQuery()
 	checked := fast
 	checked.encoding, checked.montgomery = nil, nil
 	noop := func() error { return nil }

@@ -155,13 +155,7 @@ func msmMappedUnchecked[A, J, B any, PA affine[A], PJ jacobian[J, A], PB batchPt
 		}
 		hi := min(lo+window, n)
 		chunks := splitRange(lo, hi, sel, workers)
-		np := hi - lo
-		if sel != nil {
-			np = 0
-			for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
-				np += bits.OnesCount64(w)
-			}
-		}
+		np := selectedIn(lo, hi, sel)
 		q.willNeed(pointLo+np, pointLo+np+window)
 		markNeeded(need[:np], chunks, scalars, sel, workers)
 		pts, err := q.readNeeded(pointLo, pointLo+np, wbuf, need[:np], workers, false)
@@ -219,13 +213,7 @@ func firstBadPoint[A any](q query[A], scalars []fr.Element, sel *r1cs.Bitset, wo
 	for lo := 0; lo < n; lo += window {
 		hi := min(lo+window, n)
 		chunks := splitRange(lo, hi, sel, workers)
-		np := hi - lo
-		if sel != nil {
-			np = 0
-			for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
-				np += bits.OnesCount64(w)
-			}
-		}
+		np := selectedIn(lo, hi, sel)
 		markNeeded(need[:np], chunks, scalars, sel, workers)
 		if _, err := q.readNeeded(pointLo, pointLo+np, buf, need[:np], workers, true); err != nil {
 			return err
@@ -238,6 +226,19 @@ func firstBadPoint[A any](q query[A], scalars []fr.Element, sel *r1cs.Bitset, wo
 		err = fmt.Errorf("%w (%w)", ErrFileChanged, err)
 	}
 	return err
+}
+
+// selectedIn is how many of the scalars [lo, hi) (lo a multiple of 64)
+// have a point: all without a density filter, else the filter's ones.
+func selectedIn(lo, hi int, sel *r1cs.Bitset) int {
+	if sel == nil {
+		return hi - lo
+	}
+	np := 0
+	for _, w := range sel.Words()[lo/64 : (hi+63)/64] {
+		np += bits.OnesCount64(w)
+	}
+	return np
 }
 
 // markNeeded sets need[k] for the window's point k (chunks' pointLo are

@@ -96,17 +96,11 @@ func runBenchSynth(ctx context.Context, args []string, stdout, stderr io.Writer)
 func runSynthBench(ctx context.Context, in synthbench.Input, rep synthbench.Report, partition, iters int, guard func(int64) error,
 	cpuProfile, memProfile, traceFile, rustBench string, asJSON bool, stdout io.Writer, fail func(string, ...any) int) int {
 	kind := rep.CS
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return fail("%v", err)
 	}
+	defer stop()
 	if traceFile != "" {
 		f, err := os.Create(traceFile)
 		if err != nil {
@@ -260,4 +254,21 @@ func printThroughH(stdout io.Writer, rep *synthbench.ThroughHReport, asJSON bool
 		fmt.Fprintf(stdout, "%-16s %10s %10s %9.2f GiB %9.2f GiB\n", s.Name, s.Wall.Round(10*time.Millisecond), s.CPU.Round(10*time.Millisecond), gib(s.PeakAnon), gib(s.EndAnon))
 	}
 	fmt.Fprintf(stdout, "peak anonymous RSS %.2f GiB; the engine reserves %.2f GiB per partition (its witness MSMs' scratch included)\n", gib(rep.PeakAnon), gib(rep.Estimate))
+}
+
+// startCPUProfile writes a CPU profile to path (none when path is empty)
+// until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

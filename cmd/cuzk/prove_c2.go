@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/cuzk-dev/cuzk/filecoin"
@@ -33,17 +32,11 @@ func runProveC2(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return code
 	}
 	fail := failer(stderr, "cuzk prove-c2")
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return fail("%v", err)
 	}
+	defer stop()
 	if *c1Path == "" || *out == "" {
 		return fail("--c1 and --out are required")
 	}
