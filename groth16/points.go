@@ -117,7 +117,22 @@ func decodeG1Uncompressed(p *bls.G1Affine, b []byte, subgroup bool) error {
 // curve cannot leave on it; the curve check was 40 % of decoding, and
 // decoding 9 % of the dense H MSM.
 func decodeG1Encoding(p *bls.G1Affine, b []byte) error {
-	if len(b) < G1Uncompressed {
+	if err := uncompressedHeader(b, G1Uncompressed); err != nil {
+		return err
+	}
+	if !plainFp(&p.X, b[:fp.Bytes], true) {
+		return fmt.Errorf("%w: x: not below the modulus", ErrInvalidEncoding)
+	}
+	if !plainFp(&p.Y, b[fp.Bytes:2*fp.Bytes], false) {
+		return fmt.Errorf("%w: y: not below the modulus", ErrInvalidEncoding)
+	}
+	return nil
+}
+
+// uncompressedHeader checks an uncompressed point's length and flags: not
+// compressed, not infinity.
+func uncompressedHeader(b []byte, size int) error {
+	if len(b) < size {
 		return ErrTruncated
 	}
 	switch b[0] & flagMask {
@@ -126,12 +141,6 @@ func decodeG1Encoding(p *bls.G1Affine, b []byte) error {
 		return ErrInfinity
 	default:
 		return ErrInvalidEncoding
-	}
-	if !plainFp(&p.X, b[:fp.Bytes], true) {
-		return fmt.Errorf("%w: x: not below the modulus", ErrInvalidEncoding)
-	}
-	if !plainFp(&p.Y, b[fp.Bytes:2*fp.Bytes], false) {
-		return fmt.Errorf("%w: y: not below the modulus", ErrInvalidEncoding)
 	}
 	return nil
 }
@@ -207,15 +216,8 @@ func decodeG2Uncompressed(p *bls.G2Affine, b []byte, subgroup bool) error {
 // decodeG2Encoding is decodeG2Uncompressed without the curve check and
 // the Montgomery form (see decodeG1Encoding; montgomeryG2 converts).
 func decodeG2Encoding(p *bls.G2Affine, b []byte) error {
-	if len(b) < G2Uncompressed {
-		return ErrTruncated
-	}
-	switch b[0] & flagMask {
-	case 0:
-	case flagInfinity:
-		return ErrInfinity
-	default:
-		return ErrInvalidEncoding
+	if err := uncompressedHeader(b, G2Uncompressed); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		dst  *fp.Element
