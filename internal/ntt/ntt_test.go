@@ -289,3 +289,26 @@ func TestYield(t *testing.T) {
 		}
 	}
 }
+
+// TestBitRevTable: the table permuted in place holds x^(j·2^(nbits−lb)) at
+// bitrev(j), for one worker and for several splitting the swaps.
+func TestBitRevTable(t *testing.T) {
+	x := fft.NewDomain(1 << 16).Generator
+	for _, count := range []int{1, 2, 1 << 5, 1 << 14} {
+		lb := 0
+		for 1<<lb < count {
+			lb++
+		}
+		for _, workers := range []int{1, 3} {
+			got := bitRevTable(count, 16, &x, workers)
+			var step, want fr.Element
+			step.Exp(x, big.NewInt(int64(1)<<(16-lb)))
+			for k := range count {
+				want.Exp(step, big.NewInt(int64(reverse(k, lb))))
+				if !got[k].Equal(&want) {
+					t.Fatalf("count %d, workers %d: t[%d] is not x^bitrev(%d)", count, workers, k, k)
+				}
+			}
+		}
+	}
+}
