@@ -48,3 +48,20 @@ func TestBudgetAbovePhysicalMemoryRefused(t *testing.T) {
 		t.Fatal("the daemon listened before refusing its budget")
 	}
 }
+
+// The heap's soft limit is where a proof's RSS ends up (garbage fills the
+// heap up to it), so at full size it must stay within the 10 % above the
+// reservation that the engine promises (1.08x: 2 % is left for what RSS
+// holds outside the Go heap), yet above it by enough for a request being
+// decoded (a 32 GiB C1 is 50 MB wrapped).
+func TestHeapLimitHeadroom(t *testing.T) {
+	for _, reserved := range []int64{8 << 30, 12_933_000_000, 13_457_599_776, 16 << 30} {
+		limit := HeapLimit(reserved)
+		if limit < reserved+256<<20 {
+			t.Errorf("reservation %d: limit %d leaves under 256 MiB for what the budget does not count", reserved, limit)
+		}
+		if float64(limit) > 1.08*float64(reserved) {
+			t.Errorf("reservation %d: limit %d is %.3fx it; a full-size proof's peak would pass 10 %%", reserved, limit, float64(limit)/float64(reserved))
+		}
+	}
+}
