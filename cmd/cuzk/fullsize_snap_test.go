@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -71,6 +73,74 @@ func snapPartitionGolden(t *testing.T, vk, proof, update string) {
 	for _, tc := range cases {
 		var out, errb bytes.Buffer
 		args := []string{"verify-update", "--vk", vk, "--proof", tc.proof, "--update", tc.update, "--partition", tc.partition}
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
+}
+
+// snapWholeDir holds a whole 32 GiB SnapDeals update (16 partitions) made
+// without a sector (cuzk snap gen --sector-size 32GiB) and proven through
+// the daemon as Curio's Snap task sends it, on a 24 GiB, 2-core machine
+// with INSECURE test parameters (scripts/fullsize-snap.sh DIR;
+// docs/performance.md), accepted by rust-fil-proofs (tools/rustref
+// verify-update): the 3,072-byte proof, the verifying key under its
+// official name and the public values (update.json, the same as the
+// partition-0 golden's: snap gen is deterministic).
+const snapWholeDir = "../../testdata/fullsize/snap-update-32GiB"
+
+// TestFullSizeSnapGolden: verify-update accepts the whole proof and each
+// partition of it, and rejects it with comm_r_new changed or the last
+// partition's A negated (that partition alone too, while partition 0 of
+// the same bytes still passes).
+func TestFullSizeSnapGolden(t *testing.T) {
+	vk := filepath.Join(snapWholeDir, snapFullsize[0].vk)
+	proof := filepath.Join(snapWholeDir, "proof.bin")
+	update := filepath.Join(snapWholeDir, "update.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const partitions = 16
+	if len(raw) != partitions*192 {
+		t.Fatalf("proof is %d bytes, want %d partitions of 192", len(raw), partitions)
+	}
+	want, err := os.ReadFile(update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p0, err := os.ReadFile(filepath.Join(snapFullsize[0].dir, "update.json")); err != nil || !bytes.Equal(p0, want) {
+		t.Fatalf("update.json differs from the partition-0 golden's (the same snap gen output): %v", err)
+	}
+	dir := t.TempDir()
+	flipped := append([]byte(nil), raw...)
+	flipped[(partitions-1)*192] ^= 0x20 // the last partition's A negated: still a point
+	flippedPath := filepath.Join(dir, "flipped.bin")
+	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last := strconv.Itoa(partitions - 1)
+	cases := []struct {
+		name, proof, update string
+		partition           []string
+		want                int
+	}{
+		{"whole proof", proof, update, nil, exitOK},
+		{"comm_r_new changed", proof, withHexFlipped(t, want, dir, "comm_r_new"), nil, exitInvalid},
+		{"a proof byte changed", flippedPath, update, nil, exitInvalid},
+		{"last partition, byte changed", flippedPath, update, []string{"--partition", last}, exitInvalid},
+		{"first partition of the changed proof", flippedPath, update, []string{"--partition", "0"}, exitOK},
+	}
+	for k := range partitions {
+		cases = append(cases, struct {
+			name, proof, update string
+			partition           []string
+			want                int
+		}{fmt.Sprintf("partition %d", k), proof, update, []string{"--partition", strconv.Itoa(k)}, exitOK})
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		args := append([]string{"verify-update", "--vk", vk, "--proof", tc.proof, "--update", tc.update}, tc.partition...)
 		if got := run(context.Background(), args, &out, &errb); got != tc.want {
 			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
 		}
