@@ -47,12 +47,7 @@ func TestFullSizeWindowPoStGolden(t *testing.T) {
 		commR = "df691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b"
 		badR  = "de691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b"
 	)
-	flipped := append([]byte(nil), raw...)
-	flipped[0] ^= 0x20 // A negated: still a point, no longer the proof
-	flippedPath := filepath.Join(t.TempDir(), "flipped.bin")
-	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flippedPath := withANegated(t, raw, t.TempDir(), 0)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -114,12 +109,7 @@ func TestFullSizePoRepGolden(t *testing.T) {
 	dir := t.TempDir()
 	badSeed := withHexFlipped(t, want, dir, "seed")
 	badCommR := withHexFlipped(t, want, dir, "comm_r")
-	flipped := append([]byte(nil), raw...)
-	flipped[9*192] ^= 0x20 // the last partition's A negated: still a point
-	flippedPath := filepath.Join(dir, "flipped.bin")
-	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flippedPath := withANegated(t, raw, dir, 9)
 	cases := []struct {
 		name  string
 		proof string
@@ -186,12 +176,7 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 		t.Fatalf("c1 gen's commdr.json is not the golden's:\n%s\nwant\n%s", got, want)
 	}
 	dir := t.TempDir()
-	flipped := append([]byte(nil), raw...)
-	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
-	flippedPath := filepath.Join(dir, "flipped.bin")
-	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flippedPath := withANegated(t, raw, dir, 0)
 	p0 := []string{"--partition", "0"}
 	cases := []struct {
 		name  string
@@ -217,6 +202,21 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 	if got := run(context.Background(), []string{"verify-seal", "--vk", vk, "--proof", proof, "--commdr", commdr}, &out, &errb); got == exitOK {
 		t.Errorf("one partition accepted as a whole 64 GiB proof:\n%s%s", out.String(), errb.String())
 	}
+}
+
+// withANegated writes proof (192 bytes per partition) to dir with the given
+// partition's A negated and returns the file's path: still a valid point,
+// so only the pairing can refuse it: the golden tests' "a proof byte
+// changed" input.
+func withANegated(t *testing.T, proof []byte, dir string, partition int) string {
+	t.Helper()
+	b := append([]byte(nil), proof...)
+	b[partition*192] ^= 0x20 // the y-sign flag of A's compressed encoding
+	p := filepath.Join(dir, "flipped.bin")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // withHexFlipped writes the public-values JSON doc to dir with the first

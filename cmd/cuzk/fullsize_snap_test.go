@@ -53,12 +53,7 @@ func snapPartitionGolden(t *testing.T, vk, proof, update string) {
 	}
 	dir := t.TempDir()
 	changed := func(field string) string { return withHexFlipped(t, want, dir, field) }
-	flipped := append([]byte(nil), raw...)
-	flipped[0] ^= 0x20 // A negated: still a point, so only the pairing can refuse it
-	flippedPath := filepath.Join(dir, "flipped.bin")
-	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flippedPath := withANegated(t, raw, dir, 0)
 	cases := []struct {
 		name, proof, update, partition string
 		want                           int
@@ -113,18 +108,14 @@ func TestFullSizeSnapGolden(t *testing.T) {
 		t.Fatalf("update.json differs from the partition-0 golden's (the same snap gen output): %v", err)
 	}
 	dir := t.TempDir()
-	flipped := append([]byte(nil), raw...)
-	flipped[(partitions-1)*192] ^= 0x20 // the last partition's A negated: still a point
-	flippedPath := filepath.Join(dir, "flipped.bin")
-	if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flippedPath := withANegated(t, raw, dir, partitions-1)
 	last := strconv.Itoa(partitions - 1)
-	cases := []struct {
+	type check struct {
 		name, proof, update string
 		partition           []string
 		want                int
-	}{
+	}
+	cases := []check{
 		{"whole proof", proof, update, nil, exitOK},
 		{"comm_r_new changed", proof, withHexFlipped(t, want, dir, "comm_r_new"), nil, exitInvalid},
 		{"a proof byte changed", flippedPath, update, nil, exitInvalid},
@@ -132,11 +123,7 @@ func TestFullSizeSnapGolden(t *testing.T) {
 		{"first partition of the changed proof", flippedPath, update, []string{"--partition", "0"}, exitOK},
 	}
 	for k := range partitions {
-		cases = append(cases, struct {
-			name, proof, update string
-			partition           []string
-			want                int
-		}{fmt.Sprintf("partition %d", k), proof, update, []string{"--partition", strconv.Itoa(k)}, exitOK})
+		cases = append(cases, check{fmt.Sprintf("partition %d", k), proof, update, []string{"--partition", strconv.Itoa(k)}, exitOK})
 	}
 	for _, tc := range cases {
 		var out, errb bytes.Buffer

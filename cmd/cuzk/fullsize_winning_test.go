@@ -76,12 +76,7 @@ func TestFullSizeWinningPoStGolden(t *testing.T) {
 				return hex.EncodeToString(b)
 			}
 			id, commR, rp := strconv.FormatUint(p.Sectors[0].SectorID, 10), p.Sectors[0].CommR, strconv.Itoa(p.RegisteredProof)
-			flipped := append([]byte(nil), raw...)
-			flipped[0] ^= 0x20 // A negated: still a point, no longer the proof
-			flippedPath := filepath.Join(t.TempDir(), "flipped.bin")
-			if err := os.WriteFile(flippedPath, flipped, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			flippedPath := withANegated(t, raw, t.TempDir(), 0)
 			for _, tc := range []struct {
 				name, proof string
 				args        []string

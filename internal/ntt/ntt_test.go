@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -295,10 +296,7 @@ func TestYield(t *testing.T) {
 func TestBitRevTable(t *testing.T) {
 	x := fft.NewDomain(1 << 16).Generator
 	for _, count := range []int{1, 2, 1 << 5, 1 << 14} {
-		lb := 0
-		for 1<<lb < count {
-			lb++
-		}
+		lb := bits.TrailingZeros(uint(count))
 		for _, workers := range []int{1, 3} {
 			got := bitRevTable(count, 16, &x, workers)
 			var step, want fr.Element
