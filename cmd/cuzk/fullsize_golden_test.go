@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -240,4 +241,126 @@ func withHexFlipped(t *testing.T, doc []byte, dir, field string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// windowPoSt64Dir holds the 64 GiB WindowPoSt golden of issue 31: one full
+// partition of 2,300 made-up sectors (`cuzk post gen --kind window-post
+// --sector-size 64GiB --sectors 2300`, no sealing, tree 8-8-2) proven
+// through the daemon on a 2-core, 24 GiB machine with INSECURE test
+// parameters (scripts/fullsize-window-post.sh --sector-size 64GiB;
+// docs/performance.md), accepted by rust-fil-proofs' verify_window_post.
+// The 75 MB vanilla proofs are not kept: vanilla.json.sha256 names them,
+// and the generator makes them again.
+const windowPoSt64Dir = "../../testdata/fullsize/window-post-64GiB"
+
+const windowPoSt64VK = "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-2627e4006b67f99cef990c0a47d5426cb7ab0a0ad58fc1061547bf2d28b09def.vk"
+
+// TestFullSizeWindowPoSt64GiBGolden: post gen still makes the golden's
+// sectors (the first three here; all 2,300 and the vanilla proofs' digest
+// with CUZK_FULLSIZE=1), and cuzk verify-post accepts the partition's proof
+// and rejects it with the randomness, the first or last sector's comm_r,
+// the last sector id or one proof byte changed.
+func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
+	vk := filepath.Join(windowPoSt64Dir, windowPoSt64VK)
+	proof := filepath.Join(windowPoSt64Dir, "proof.bin")
+	pub := filepath.Join(windowPoSt64Dir, "public.json")
+	raw, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 192 {
+		t.Fatalf("proof is %d bytes, want one partition's 192", len(raw))
+	}
+	doc, err := os.ReadFile(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type public struct {
+		RegisteredProof int    `json:"registered_proof"`
+		Randomness      string `json:"randomness"`
+		ProverID        string `json:"prover_id"`
+		Sectors         []struct {
+			SectorID uint64 `json:"sector_id"`
+			CommR    string `json:"comm_r"`
+		} `json:"sectors"`
+	}
+	var want public
+	if err := json.Unmarshal(doc, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Sectors) != 2300 {
+		t.Fatalf("public.json has %d sectors, want a full 64 GiB partition of 2,300", len(want.Sectors))
+	}
+
+	sectors := "3"
+	full := os.Getenv("CUZK_FULLSIZE") == "1"
+	if full {
+		sectors = "2300"
+	}
+	gen := t.TempDir()
+	if code, _, stderr := runCmd(t, "post", "gen", "--kind", "window-post", "--sector-size", "64GiB", "--sectors", sectors, "--out", gen); code != exitOK {
+		t.Fatalf("post gen: %s", stderr)
+	}
+	var got public
+	if b, err := os.ReadFile(filepath.Join(gen, "public.json")); err != nil || json.Unmarshal(b, &got) != nil {
+		t.Fatalf("post gen's public.json: %v", err)
+	}
+	if got.RegisteredProof != want.RegisteredProof || got.Randomness != want.Randomness || got.ProverID != want.ProverID {
+		t.Fatalf("post gen's public values %+v are not the golden's", got)
+	}
+	for i, s := range got.Sectors {
+		if s != want.Sectors[i] {
+			t.Fatalf("post gen's sector %d is %+v, the golden's %+v: the generator's output changed", i, s, want.Sectors[i])
+		}
+	}
+	if full {
+		b, err := os.ReadFile(filepath.Join(gen, "vanilla.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, _ := os.ReadFile(filepath.Join(windowPoSt64Dir, "vanilla.json.sha256"))
+		if h := sha256.Sum256(b); !strings.HasPrefix(string(sum), hex.EncodeToString(h[:])+" ") {
+			t.Fatalf("post gen's vanilla.json has sha256 %x, the golden's %s", h, sum)
+		}
+	}
+
+	dir := t.TempDir()
+	changed := func(name string, edit func(m map[string]any)) string {
+		var m map[string]any
+		if err := json.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		b, _ := json.Marshal(m)
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flip := func(h string) string {
+		b, _ := hex.DecodeString(h)
+		b[0] ^= 1
+		return hex.EncodeToString(b)
+	}
+	sector := func(m map[string]any, i int) map[string]any {
+		return m["sectors"].([]any)[i].(map[string]any)
+	}
+	for _, tc := range []struct {
+		name, proof, public string
+		want                int
+	}{
+		{"public file", proof, pub, exitOK},
+		{"randomness changed", proof, changed("randomness", func(m map[string]any) { m["randomness"] = flip(m["randomness"].(string)) }), exitInvalid},
+		{"first comm_r changed", proof, changed("comm-r-first", func(m map[string]any) { s := sector(m, 0); s["comm_r"] = flip(s["comm_r"].(string)) }), exitInvalid},
+		{"last comm_r changed", proof, changed("comm-r-last", func(m map[string]any) { s := sector(m, 2299); s["comm_r"] = flip(s["comm_r"].(string)) }), exitInvalid},
+		{"last sector id changed", proof, changed("sector-id", func(m map[string]any) { sector(m, 2299)["sector_id"] = 2301 }), exitInvalid},
+		{"a proof byte changed", withANegated(t, raw, dir, 0), pub, exitInvalid},
+	} {
+		var out, errb bytes.Buffer
+		args := []string{"verify-post", "--vk", vk, "--proof", tc.proof, "--public", tc.public}
+		if got := run(context.Background(), args, &out, &errb); got != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
 }
