@@ -35,13 +35,7 @@ func TestFullSizeWindowPoStGolden(t *testing.T) {
 	vk := filepath.Join(fullsizeDir, fullsizeVK)
 	proof := filepath.Join(fullsizeDir, "proof.bin")
 	pub := filepath.Join(fullsizeDir, "public.json")
-	raw, err := os.ReadFile(proof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 192 {
-		t.Fatalf("proof is %d bytes, want one partition's 192", len(raw))
-	}
+	raw := readGoldenProof(t, proof, 1)
 	const (
 		zero  = "0000000000000000000000000000000000000000000000000000000000000000"
 		one   = "0100000000000000000000000000000000000000000000000000000000000000"
@@ -91,13 +85,7 @@ func TestFullSizePoRepGolden(t *testing.T) {
 	vk := filepath.Join(porepFullsizeDir, porepFullsizeVK)
 	proof := filepath.Join(porepFullsizeDir, "proof.bin")
 	commdr := filepath.Join(porepFullsizeDir, "commdr.json")
-	raw, err := os.ReadFile(proof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 10*192 {
-		t.Fatalf("proof is %d bytes, want ten partitions of 192", len(raw))
-	}
+	raw := readGoldenProof(t, proof, 10)
 	gen := filepath.Join(t.TempDir(), "c1.json")
 	if code, _, stderr := runCmd(t, "c1", "gen", "--sector-size", "32GiB", "--out", gen); code != exitOK {
 		t.Fatalf("c1 gen: %s", stderr)
@@ -160,13 +148,7 @@ func TestFullSizePoRep64GiBPartitionGolden(t *testing.T) {
 	vk := filepath.Join(porep64Dir, porep64VK)
 	proof := filepath.Join(porep64Dir, "proof.bin")
 	commdr := filepath.Join(porep64Dir, "commdr.json")
-	raw, err := os.ReadFile(proof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 192 {
-		t.Fatalf("proof is %d bytes, want one partition of 192", len(raw))
-	}
+	raw := readGoldenProof(t, proof, 1)
 	gen := filepath.Join(t.TempDir(), "c1.json")
 	if code, _, stderr := runCmd(t, "c1", "gen", "--sector-size", "64GiB", "--out", gen); code != exitOK {
 		t.Fatalf("c1 gen: %s", stderr)
@@ -264,13 +246,7 @@ func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
 	vk := filepath.Join(windowPoSt64Dir, windowPoSt64VK)
 	proof := filepath.Join(windowPoSt64Dir, "proof.bin")
 	pub := filepath.Join(windowPoSt64Dir, "public.json")
-	raw, err := os.ReadFile(proof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 192 {
-		t.Fatalf("proof is %d bytes, want one partition's 192", len(raw))
-	}
+	raw := readGoldenProof(t, proof, 1)
 	doc, err := os.ReadFile(pub)
 	if err != nil {
 		t.Fatal(err)
@@ -338,11 +314,6 @@ func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
 		}
 		return p
 	}
-	flip := func(h string) string {
-		b, _ := hex.DecodeString(h)
-		b[0] ^= 1
-		return hex.EncodeToString(b)
-	}
 	sector := func(m map[string]any, i int) map[string]any {
 		return m["sectors"].([]any)[i].(map[string]any)
 	}
@@ -351,9 +322,9 @@ func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
 		want                int
 	}{
 		{"public file", proof, pub, exitOK},
-		{"randomness changed", proof, changed("randomness", func(m map[string]any) { m["randomness"] = flip(m["randomness"].(string)) }), exitInvalid},
-		{"first comm_r changed", proof, changed("comm-r-first", func(m map[string]any) { s := sector(m, 0); s["comm_r"] = flip(s["comm_r"].(string)) }), exitInvalid},
-		{"last comm_r changed", proof, changed("comm-r-last", func(m map[string]any) { s := sector(m, 2299); s["comm_r"] = flip(s["comm_r"].(string)) }), exitInvalid},
+		{"randomness changed", proof, changed("randomness", func(m map[string]any) { m["randomness"] = flipHex(m["randomness"].(string)) }), exitInvalid},
+		{"first comm_r changed", proof, changed("comm-r-first", func(m map[string]any) { s := sector(m, 0); s["comm_r"] = flipHex(s["comm_r"].(string)) }), exitInvalid},
+		{"last comm_r changed", proof, changed("comm-r-last", func(m map[string]any) { s := sector(m, 2299); s["comm_r"] = flipHex(s["comm_r"].(string)) }), exitInvalid},
 		{"last sector id changed", proof, changed("sector-id", func(m map[string]any) { sector(m, 2299)["sector_id"] = 2301 }), exitInvalid},
 		{"a proof byte changed", withANegated(t, raw, dir, 0), pub, exitInvalid},
 	} {
@@ -363,4 +334,26 @@ func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, got, tc.want, out.String(), errb.String())
 		}
 	}
+}
+
+// readGoldenProof reads a golden proof file and fails the test unless it
+// holds exactly partitions proofs of 192 bytes.
+func readGoldenProof(t *testing.T, path string, partitions int) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != partitions*192 {
+		t.Fatalf("%s is %d bytes, want %d partition(s) of 192", path, len(raw), partitions)
+	}
+	return raw
+}
+
+// flipHex returns the hex string h with its first byte's low bit changed:
+// the golden tests' "a public value changed".
+func flipHex(h string) string {
+	b, _ := hex.DecodeString(h)
+	b[0] ^= 1
+	return hex.EncodeToString(b)
 }

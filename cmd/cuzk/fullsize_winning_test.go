@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -51,13 +50,7 @@ func TestFullSizeWinningPoStGolden(t *testing.T) {
 			vk := filepath.Join(g.dir, g.vk)
 			proof := filepath.Join(g.dir, "proof.bin")
 			pub := filepath.Join(g.dir, "public.json")
-			raw, err := os.ReadFile(proof)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(raw) != 192 {
-				t.Fatalf("proof is %d bytes, want 192", len(raw))
-			}
+			raw := readGoldenProof(t, proof, 1)
 			var p struct {
 				RegisteredProof int    `json:"registered_proof"`
 				Randomness      string `json:"randomness"`
@@ -70,11 +63,6 @@ func TestFullSizeWinningPoStGolden(t *testing.T) {
 			if err := json.Unmarshal(b, &p); err != nil || len(p.Sectors) != 1 {
 				t.Fatalf("public.json: %v, %d sectors", err, len(p.Sectors))
 			}
-			flip := func(h string) string {
-				b, _ := hex.DecodeString(h)
-				b[0] ^= 1
-				return hex.EncodeToString(b)
-			}
 			id, commR, rp := strconv.FormatUint(p.Sectors[0].SectorID, 10), p.Sectors[0].CommR, strconv.Itoa(p.RegisteredProof)
 			flippedPath := withANegated(t, raw, t.TempDir(), 0)
 			for _, tc := range []struct {
@@ -84,8 +72,8 @@ func TestFullSizeWinningPoStGolden(t *testing.T) {
 			}{
 				{"public file", proof, []string{"--public", pub}, exitOK},
 				{"flags", proof, []string{"--registered-proof", rp, "--randomness", p.Randomness, "--sectors", id + ":" + commR}, exitOK},
-				{"randomness changed", proof, []string{"--registered-proof", rp, "--randomness", flip(p.Randomness), "--sectors", id + ":" + commR}, exitInvalid},
-				{"comm_r changed", proof, []string{"--registered-proof", rp, "--randomness", p.Randomness, "--sectors", id + ":" + flip(commR)}, exitInvalid},
+				{"randomness changed", proof, []string{"--registered-proof", rp, "--randomness", flipHex(p.Randomness), "--sectors", id + ":" + commR}, exitInvalid},
+				{"comm_r changed", proof, []string{"--registered-proof", rp, "--randomness", p.Randomness, "--sectors", id + ":" + flipHex(commR)}, exitInvalid},
 				{"sector id changed", proof, []string{"--registered-proof", rp, "--randomness", p.Randomness, "--sectors", "99:" + commR}, exitInvalid},
 				{"a proof byte changed", flippedPath, []string{"--public", pub}, exitInvalid},
 			} {

@@ -477,22 +477,17 @@ func TestVerifyPoStOutside(t *testing.T) {
 		}
 		return a
 	}
-	flip := func(h string) string {
-		b, _ := hex.DecodeString(h)
-		b[0] ^= 1
-		return hex.EncodeToString(b)
-	}
 	sectors := func(ids [2]string, c [2]string) string { return ids[0] + ":" + c[0] + "," + ids[1] + ":" + c[1] }
 	var pub post.PublicFile
 	golden.ReadJSON(t, filepath.Join(outsideDir, "public.json"), &pub)
 	rnd := pub.Randomness
 	for name, a := range map[string][]string{
-		"comm_r of sector 0": with("--sectors", sectors([2]string{"1", "2"}, [2]string{flip(commRs[0]), commRs[1]})),
-		"comm_r of sector 1": with("--sectors", sectors([2]string{"1", "2"}, [2]string{commRs[0], flip(commRs[1])})),
+		"comm_r of sector 0": with("--sectors", sectors([2]string{"1", "2"}, [2]string{flipHex(commRs[0]), commRs[1]})),
+		"comm_r of sector 1": with("--sectors", sectors([2]string{"1", "2"}, [2]string{commRs[0], flipHex(commRs[1])})),
 		"sector id":          with("--sectors", sectors([2]string{"1", "3"}, [2]string{commRs[0], commRs[1]})),
 		"sectors swapped":    with("--sectors", sectors([2]string{"2", "1"}, [2]string{commRs[1], commRs[0]})),
 		"one sector":         with("--sectors", "1:"+commRs[0]),
-		"randomness":         with("--randomness", flip(rnd)),
+		"randomness":         with("--randomness", flipHex(rnd)),
 	} {
 		if code, stdout, stderr := runCmd(t, a...); code != exitInvalid || strings.TrimSpace(stdout) != "invalid" {
 			t.Errorf("%s changed: exit %d, out %q, stderr %q", name, code, stdout, stderr)
@@ -604,13 +599,8 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 		}
 		return a
 	}
-	flip := func(h string) string {
-		b, _ := hex.DecodeString(h)
-		b[0] ^= 1
-		return hex.EncodeToString(b)
-	}
 	for f, v := range map[string]string{"--comm-r-old": u.CommROld, "--comm-r-new": u.CommRNew, "--comm-d-new": u.CommDNew} {
-		a := with(f, flip(v))
+		a := with(f, flipHex(v))
 		if code, stdout, _ := runCmd(t, a...); code != exitInvalid || !strings.Contains(stdout, "invalid") {
 			t.Errorf("%s changed: exit %d %q", f, code, stdout)
 		}
@@ -639,7 +629,7 @@ func TestVerifyUpdateRustInputs(t *testing.T) {
 		{with("--comm-d-new", "abc"), "want 64 hex characters"},
 		{with("--vk", filepath.Join(outsideDir, "vk.bin")), "StackedDrg8MiBV1: groth16: public input count does not match the verifying key: the verifying key takes 22 public inputs, the proof has 4"},
 		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--registered-proof", "1", "--comm-r-old", u.CommROld}, "--comm-r-new is required"},
-		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--update", upd, "--comm-r-new", flip(u.CommRNew)}, "--comm-r-new " + flip(u.CommRNew) + " disagrees"},
+		{[]string{"verify-update", "--vk", vk, "--proof", proof, "--update", upd, "--comm-r-new", flipHex(u.CommRNew)}, "--comm-r-new " + flipHex(u.CommRNew) + " disagrees"},
 	} {
 		code, _, stderr := runCmd(t, c.args...)
 		if code != exitError || !strings.Contains(stderr, c.want) {
