@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
@@ -165,4 +167,46 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestVerifyingKeyDecodeICChunks: the IC points are decoded in chunks on
+// several workers; a bad point is still named by its own index and offset,
+// and of two bad points the first is reported, whichever chunk finishes
+// first.
+func TestVerifyingKeyDecodeICChunks(t *testing.T) {
+	full := mustRead(t, "../testdata/fullsize/window-post-64GiB/v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-2627e4006b67f99cef990c0a47d5426cb7ab0a0ad58fc1061547bf2d28b09def.vk")
+	const n = 3*icChunk + 7 // four chunks, the last one short
+	raw := append([]byte(nil), full[:vkFixedSize+n*G1Uncompressed]...)
+	binary.BigEndian.PutUint32(raw[vkFixedSize-4:], n)
+	vk, used, err := DecodeVerifyingKey(raw)
+	if err != nil || used != len(raw) || len(vk.IC) != n {
+		t.Fatalf("%d points: %v, %d of %d bytes used", n, err, used, len(raw))
+	}
+	for _, i := range []int{0, icChunk, n - 1} {
+		var want bls.G1Affine
+		if err := decodeG1Uncompressed(&want, raw[vkFixedSize+i*G1Uncompressed:], true); err != nil || !vk.IC[i].Equal(&want) {
+			t.Fatalf("IC[%d] decoded as %v, one at a time %v (%v)", i, vk.IC[i], want, err)
+		}
+	}
+	corrupt := func(idx ...int) []byte {
+		b := append([]byte(nil), raw...)
+		for _, i := range idx {
+			b[vkFixedSize+i*G1Uncompressed+40] ^= 0x04 // a bit of x: off the curve
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		bad  []int
+		want int
+	}{
+		{[]int{n - 1}, n - 1},
+		{[]int{2*icChunk + 5, icChunk + 1}, icChunk + 1},
+		{[]int{3*icChunk + 1, 0}, 0},
+	} {
+		_, _, err := DecodeVerifyingKey(corrupt(tc.bad...))
+		var pe *PointError
+		if !errors.As(err, &pe) || pe.Vector != "vk.ic" || pe.Index != tc.want || pe.Offset != int64(vkFixedSize+tc.want*G1Uncompressed) || !errors.Is(err, ErrNotOnCurve) {
+			t.Errorf("IC %v corrupt: %v, want IC[%d] off the curve", tc.bad, err, tc.want)
+		}
+	}
 }
