@@ -221,46 +221,8 @@ trap - EXIT
 awk -F'\t' -v hz="$(getconf CLK_TCK)" 'NR>1 { if ($2>a) a=$2; if ($3>f) f=$3; if ($4>h) h=$4; c=$5 } END { printf "daemon peak RssAnon %.2f GiB, peak RssFile %.2f GiB, VmHWM %.2f GiB, CPU %.0f s (sampled every 2 s)\n", a/1048576, f/1048576, h/1048576, c/hz }' "$DIR/daemon-mem.tsv" | tee -a "$SUMMARY"
 
 # Every partition step, from the daemon's debug lines ("partition step"),
-# lined up with the memory and CPU sampled from outside: wall, CPU and the
-# peak anonymous and file-backed memory inside each step (steps of two
-# partitions that overlap share their samples).
-python3 - "$DIR/daemon.log" "$DIR/daemon-mem.tsv" "$(getconf CLK_TCK)" <<'PY' | tee "$DIR/steps.txt" | tee -a "$SUMMARY" || true
-import re, sys, datetime
-log, tsv, hz = sys.argv[1], sys.argv[2], int(sys.argv[3])
-steps = []
-for line in open(log):
-    if "partition step" not in line:
-        continue
-    t = re.search(r'time=(\S+)', line).group(1)
-    ts = datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
-    p = int(re.search(r'partition=(\d+)', line).group(1))
-    st = re.search(r'step=("([^"]*)"|\S+)', line)
-    steps.append((ts, p, st.group(2) if st.group(2) is not None else st.group(1)))
-rows = [l.split("\t") for l in open(tsv).read().splitlines()[1:]]
-mem = [(float(r[0]), int(r[1]), int(r[2]), int(r[4])) for r in rows if len(r) == 5]
-per = {}
-for ts, p, st in steps:
-    per.setdefault(p, []).append((ts, st))
-print("%-4s %-18s %9s %9s %10s %10s" % ("part", "step", "wall s", "cpu s", "anon GiB", "file GiB"))
-tot = {}
-for p in sorted(per):
-    seq = per[p]
-    for i, (ts, st) in enumerate(seq):
-        if st == "done":
-            continue
-        end = seq[i + 1][0] if i + 1 < len(seq) else ts
-        inside = [m for m in mem if ts <= m[0] <= end] or [min(mem, key=lambda m: abs(m[0] - ts))]
-        before = [m for m in mem if m[0] <= ts] or mem[:1]
-        after = [m for m in mem if m[0] >= end] or mem[-1:]
-        cpu = (after[0][3] - before[-1][3]) / hz
-        a, f = max(m[1] for m in inside) / 2**20, max(m[2] for m in inside) / 2**20
-        print("%-4d %-18s %9.1f %9.1f %10.2f %10.2f" % (p, st, end - ts, cpu, a, f))
-        w, c, pa, pf = tot.get(st, (0, 0, 0, 0))
-        tot[st] = (w + end - ts, c + cpu, max(pa, a), max(pf, f))
-print("all partitions, per step: total wall, total CPU, peak anon, peak file")
-for st, (w, c, a, f) in tot.items():
-    print("%-23s %9.1f %9.1f %10.2f %10.2f" % (st, w, c, a, f))
-PY
+# lined up with the memory and CPU sampled from outside (steps.txt).
+python3 "$REPO/scripts/daemon-steps.py" "$DIR/daemon.log" "$DIR/daemon-mem.tsv" | tee "$DIR/steps.txt" | tee -a "$SUMMARY" || true
 
 echo "== 5. cuzk verify-seal"
 if [ -s "$DIR/proof.bin" ]; then

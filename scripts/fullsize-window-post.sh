@@ -24,8 +24,10 @@
 #      mapped, not decoded) proves the partition from the real vanilla proof
 #      of testdata/curio-32gib-window-post/ (one 32 GiB sector, padded to
 #      2,349 as upstream pads) through `cuzk bench single --type wpost`; the
-#      daemon's memory is sampled from outside every 2 s (daemon-mem.tsv:
-#      RssAnon, RssFile, VmHWM); at the end its /status is saved
+#      daemon's memory and CPU are sampled from outside every 2 s
+#      (daemon-mem.tsv: RssAnon, RssFile, VmHWM, CPU ticks), and each prove
+#      step's wall, CPU and peak memory put in steps.txt
+#      (scripts/daemon-steps.py); at the end its /status is saved
 #      (daemon-status.json: budget, peak reservation, parameter tier and
 #      mapping, stage records) with the timeline drawn from it
 #      (daemon-timeline.txt, .svg), and the summary gets the daemon's
@@ -134,16 +136,16 @@ rm -f "$SSOCK"
 # partition's parameters on this machine; --residency mapped makes a 2 KiB
 # run take the same path).
 printf '[srs]\nresidency = "%s"\n' "$RESIDENCY" > "$DIR/daemon.toml"
-"$BIN" daemon --config "$DIR/daemon.toml" --params "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level info > "$DIR/daemon.log" 2>&1 &
+"$BIN" daemon --config "$DIR/daemon.toml" --params "$PARAMS" --listen "unix://$SOCK" --status-listen "unix://$SSOCK" --log-level debug > "$DIR/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.2; done
 [ -S "$SOCK" ] || { say "FAIL daemon did not start: see $DIR/daemon.log"; exit 1; }
-# Memory of the daemon from outside, every 2 s.
-( printf 'seconds\trss_anon_kib\trss_file_kib\tvm_hwm_kib\n'
-  start=$(date +%s)
+# Memory and CPU of the daemon from outside, every 2 s.
+( printf 'unix_seconds\trss_anon_kib\trss_file_kib\tvm_hwm_kib\tcpu_ticks\n'
   while kill -0 $DPID 2>/dev/null; do
-    awk -v t=$(( $(date +%s) - start )) '/^RssAnon/ {a=$2} /^RssFile/ {f=$2} /^VmHWM/ {h=$2} END {printf "%d\t%d\t%d\t%d\n", t, a, f, h}' /proc/$DPID/status 2>/dev/null || true
+    ticks=$(awk '{print $14+$15}' /proc/$DPID/stat 2>/dev/null || echo 0)
+    awk -v t="$(date +%s.%N)" -v c="$ticks" '/^RssAnon/ {a=$2} /^RssFile/ {f=$2} /^VmHWM/ {h=$2} END {printf "%.2f\t%d\t%d\t%d\t%d\n", t, a, f, h, c}' /proc/$DPID/status 2>/dev/null || true
     sleep 2
   done ) > "$DIR/daemon-mem.tsv" &
 SAMPLER=$!
@@ -178,7 +180,10 @@ PY
 kill -INT $DPID; wait $DPID 2>/dev/null || true
 wait $SAMPLER 2>/dev/null || true
 trap - EXIT
-awk -F'\t' 'NR>1 { if ($2>a) a=$2; if ($3>f) f=$3; if ($4>h) h=$4 } END { printf "daemon peak RssAnon %.2f GiB, peak RssFile %.2f GiB, VmHWM %.2f GiB (sampled every 2 s)\n", a/1048576, f/1048576, h/1048576 }' "$DIR/daemon-mem.tsv" | tee -a "$SUMMARY"
+awk -F'\t' -v hz="$(getconf CLK_TCK)" 'NR>1 { if ($2>a) a=$2; if ($3>f) f=$3; if ($4>h) h=$4; c=$5 } END { printf "daemon peak RssAnon %.2f GiB, peak RssFile %.2f GiB, VmHWM %.2f GiB, CPU %.0f s (sampled every 2 s)\n", a/1048576, f/1048576, h/1048576, c/hz }' "$DIR/daemon-mem.tsv" | tee -a "$SUMMARY"
+# The partition's steps, from the daemon's debug lines ("partition step"),
+# lined up with the memory and CPU sampled from outside (steps.txt).
+python3 "$REPO/scripts/daemon-steps.py" "$DIR/daemon.log" "$DIR/daemon-mem.tsv" | tee "$DIR/steps.txt" | tee -a "$SUMMARY" || true
 
 if [ "$CLI" = 1 ]; then
   echo "== 3. prove-post in one process, with a stage report"
