@@ -231,7 +231,7 @@ func withHexFlipped(t *testing.T, doc []byte, dir, field string) string {
 // through the daemon on a 2-core, 24 GiB machine with INSECURE test
 // parameters (scripts/fullsize-window-post.sh --sector-size 64GiB;
 // docs/performance.md), accepted by rust-fil-proofs' verify_window_post.
-// The 75 MB vanilla proofs are not kept: vanilla.json.sha256 names them,
+// The 78 MB vanilla proofs are not kept: vanilla.json.sha256 names them,
 // and the generator makes them again.
 const windowPoSt64Dir = "../../testdata/fullsize/window-post-64GiB"
 
