@@ -207,18 +207,27 @@ func withANegated(t *testing.T, proof []byte, dir string, partition int) string 
 // tests' "a public value changed" input.
 func withHexFlipped(t *testing.T, doc []byte, dir, field string) string {
 	t.Helper()
+	return withEdited(t, doc, dir, field, func(m map[string]any) {
+		h, _ := m[field].(string)
+		if b, err := hex.DecodeString(h); err != nil || len(b) == 0 {
+			t.Fatalf("%s: not a hex value: %v", field, err)
+		}
+		m[field] = flipHex(h)
+	})
+}
+
+// withEdited writes the JSON object doc to dir as name.json after edit has
+// changed it, and returns the file's path: the golden tests' tampered
+// public values.
+func withEdited(t *testing.T, doc []byte, dir, name string, edit func(m map[string]any)) string {
+	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(doc, &m); err != nil {
 		t.Fatal(err)
 	}
-	b, err := hex.DecodeString(m[field].(string))
-	if err != nil || len(b) == 0 {
-		t.Fatalf("%s: not a hex value: %v", field, err)
-	}
-	b[0] ^= 1
-	m[field] = hex.EncodeToString(b)
+	edit(m)
 	out, _ := json.Marshal(m)
-	p := filepath.Join(dir, field+".json")
+	p := filepath.Join(dir, name+".json")
 	if err := os.WriteFile(p, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -301,19 +310,7 @@ func TestFullSizeWindowPoSt64GiBGolden(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	changed := func(name string, edit func(m map[string]any)) string {
-		var m map[string]any
-		if err := json.Unmarshal(doc, &m); err != nil {
-			t.Fatal(err)
-		}
-		edit(m)
-		b, _ := json.Marshal(m)
-		p := filepath.Join(dir, name+".json")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	changed := func(name string, edit func(m map[string]any)) string { return withEdited(t, doc, dir, name, edit) }
 	sector := func(m map[string]any, i int) map[string]any {
 		return m["sectors"].([]any)[i].(map[string]any)
 	}
